@@ -1,0 +1,28 @@
+# Two commands do all the set-up: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+RESULTS ?= results
+REPORT ?= report
+JOBS ?= 2
+
+.PHONY: demo test install clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/atelier run experiments/kintsugi_*.toml --jobs $(JOBS) --out $(RESULTS)
+	$(BIN)/atelier report $(RESULTS) --out $(REPORT)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) $(RESULTS) $(REPORT) .pytest_cache .hypothesis

@@ -1,0 +1,209 @@
+"""Experiment files: a TOML file in, a validated, frozen `Experiment` out.
+
+```toml
+name = "kintsugi_tournament"   # optional; default: the file's stem. Results go to <out>/<name>/
+game = "kintsugi"
+players = [2, 3, 4]            # an integer or a list
+games = 30000                  # games per player count
+seed = 1
+pool = ["random+uniform", "greedy+tracker"]   # every seating of the pool, or
+# seats = ["greedy+bayes", "random+uniform"]  # one fixed seating; players must equal len(seats)
+chunk = 4096                   # optional: games per batch
+[params]                       # optional overrides of the game's Params
+connectivity = 4
+```
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from sim import get_game
+from sim.errors import AtelierError
+
+DEFAULT_CHUNK = 4096
+KEYS = ("name", "game", "players", "games", "seed", "pool", "seats", "chunk", "params")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_KIND = {int: "an integer", str: "a string", list: "a list", dict: "a table"}
+_REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment: everything needed to play it, and to recognise it when resuming.
+
+    `lineups[P]` lists the seatings played at P players (strategy names by seat, seat 0 starts);
+    every deal is played once under every lineup. `deals[P]` is the number of deals, `params[P]`
+    the game's Params for that player count.
+    """
+
+    name: str
+    game: str
+    players: tuple[int, ...]
+    lineups: dict[int, tuple[tuple[str, ...], ...]]
+    deals: dict[int, int]
+    seed: int
+    chunk: int
+    params: dict[int, Any]
+
+    def games(self, players: int) -> int:
+        """Games played at this player count: every deal under every lineup."""
+        return self.deals[players] * len(self.lineups[players])
+
+    def match(self, players: int) -> bool:
+        """Whether deals at this player count are grouped into matches of `players` games."""
+        return bool(getattr(self.params[players], "match", False))
+
+    def resolved(self) -> dict[str, Any]:
+        """The experiment as JSON-ready data; the config hash covers exactly this."""
+        return {
+            "game": self.game,
+            "name": self.name,
+            "players": list(self.players),
+            "lineups": {str(p): [list(lineup) for lineup in self.lineups[p]] for p in self.players},
+            "deals": {str(p): self.deals[p] for p in self.players},
+            "seed": self.seed,
+            "chunk": self.chunk,
+            "params": {str(p): dataclasses.asdict(self.params[p]) for p in self.players},
+        }
+
+    @property
+    def config_hash(self) -> str:
+        """First 12 hex digits of the SHA-256 of the canonical JSON of `resolved()`."""
+        text = json.dumps(self.resolved(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def load_experiment(path: Path, *, games: int | None = None, seed: int | None = None) -> Experiment:
+    """Read and validate an experiment file; `games` and `seed` override the file's values.
+
+    Every mistake raises AtelierError with one line naming the file and the problem.
+    """
+    try:
+        data = _read_toml(path)
+        if games is not None:
+            data["games"] = games
+        if seed is not None:
+            data["seed"] = seed
+        return build_experiment(data, default_name=path.stem)
+    except AtelierError as error:
+        raise AtelierError(f"{path}: {error}") from None
+
+
+def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
+    """Validate parsed TOML data into an Experiment (see the module docstring for the format)."""
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise AtelierError(f"unknown key '{unknown[0]}'; known: {', '.join(KEYS)}")
+    name = _value(data, "name", str, default_name)
+    if not _NAME.fullmatch(name):
+        raise AtelierError(f"name {name!r} must be letters, digits, '_', '-' or '.', starting with a letter or digit")
+    game_name = _value(data, "game", str)
+    game = get_game(game_name)
+    players = _players(data)
+    games = _value(data, "games", int)
+    seed = _value(data, "seed", int)
+    chunk = _value(data, "chunk", int, DEFAULT_CHUNK)
+    for key, value in (("games", games), ("chunk", chunk)):
+        if value < 1:
+            raise AtelierError(f"'{key}' must be at least 1, got {value}")
+    if seed < 0:
+        raise AtelierError(f"'seed' must be 0 or more, got {seed}")
+    overrides = _value(data, "params", dict, {})
+    params = {p: game.make_params(p, overrides) for p in players}
+    lineups = _lineups(data, players, game)
+    return Experiment(
+        name=name,
+        game=game_name,
+        players=players,
+        lineups=lineups,
+        deals={p: deal_count(games, len(lineups[p]), p, getattr(params[p], "match", False)) for p in players},
+        seed=seed,
+        chunk=chunk,
+        params=params,
+    )
+
+
+def pool_lineups(pool: list[str], players: int) -> tuple[tuple[str, ...], ...]:
+    """Every seating of a strategy pool at `players` seats.
+
+    With at least as many strategies as seats, every ordered choice of `players` distinct strategies;
+    with fewer, every `players`-tuple over the pool that uses each strategy at least once.
+    """
+    if len(pool) >= players:
+        return tuple(itertools.permutations(pool, players))
+    return tuple(t for t in itertools.product(pool, repeat=players) if set(t) == set(pool))
+
+
+def deal_count(games: int, lineups: int, players: int, match: bool) -> int:
+    """Deals needed for about `games` games when each deal is played under every lineup.
+
+    At least one; in match mode a whole number of matches of `players` deals, at least one match.
+    """
+    deals = max(1, games // lineups)
+    if match:
+        deals = max(players, deals // players * players)
+    return deals
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as file:
+            return tomllib.load(file)
+    except FileNotFoundError:
+        raise AtelierError("no such file") from None
+    except OSError as error:
+        raise AtelierError(f"cannot read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise AtelierError(f"invalid TOML: {error}") from None
+
+
+def _value(data: dict[str, Any], key: str, kind: type, default: Any = _REQUIRED) -> Any:
+    if key not in data:
+        if default is _REQUIRED:
+            raise AtelierError(f"missing key '{key}'")
+        return default
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise AtelierError(f"'{key}' must be {_KIND[kind]}, got {value!r}")
+    return value
+
+
+def _players(data: dict[str, Any]) -> tuple[int, ...]:
+    if "players" not in data:
+        raise AtelierError("missing key 'players'")
+    value = data["players"]
+    counts = value if isinstance(value, list) else [value]
+    if not counts or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        raise AtelierError(f"'players' must be an integer or a list of integers, got {value!r}")
+    return tuple(sorted(set(counts)))
+
+
+def _lineups(data: dict[str, Any], players: tuple[int, ...], game: ModuleType) -> dict[int, tuple]:
+    if ("pool" in data) == ("seats" in data):
+        raise AtelierError("give exactly one of 'pool' (rotated through every seating) and 'seats' (fixed)")
+    key = "pool" if "pool" in data else "seats"
+    names = _value(data, key, list)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise AtelierError(f"'{key}' must be a non-empty list of strategy names, got {names!r}")
+    for name in names:
+        game.check_strategy(name)
+    if key == "seats":
+        if players != (len(names),):
+            raise AtelierError(
+                f"'seats' seats {len(names)} strategies, so 'players' must be {len(names)}, got {list(players)}"
+            )
+        return {len(names): (tuple(names),)}
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise AtelierError(f"'pool' lists '{repeated[0]}' more than once")
+    return {p: pool_lineups(names, p) for p in players}

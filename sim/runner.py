@@ -1,0 +1,202 @@
+"""Run an experiment: split it into chunks, play them in parallel, write one Parquet part per chunk.
+
+Chunks and seeds depend only on the experiment, never on the number of jobs, so any job count
+gives the same data, and a run that was stopped resumes and ends with the same data too.
+
+Columns of every row (one per game and seat): experiment, config_hash, game, players, game_id,
+deal, lineup, seat, player, strategy, score, rank, win, then `match_id` in match mode, then the
+game's own columns. `deal` counts deals within a player count; `lineup` indexes
+`Experiment.lineups[players]`; `player` is the lineup position playing this seat (in match mode the
+start seat rotates through the lineup; otherwise player == seat); `game_id` is unique across the
+experiment.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from joblib import Parallel, delayed
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+import sim
+from sim.experiment import Experiment
+from sim.results import ResultStore
+
+ENGINE_COLUMNS = ("game", "seat", "strategy", "score", "rank", "win")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Deals [start, stop) at one player count, played as one batch under every lineup."""
+
+    players: int
+    index: int
+    start: int
+    stop: int
+
+    @property
+    def id(self) -> str:
+        """The chunk's name, also its part file's stem."""
+        return f"P{self.players}-c{self.index:05d}"
+
+
+def chunk_deals(experiment: Experiment, players: int) -> int:
+    """Deals per chunk: about `experiment.chunk` games; whole matches in match mode."""
+    deals = max(1, experiment.chunk // len(experiment.lineups[players]))
+    if experiment.match(players):
+        deals = max(players, deals // players * players)
+    return deals
+
+
+def plan(experiment: Experiment) -> list[Chunk]:
+    """Every chunk of the experiment, player count by player count."""
+    chunks = []
+    for players in experiment.players:
+        size, total = chunk_deals(experiment, players), experiment.deals[players]
+        for index, start in enumerate(range(0, total, size)):
+            chunks.append(Chunk(players, index, start, min(start + size, total)))
+    return chunks
+
+
+def game_offsets(experiment: Experiment) -> dict[int, int]:
+    """The first game_id of each player count: game ids run on across player counts."""
+    offsets, offset = {}, 0
+    for players in experiment.players:
+        offsets[players] = offset
+        offset += experiment.games(players)
+    return offsets
+
+
+def play_chunk(experiment: Experiment, module: str, chunk: Chunk) -> pl.DataFrame:
+    """Play one chunk with the game in `module` and return its rows, sorted by game_id, seat.
+
+    Runs in a worker process, so it takes the module's import path rather than a registry name.
+    """
+    game = importlib.import_module(module)
+    players = chunk.players
+    lineups = np.array(experiment.lineups[players])  # (L, P) str: strategy by lineup position
+    deal = np.repeat(np.arange(chunk.start, chunk.stop), len(lineups))  # (B,) global deal of each game
+    lineup = np.tile(np.arange(len(lineups)), chunk.stop - chunk.start)  # (B,) lineup of each game
+    shift = deal % players if experiment.match(players) else np.zeros_like(deal)
+    player = (np.arange(players)[None, :] + shift[:, None]) % players  # (B, P) lineup position by seat
+    seated = np.take_along_axis(lineups[lineup], player, axis=1)  # (B, P) str: strategy by seat
+    seeds = [np.random.SeedSequence(experiment.seed, spawn_key=(players, chunk.index, s)) for s in (0, 1)]
+    columns = game.simulate(experiment.params[players], seated, deal - chunk.start, *seeds)
+    missing = [c for c in ENGINE_COLUMNS if c not in columns]
+    if missing:
+        raise ValueError(f"{module}.simulate returned no '{missing[0]}' column")
+    return _frame(experiment, chunk, columns, deal, lineup, player)
+
+
+def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True) -> Path:
+    """Play the experiment into `out_root/<name>/` and return that folder.
+
+    Resumes a stopped run of the same experiment. If the run fails, the folders this call created are
+    removed, so no half-written results remain; a KeyboardInterrupt leaves them to resume from.
+    """
+    directory = out_root / experiment.name
+    created = [path for path in (directory, out_root) if not path.exists()]
+    try:
+        _play_all(experiment, directory, jobs, progress)
+    except Exception:
+        for path in created:
+            shutil.rmtree(path, ignore_errors=True)
+        raise
+    return directory
+
+
+def _play_all(experiment: Experiment, directory: Path, jobs: int, progress: bool) -> None:
+    chunks = plan(experiment)
+    store = ResultStore.open(directory, experiment, [_describe(experiment, c) for c in chunks])
+    todo = [c for c in chunks if c.id not in store.finished]
+    total = sum(experiment.games(p) for p in experiment.players)
+    done = total - sum(_games(experiment, c) for c in todo)
+    module = sim.GAMES[experiment.game]
+    with _progress_bar(progress, experiment.name, total, done) as advance:
+        parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+        results = parallel(delayed(_play_task)(experiment, module, c) for c in todo)
+        try:
+            for chunk, frame in results:
+                store.write_part(chunk.id, frame)
+                advance(_games(experiment, chunk))
+        finally:
+            results.close()
+
+
+def _play_task(experiment: Experiment, module: str, chunk: Chunk) -> tuple[Chunk, pl.DataFrame]:
+    return chunk, play_chunk(experiment, module, chunk)
+
+
+def _frame(
+    experiment: Experiment,
+    chunk: Chunk,
+    columns: dict[str, np.ndarray],
+    deal: np.ndarray,
+    lineup: np.ndarray,
+    player: np.ndarray,
+) -> pl.DataFrame:
+    game, seat = np.asarray(columns["game"]), np.asarray(columns["seat"])
+    offset = game_offsets(experiment)[chunk.players] + chunk.start * len(experiment.lineups[chunk.players])
+    added: dict[str, Any] = {
+        "game_id": (offset + game).astype(np.int64),
+        "deal": deal[game].astype(np.int32),
+        "lineup": lineup[game].astype(np.int32),
+        "seat": seat,
+        "player": player[game, seat].astype(np.int8),
+    }
+    engine = {name: columns[name] for name in ("strategy", "score", "rank", "win")}
+    if experiment.match(chunk.players):
+        engine["match_id"] = (deal[game] // chunk.players).astype(np.int32)
+    own = {name: values for name, values in columns.items() if name not in ENGINE_COLUMNS}
+    constants = {
+        "experiment": pl.lit(experiment.name),
+        "config_hash": pl.lit(experiment.config_hash),
+        "game": pl.lit(experiment.game),
+        "players": pl.lit(chunk.players, dtype=pl.Int8),
+    }
+    frame = pl.DataFrame({**added, **engine, **own}).with_columns(**constants)
+    return frame.select(*constants, *added, *engine, *own).sort("game_id", "seat")
+
+
+def _describe(experiment: Experiment, chunk: Chunk) -> dict[str, Any]:
+    return {"id": chunk.id, "players": chunk.players, "deals": [chunk.start, chunk.stop],
+            "games": _games(experiment, chunk)}
+
+
+def _games(experiment: Experiment, chunk: Chunk) -> int:
+    return (chunk.stop - chunk.start) * len(experiment.lineups[chunk.players])
+
+
+class _GamesPerSecond(ProgressColumn):
+    def render(self, task: Any) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} games/s" if speed else "- games/s")
+
+
+@contextmanager
+def _progress_bar(enabled: bool, name: str, total: int, done: int) -> Iterator[Callable[[int], None]]:
+    if not enabled:
+        yield lambda games: None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+               _GamesPerSecond(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(name, total=total, completed=done)
+        yield lambda games: bar.advance(task, games)

@@ -1,0 +1,280 @@
+"""Experiment files, chunking, seeding, Parquet results and resume, on the fake dice game."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from fakegame import EXPERIMENT as DICE_EXPERIMENT
+
+from sim import results, runner
+from sim.errors import AtelierError
+from sim.experiment import deal_count, load_experiment, pool_lineups
+
+pytestmark = pytest.mark.usefixtures("dice")
+
+BASE = 'game = "dice"\nplayers = [2, 3]\ngames = 60\nseed = 5\n'
+POOL = 'pool = ["keep", "chase"]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (BASE + POOL + "games = [", "invalid TOML"),
+        ('players = 2\ngames = 6\nseed = 1\n' + POOL, "missing key 'game'"),
+        ('game = "dice"\nplayers = 2\ngames = 6\n' + POOL, "missing key 'seed'"),
+        ('game = "dice"\ngames = 6\nseed = 1\n' + POOL, "missing key 'players'"),
+        (BASE.replace("games = 60", 'games = "many"') + POOL, "'games' must be an integer, got 'many'"),
+        (BASE.replace("games = 60", "games = true") + POOL, "'games' must be an integer, got True"),
+        (BASE.replace("games = 60", "games = 0") + POOL, "'games' must be at least 1"),
+        (BASE.replace("seed = 5", "seed = -1") + POOL, "'seed' must be 0 or more"),
+        (BASE.replace("[2, 3]", '[2, "3"]') + POOL, "'players' must be an integer or a list of integers"),
+        (BASE.replace("[2, 3]", "5") + POOL, "5 players is not allowed; this game takes 2, 3, 4"),
+        (BASE + POOL + "colour = 3\n", "unknown key 'colour'"),
+        (BASE.replace('"dice"', '"chess"') + POOL, "unknown game 'chess'; known:"),
+        (BASE + 'pool = ["keep", "bluff"]\n', "unknown strategy 'bluff'"),
+        (BASE + 'pool = ["keep", "keep"]\n', "'pool' lists 'keep' more than once"),
+        (BASE + "pool = []\n", "'pool' must be a non-empty list of strategy names"),
+        (BASE + POOL + 'seats = ["keep", "chase"]\n', "exactly one of 'pool'"),
+        (BASE, "exactly one of 'pool'"),
+        (BASE + 'seats = ["keep", "chase", "keep"]\n', "'players' must be 3, got [2, 3]"),
+        (BASE + POOL + "[params]\nfaces = 3\n", "unknown parameter 'faces'"),
+        (BASE + POOL + '[params]\nsides = "six"\n', "parameter 'sides' must be int"),
+        (BASE + POOL + "[params]\nsides = 1\n", "'sides' must be at least 2"),
+        (BASE + POOL + "params = 3\n", "'params' must be a table"),
+        (BASE + POOL + 'name = "../up"\n', "name '../up' must be letters"),
+    ],
+)
+def test_every_mistake_is_one_line_naming_the_file(write_toml, text: str, problem: str) -> None:
+    path = write_toml(text)
+    with pytest.raises(AtelierError) as caught:
+        load_experiment(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ")
+    assert problem in message
+    assert "\n" not in message
+
+
+def test_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(AtelierError, match="no such file"):
+        load_experiment(tmp_path / "nowhere.toml")
+
+
+def test_overrides_apply_before_validation(write_toml) -> None:
+    path = write_toml('game = "dice"\nplayers = 2\ngames = "lots"\n' + POOL)
+    experiment = load_experiment(path, games=10, seed=7)
+    assert (experiment.seed, experiment.deals) == (7, {2: 5})
+    assert experiment.name == "exp"
+
+
+def test_pool_lineups() -> None:
+    assert pool_lineups(["a", "b", "c"], 2) == (
+        ("a", "b"), ("a", "c"), ("b", "a"), ("b", "c"), ("c", "a"), ("c", "b"))
+    assert len(pool_lineups(["a", "b", "c", "d"], 3)) == 24
+    short = pool_lineups(["a", "b"], 3)
+    assert len(short) == 6
+    assert all(set(lineup) == {"a", "b"} for lineup in short)
+    assert pool_lineups(["a"], 2) == (("a", "a"),)
+
+
+def test_seats_give_one_fixed_lineup(write_toml) -> None:
+    experiment = load_experiment(write_toml(BASE.replace("[2, 3]", "3") + 'seats = ["keep", "keep", "chase"]\n'))
+    assert experiment.lineups == {3: (("keep", "keep", "chase"),)}
+    assert experiment.deals == {3: 60}
+
+
+def test_deal_count() -> None:
+    assert deal_count(100, 6, 3, match=False) == 16
+    assert deal_count(100, 6, 3, match=True) == 15
+    assert deal_count(2, 6, 3, match=False) == 1
+    assert deal_count(2, 6, 3, match=True) == 3
+
+
+def test_config_hash_ignores_layout_but_not_content(write_toml) -> None:
+    one = load_experiment(write_toml(BASE + POOL, "a"))
+    reordered = 'pool = ["keep", "chase"]  # comment\nseed = 5\ngames = 60\nplayers = [3, 2]\ngame = "dice"\n'
+    two = load_experiment(write_toml(reordered, "b"))
+    assert len(one.config_hash) == 12
+    assert int(one.config_hash, 16) >= 0
+    assert one.config_hash != two.config_hash  # the default name differs: a and b
+    renamed = load_experiment(write_toml('name = "a"\n' + reordered, "c"))
+    assert renamed.config_hash == one.config_hash
+    assert load_experiment(write_toml(BASE + POOL, "a"), seed=6).config_hash != one.config_hash
+    assert load_experiment(write_toml(BASE + POOL + "[params]\nsides = 8\n", "a")).config_hash != one.config_hash
+
+
+def test_chunks_cover_every_deal_once(write_toml) -> None:
+    experiment = load_experiment(write_toml(DICE_EXPERIMENT))  # 6 lineups, chunk 12: 2 deals per chunk
+    chunks = runner.plan(experiment)
+    for players in experiment.players:
+        mine = [c for c in chunks if c.players == players]
+        assert [c.index for c in mine] == list(range(len(mine)))
+        assert [(c.start, c.stop) for c in mine] == [(d, min(d + 2, 10)) for d in range(0, 10, 2)]
+    assert len({c.id for c in chunks}) == len(chunks)
+
+
+def test_match_chunks_hold_whole_matches(write_toml) -> None:
+    experiment = load_experiment(write_toml(DICE_EXPERIMENT + "[params]\nmatch = true\n"))
+    assert experiment.deals == {2: 10, 3: 9}
+    assert runner.chunk_deals(experiment, 2) == 2
+    assert runner.chunk_deals(experiment, 3) == 3
+
+
+def run_dice(write_toml, out: Path, text: str = DICE_EXPERIMENT, jobs: int = 1) -> pl.DataFrame:
+    """Run an experiment file quietly and load its results."""
+    return results.load(runner.run(load_experiment(write_toml(text)), out, jobs, progress=False))
+
+
+def test_rows_columns_and_ids(write_toml, tmp_path: Path) -> None:
+    frame = run_dice(write_toml, tmp_path / "out")
+    experiment = load_experiment(write_toml(DICE_EXPERIMENT))
+    assert frame.columns[:13] == ["experiment", "config_hash", "game", "players", "game_id", "deal", "lineup",
+                                  "seat", "player", "strategy", "score", "rank", "win"]
+    assert frame.columns[13:] == ["dealt", "rerolled", "low"]
+    assert frame.height == 2 * 60 + 3 * 60
+    games = frame.unique("game_id", keep="first").sort("game_id")
+    assert games["game_id"].to_list() == list(range(120))
+    assert frame["player"].to_list() == frame["seat"].cast(pl.Int8).to_list()
+    assert frame.filter(pl.col("players") == 3)["game_id"].min() == 60
+    assert (frame["config_hash"] == experiment.config_hash).all()
+    seated = [experiment.lineups[p][lineup][player]
+              for p, lineup, player in frame.select("players", "lineup", "player").iter_rows()]
+    assert frame["strategy"].to_list() == seated
+    assert frame.group_by("game_id").agg(pl.col("win").sum())["win"].to_list() == pytest.approx([1.0] * 120)
+
+
+def test_games_with_the_same_deal_share_it(write_toml, tmp_path: Path) -> None:
+    frame = run_dice(write_toml, tmp_path / "out")
+    dealt = frame.group_by("players", "deal", "player").agg(pl.col("dealt").n_unique())
+    assert (dealt["dealt"] == 1).all()
+
+
+def test_jobs_do_not_change_the_data(write_toml, tmp_path: Path) -> None:
+    one = run_dice(write_toml, tmp_path / "one", jobs=1)
+    two = run_dice(write_toml, tmp_path / "two", jobs=2)
+    assert one["score"].n_unique() > 1
+    assert one.equals(two)
+    reseeded = run_dice(write_toml, tmp_path / "three", DICE_EXPERIMENT.replace("seed = 5", "seed = 6"))
+    assert not one.drop("config_hash").equals(reseeded.drop("config_hash"))
+
+
+def test_manifest(write_toml, tmp_path: Path) -> None:
+    experiment = load_experiment(write_toml(DICE_EXPERIMENT))
+    directory = runner.run(experiment, tmp_path / "out", 1, progress=False)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert manifest["complete"] is True
+    assert manifest["config_hash"] == experiment.config_hash
+    assert manifest["resolved"] == json.loads(json.dumps(experiment.resolved()))
+    assert manifest["finished"] == sorted(c.id for c in runner.plan(experiment))
+    assert manifest["games"] == {"2": 60, "3": 60}
+    assert set(manifest["versions"]) == {"atelier", "numpy", "polars", "python"}
+    assert manifest["finished_at"] is not None
+    assert sorted(p.name for p in (directory / "parts").iterdir()) == [f"{c}.parquet" for c in manifest["finished"]]
+
+
+def interrupt_after(monkeypatch: pytest.MonkeyPatch, write_toml, out: Path, parts: int) -> Path:
+    """Run the dice experiment, stopping it with KeyboardInterrupt once `parts` parts are written."""
+    write_part, written = results.ResultStore.write_part, []
+
+    def write_then_stop(store, chunk_id: str, frame: pl.DataFrame) -> None:
+        if len(written) == parts:
+            raise KeyboardInterrupt
+        written.append(chunk_id)
+        write_part(store, chunk_id, frame)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(results.ResultStore, "write_part", write_then_stop)
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(load_experiment(write_toml(DICE_EXPERIMENT)), out, 1, progress=False)
+    return out / "exp"
+
+
+def count_chunks_played(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Record every chunk that the runner plays in this process."""
+    played = []
+    play_chunk = runner.play_chunk
+
+    def counting(experiment, module, chunk):
+        played.append(chunk.id)
+        return play_chunk(experiment, module, chunk)
+
+    monkeypatch.setattr(runner, "play_chunk", counting)
+    return played
+
+
+def test_interrupted_run_resumes_to_the_same_data(monkeypatch, write_toml, tmp_path: Path) -> None:
+    whole = run_dice(write_toml, tmp_path / "whole")
+    directory = interrupt_after(monkeypatch, write_toml, tmp_path / "cut", parts=3)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert (manifest["complete"], len(manifest["finished"])) == (False, 3)
+    played = count_chunks_played(monkeypatch)
+    resumed = run_dice(write_toml, tmp_path / "cut")
+    assert len(played) == len(manifest["chunks"]) - 3
+    assert resumed.equals(whole)
+
+
+def test_missing_parts_are_played_again(monkeypatch, write_toml, tmp_path: Path) -> None:
+    whole = run_dice(write_toml, tmp_path / "out")
+    parts = sorted((tmp_path / "out" / "exp" / "parts").iterdir())
+    for part in parts[-2:]:
+        part.unlink()
+    played = count_chunks_played(monkeypatch)
+    assert run_dice(write_toml, tmp_path / "out").equals(whole)
+    assert sorted(played) == [p.stem for p in parts[-2:]]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_failed_run_leaves_nothing(write_toml, tmp_path: Path, jobs: int) -> None:
+    text = DICE_EXPERIMENT.replace('"chase"]', '"cheat"]')
+    with pytest.raises(AtelierError, match="strategy 'cheat' returned an illegal move"):
+        run_dice(write_toml, tmp_path / "out", text, jobs)
+    assert not (tmp_path / "out").exists()
+
+
+def test_failed_resume_keeps_earlier_parts(monkeypatch, write_toml, tmp_path: Path) -> None:
+    directory = interrupt_after(monkeypatch, write_toml, tmp_path / "out", parts=2)
+
+    def broken(experiment, module, chunk):
+        raise AtelierError("engine broke")
+
+    monkeypatch.setattr(runner, "play_chunk", broken)
+    with pytest.raises(AtelierError, match="engine broke"):
+        run_dice(write_toml, tmp_path / "out")
+    assert len(list((directory / "parts").glob("*.parquet"))) == 2
+
+
+def test_a_different_experiment_is_refused(write_toml, tmp_path: Path) -> None:
+    before = run_dice(write_toml, tmp_path / "out")
+    with pytest.raises(AtelierError, match=r"holds a different experiment .*choose another --out or delete it"):
+        run_dice(write_toml, tmp_path / "out", DICE_EXPERIMENT.replace("seed = 5", "seed = 6"))
+    assert results.load(tmp_path / "out" / "exp").equals(before)
+
+
+def test_a_foreign_folder_is_refused(write_toml, tmp_path: Path) -> None:
+    (tmp_path / "out" / "exp").mkdir(parents=True)
+    (tmp_path / "out" / "exp" / "notes.txt").write_text("mine")
+    with pytest.raises(AtelierError, match="not an atelier results folder"):
+        run_dice(write_toml, tmp_path / "out")
+    assert (tmp_path / "out" / "exp" / "notes.txt").read_text() == "mine"
+
+
+def test_match_mode_rotates_the_start_player(write_toml, tmp_path: Path) -> None:
+    text = DICE_EXPERIMENT.replace("[2, 3]", "3") + "[params]\nmatch = true\n"
+    frame = run_dice(write_toml, tmp_path / "out", text)
+    experiment = load_experiment(write_toml(text))
+    deal, seat = frame["deal"].to_numpy(), frame["seat"].to_numpy()
+    assert np.array_equal(frame["match_id"].to_numpy(), deal // 3)
+    assert np.array_equal(frame["player"].to_numpy(), (seat + deal % 3) % 3)
+    seated = [experiment.lineups[3][lineup][player] for lineup, player in frame.select("lineup", "player").iter_rows()]
+    assert frame["strategy"].to_list() == seated
+    starts = frame.filter(pl.col("seat") == 0).group_by("match_id", "lineup").agg(pl.col("player").sort())
+    assert all(players == [0, 1, 2] for players in starts["player"].to_list())
+
+
+def test_find_experiments(write_toml, tmp_path: Path) -> None:
+    directory = runner.run(load_experiment(write_toml(DICE_EXPERIMENT)), tmp_path / "out", 1, progress=False)
+    (tmp_path / "out" / "stray").mkdir()
+    assert results.find_experiments(tmp_path / "out") == [directory]
+    assert results.find_experiments(directory) == [directory]
+    assert results.find_experiments(tmp_path / "nowhere") == []
