@@ -109,7 +109,7 @@ def bench_command(
     if as_json:
         typer.echo(json.dumps(figures))
         return
-    typer.echo(f"{figures['game']}: {games} games, {players} players, best of {repeats}")
+    typer.echo(f"{figures['game']}: {games} games, {players} players, median of {repeats}")
     typer.echo(f"  engine     {figures['engine_games_per_s']:>12,.0f} games/s")
     typer.echo(f"  reference  {figures['reference_games_per_s']:>12,.0f} games/s")
     typer.echo(f"  ratio      {figures['ratio']:>12,.1f}x")

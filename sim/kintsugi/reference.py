@@ -138,12 +138,15 @@ class Result:
 
 
 def final_result(game: Game, guesses) -> Result:
+    return settle(pieces(game), game.colors, guesses)
+
+
+def settle(count: list[int], colors: list[int], guesses) -> Result:
     """Scoring: your pieces; minus your left neighbour's pieces if you guessed their colour.
     Lowest score wins; tied players share the victory."""
-    count = pieces(game)
-    players = len(game.colors)
-    own = [count[colour] for colour in game.colors]
-    correct = [int(guesses[s]) == game.colors[(s + 1) % players] for s in range(players)]
+    players = len(colors)
+    own = [count[colour] for colour in colors]
+    correct = [int(guesses[s]) == colors[(s + 1) % players] for s in range(players)]
     scores = [own[s] - (own[(s + 1) % players] if correct[s] else 0) for s in range(players)]
     best = min(scores)
     winners = [s for s in range(players) if scores[s] == best]
