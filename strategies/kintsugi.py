@@ -107,7 +107,7 @@ def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) 
 class Component:
     """Shared context of a policy or guesser: its seat, its games (index or slice) and its own colour."""
 
-    default_knob = 0.0
+    default_knob: float | None = None  # None: the component takes no knob
 
     def __init__(self, *, seat: int, players: int, colors: np.ndarray, idx, connectivity: int, knob=None):
         self.seat, self.players, self.colors, self.idx = seat, players, colors.astype(np.int64), idx
@@ -257,10 +257,17 @@ def _component(text: str, table: dict) -> tuple[str, float | None]:
     if base not in table:
         kind = "policy" if table is POLICY_CLASSES else "guesser"
         raise AtelierError(f"unknown Kintsugi {kind} '{base}'; known: {', '.join(table)}")
+    if not knob:
+        return base, None
+    if table[base].default_knob is None:
+        raise AtelierError(f"'{base}' takes no knob, got '{text}'")
     try:
-        return base, float(knob) if knob else None
+        value = float(knob)
     except ValueError:
         raise AtelierError(f"knob of '{text}' must be a number") from None
+    if not np.isfinite(value):
+        raise AtelierError(f"knob of '{text}' must be a finite number")
+    return base, value
 
 
 def check_strategy(name: str) -> None:

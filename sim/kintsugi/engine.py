@@ -205,7 +205,7 @@ def _decide(group, obs: Observation, rng: np.random.Generator) -> np.ndarray:
     for idx, player in group:
         chosen = np.asarray(player.place(obs, rng))
         legal = obs.legal[idx]
-        _check(player, chosen, len(legal), N_ACTIONS, f"placement at turn {obs.turn}")
+        check_choice(player, chosen, len(legal), N_ACTIONS, f"placement at turn {obs.turn}")
         if not legal[np.arange(len(legal)), chosen].all():
             raise IllegalMove(player.name, f"placement at turn {obs.turn} covers other than one fragment")
         actions[idx] = chosen
@@ -216,14 +216,16 @@ def _guesses(group, batch: int, rng: np.random.Generator) -> np.ndarray:
     guesses = np.zeros(batch, np.int8)
     for idx, player in group:
         guess = np.asarray(player.guess(rng))
-        _check(player, guess, len(np.arange(batch)[idx]), N_COLORS, "guess")
+        check_choice(player, guess, len(np.arange(batch)[idx]), N_COLORS, "guess")
         guesses[idx] = guess
     return guesses
 
 
-def _check(player, choice: np.ndarray, n: int, bound: int, what: str) -> None:
+def check_choice(player, choice: np.ndarray, n: int, bound: int, what: str) -> np.ndarray:
+    """A strategy's choices must be n integers in 0..bound-1; returns them, else raises IllegalMove."""
     if choice.shape != (n,) or not np.issubdtype(choice.dtype, np.integer):
         raise IllegalMove(player.name, f"{what} must be {n} integers, got shape {choice.shape} {choice.dtype}")
     bad = (choice < 0) | (choice >= bound)
     if bad.any():
         raise IllegalMove(player.name, f"{what} {int(choice[bad][0])} is outside 0..{bound - 1}")
+    return choice

@@ -13,8 +13,8 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.errors import IllegalMove
-from sim.kintsugi.engine import EMPTY, Observation
-from sim.kintsugi.rules import ACTION_OFFSET, ACTION_ROTATION, COLORS, N_ROTATIONS, OFFSETS, Params
+from sim.kintsugi.engine import EMPTY, Observation, check_choice
+from sim.kintsugi.rules import ACTION_OFFSET, ACTION_ROTATION, COLORS, N_ACTIONS, N_ROTATIONS, OFFSETS, Params
 
 Cell = tuple[int, int]
 
@@ -192,14 +192,12 @@ def play(params: Params, order, colors, strategies: list[str], rng: np.random.Ge
     while not game.over:
         obs = observation(game)
         mover = players[obs.seat]
-        action = int(np.asarray(mover.place(obs, rng))[0])
-        if not 0 <= action < len(obs.legal[0]):
-            raise IllegalMove(mover.name, f"placement {action} at turn {obs.turn} is not a candidate")
+        action = check_choice(mover, np.asarray(mover.place(obs, rng)), 1, N_ACTIONS, f"placement at turn {obs.turn}")
         for player in players:
-            player.observe(obs, np.array([action]))
-        place(game, candidates(game)[action], mover.name)
-    guesses = [int(np.asarray(player.guess(rng))[0]) for player in players]
-    return game, final_result(game, guesses)
+            player.observe(obs, action)
+        place(game, candidates(game)[int(action[0])], mover.name)
+    guesses = [check_choice(player, np.asarray(player.guess(rng)), 1, len(COLORS), "guess") for player in players]
+    return game, final_result(game, [int(guess[0]) for guess in guesses])
 
 
 def board_text(game: Game, mark_last: bool = True) -> str:

@@ -67,11 +67,14 @@ def load_deck(path: str = "") -> np.ndarray:
     file = Path(path) if path else DEFAULT_DECK
     try:
         data = tomllib.loads(file.read_text())
-        cards = np.array([card["layout"] for card in data["card"]], dtype=np.int64)
+        layouts = [card["layout"] for card in data["card"]]
+        cards = np.array(layouts, dtype=np.int64)
     except FileNotFoundError:
         raise AtelierError(f"deck file {file} does not exist") from None
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
         raise AtelierError(f"deck file {file} is malformed: {err}") from None
+    if not all(type(c) is int for layout in layouts for row in layout for c in row):
+        raise AtelierError(f"deck file {file} must give colours as whole numbers")
     if cards.ndim != 3 or cards.shape[1:] != (2, 2) or len(cards) < 2:
         raise AtelierError(f"deck file {file} must list at least 2 cards, each a 2x2 layout")
     if cards.min() < 0 or cards.max() >= N_COLORS:

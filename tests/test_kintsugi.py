@@ -1,0 +1,620 @@
+"""Kintsugi: the deck, the rulebook's scoring example, scripted boards, traces and the strategies.
+
+Expected boards and piece counts below are worked out by hand from the rulebook and the card layouts in
+sim/kintsugi/cards.toml, never copied from the code. Letters: B blue, Y yellow, W white, R red, '.' no card.
+Reference coordinates put the starting card's top-left at (0, 0); an engine action is 4 * offset + rotation,
+offsets (-1, -1), (-1, 1), (1, -1), (1, 1) from the previous card's top-left.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim.kintsugi as kintsugi
+from sim.errors import AtelierError, IllegalMove
+from sim.kintsugi import engine, reference, rules
+from sim.kintsugi.reference import Placement
+from strategies.kintsugi import GUESSERS, POLICIES, make_player, parse_strategy, piece_deltas
+
+LETTERS = "BYWR"
+N_CARDS = 13
+# The action convention, written out here rather than read from rules.OFFSETS.
+OFFSET_INDEX = {(-1, -1): 0, (-1, 1): 1, (1, -1): 2, (1, 1): 3}
+OFFSET_OF = {index: offset for offset, index in OFFSET_INDEX.items()}
+
+
+def action_for(previous: Placement, placement: Placement) -> int:
+    """The engine action that lays a card as `placement` after `previous` (reference coordinates)."""
+    offset = (placement.row - previous.row, placement.col - previous.col)
+    return 4 * OFFSET_INDEX[offset] + placement.rotation
+
+
+def placement_for(previous: tuple[int, int], action: int) -> Placement:
+    dr, dc = OFFSET_OF[int(action) // 4]
+    return Placement(int(previous[0]) + dr, int(previous[1]) + dc, int(action) % 4)
+
+
+def full_order(prefix: list[int]) -> list[int]:
+    """A whole deck from top to bottom that starts with `prefix`."""
+    return prefix + [card for card in range(N_CARDS) if card not in prefix]
+
+
+def engine_text(board: np.ndarray) -> str:
+    """One engine board (H, W) cropped to its covered cells, in letters."""
+    rows, cols = np.nonzero(board != engine.EMPTY)
+    crop = board[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1]
+    return "\n".join("".join("." if v == engine.EMPTY else LETTERS[v] for v in line) for line in crop)
+
+
+def board(text: str) -> str:
+    return "\n".join(line.strip() for line in text.strip().splitlines())
+
+
+# ---------------------------------------------------------------------------------------------- the deck
+
+
+def test_conventions_match_the_documented_action_encoding() -> None:
+    assert [tuple(o) for o in rules.OFFSETS] == [OFFSET_OF[i] for i in range(4)]
+    assert rules.N_ACTIONS == 16
+    for action in range(16):
+        assert (rules.ACTION_OFFSET[action], rules.ACTION_ROTATION[action]) == (action // 4, action % 4)
+    assert rules.COLORS == ("blue", "yellow", "white", "red")
+
+
+def test_default_deck_meets_the_design_constraints() -> None:
+    cards = rules.load_deck()
+    assert cards.shape == (13, 2, 2)
+    canonical = {min(tuple(np.rot90(card, k).ravel()) for k in range(4)) for card in cards}
+    assert len(canonical) == 13, "two cards are the same under rotation"
+    assert all(len(set(card.ravel())) > 1 for card in cards), "a card is a single colour"
+    assert np.bincount(cards.ravel(), minlength=4).tolist() == [13, 13, 13, 13]
+    assert np.array_equal(rules.Params().cards, cards)
+
+
+def test_rotated_layouts_are_numpy_rot90_and_reference_rotate_agrees() -> None:
+    cards = rules.load_deck()
+    turned = rules.rotated_layouts(cards)
+    for c, card in enumerate(cards):
+        for k in range(4):
+            assert np.array_equal(turned[c, k], np.rot90(card, k))
+            assert reference.rotate(card.tolist(), k) == np.rot90(card, k).tolist()
+    # one quarter turn counter-clockwise: the top-right fragment comes to the top-left
+    assert reference.rotate([[0, 1], [2, 3]], 1) == [[1, 3], [0, 2]]
+
+
+BAD_DECKS = {
+    "invalid TOML": "[[card]\nlayout = [[0, 1], [2, 3]]\n",
+    "no cards": "title = 'empty'\n",
+    "card without layout": "[[card]]\nname = 'a'\n[[card]]\nname = 'b'\n",
+    "card list not tables": "card = [1, 2]\n",
+    "three columns": "[[card]]\nlayout = [[0, 1, 2], [2, 3, 1]]\n[[card]]\nlayout = [[0, 1, 2], [2, 3, 1]]\n",
+    "ragged": "[[card]]\nlayout = [[0, 1], [2]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "colour 4": "[[card]]\nlayout = [[0, 1], [2, 4]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "colour -1": "[[card]]\nlayout = [[0, 1], [2, -1]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "colour names": "[[card]]\nlayout = [['b', 'y'], ['w', 'r']]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "one card": "[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "fractional colour": "[[card]]\nlayout = [[0, 1.5], [2, 3]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "boolean colour": "[[card]]\nlayout = [[0, true], [2, 3]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+}
+
+
+@pytest.mark.parametrize("problem", sorted(BAD_DECKS))
+def test_malformed_deck_files_raise_atelier_error(tmp_path: Path, problem: str) -> None:
+    path = tmp_path / f"{problem.replace(' ', '_')}.toml"
+    path.write_text(BAD_DECKS[problem])
+    with pytest.raises(AtelierError, match="deck file"):
+        rules.load_deck(str(path))
+    with pytest.raises(AtelierError, match="deck file"):
+        kintsugi.make_params(3, {"deck": str(path)})
+
+
+def test_missing_deck_file_raises_atelier_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.toml"
+    with pytest.raises(AtelierError, match="does not exist"):
+        rules.load_deck(str(missing))
+    with pytest.raises(AtelierError, match="does not exist"):
+        rules.Params(deck=str(missing)).validate()
+
+
+def test_a_valid_alternative_deck_is_used(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.toml"
+    path.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n[[card]]\nlayout = [[3, 3], [3, 0]]\n"
+                    "[[card]]\nlayout = [[1, 1], [1, 2]]\n")
+    params = kintsugi.make_params(2, {"deck": str(path)})
+    assert params.cards.tolist() == [[[0, 1], [2, 3]], [[3, 3], [3, 0]], [[1, 1], [1, 2]]]
+    game = reference.new_game(params, [1, 0, 2], [0, 3])
+    reference.place(game, Placement(1, 1, 0))  # card 0 over the blue bottom-right of card 1
+    reference.place(game, Placement(2, 2, 2))  # card 2 half turned over the red bottom-right of card 0
+    assert game.over
+    assert reference.board_text(game, mark_last=False) == board("""
+        RR..
+        RBY.
+        .WWY
+        ..YY""")
+    assert reference.pieces(game) == [1, 1, 1, 1]  # yellow joins corner to corner
+
+
+@pytest.mark.parametrize("overrides", [{"connectivity": 6}, {"connectivity": 0}])
+def test_connectivity_must_be_4_or_8(overrides: dict) -> None:
+    with pytest.raises(AtelierError, match="connectivity"):
+        kintsugi.make_params(3, overrides)
+
+
+# ---------------------------------------------------------------------------------------------- scoring
+
+
+def test_rulebook_scoring_example_through_engine_and_reference() -> None:
+    # Pieces: Blue 3, Yellow 2, White 2, Red 5. Seat 0 plays Blue, seat 1 Yellow (the opponent, to Blue's left).
+    pieces = [3, 2, 2, 5]
+    colors = [0, 1]
+    guesses = [1, 2]  # Blue names Yellow (right); Yellow names White (wrong: Blue is seat 0's colour)
+    out = engine.score(np.array([pieces]), np.array([colors], np.int8), np.array([guesses], np.int8))
+    assert out.correct.tolist() == [[True, False]]
+    assert out.scores.tolist() == [[1, 2]]  # Blue 3 - 2 = 1; Yellow 2 - 0 = 2
+    assert out.rank.tolist() == [[1, 2]]
+    assert out.win.tolist() == [[1.0, 0.0]]
+    result = reference.settle(pieces, colors, guesses)
+    assert result.correct == [True, False]
+    assert result.scores == [1, 2]
+    assert result.winners == [0]
+    assert result.ranks == [1, 2]
+    assert result.wins == [1.0, 0.0]
+
+
+TIES = [
+    # pieces by colour, colours by seat, guesses by seat -> scores, ranks, win shares
+    ([1, 1, 3, 0], [0, 1, 2], [2, 0, 1], [1, 1, 3], [1, 1, 3], [0.5, 0.5, 0.0]),
+    ([2, 2, 2, 2], [3, 0, 1, 2], [1, 2, 3, 0], [2, 2, 2, 2], [1, 1, 1, 1], [0.25] * 4),
+    # seat 1 names seat 2's red (5 - 4 = 1) and ties seat 0; seat 2 keeps 4, seat 3 names nobody right
+    ([1, 5, 3, 4], [0, 1, 3, 2], [3, 3, 1, 1], [1, 1, 4, 3], [1, 1, 4, 3], [0.5, 0.5, 0.0, 0.0]),
+    # everyone names the neighbour right but seat 3: two seats tie at 0, the other two tie for third
+    ([2, 2, 2, 4], [3, 0, 1, 2], [0, 1, 2, 1], [2, 0, 0, 2], [3, 1, 1, 3], [0, 0.5, 0.5, 0]),
+]
+
+
+@pytest.mark.parametrize(("pieces", "colors", "guesses", "scores", "ranks", "wins"), TIES)
+def test_ties_share_the_victory_with_competition_ranks(pieces, colors, guesses, scores, ranks, wins) -> None:
+    out = engine.score(np.array([pieces]), np.array([colors], np.int8), np.array([guesses], np.int8))
+    assert out.scores.tolist() == [scores]
+    assert out.rank.tolist() == [ranks]
+    assert out.win.tolist() == [pytest.approx(wins)]
+    result = reference.settle(pieces, colors, guesses)
+    assert result.scores == scores
+    assert result.ranks == ranks
+    assert result.wins == pytest.approx(wins)
+    assert result.winners == [s for s, w in enumerate(wins) if w > 0]
+
+
+def test_ranks_below_zero_and_ties_behind_the_winner() -> None:
+    # Seats 0..3 hold blue, yellow, white, red. Every seat names its left neighbour correctly.
+    pieces = [1, 1, 1, 4]
+    result = reference.settle(pieces, [0, 1, 2, 3], [1, 2, 3, 0])
+    assert result.scores == [0, 0, -3, 3]
+    assert result.ranks == [2, 2, 1, 4]
+    assert result.winners == [2]
+    pieces = [2, 2, 2, 1]
+    result = reference.settle(pieces, [0, 1, 2, 3], [2, 0, 0, 1])  # all wrong
+    assert result.scores == [2, 2, 2, 1]
+    assert result.ranks == [2, 2, 2, 1]
+    assert result.wins == [0, 0, 0, 1]
+
+
+# ---------------------------------------------------------------------------------------------- scripted boards
+
+# (order prefix, placements, connectivity, [(board after each placement, pieces B Y W R)])
+SCRIPTS = {
+    # Card 12 = [[B, W], [W, B]] alone: each colour is one piece corner to corner, two edge to edge.
+    "corner joins, 8": ([12], [], 8, [("BW\nWB", [1, 0, 1, 0])]),
+    "corner joins, 4": ([12], [], 4, [("BW\nWB", [2, 0, 2, 0])]),
+    # Card 12 laid straight over the blue bottom-right of card 7 = [[B, Y], [W, B]]: blue and white each
+    # join across the two cards only by corners.
+    "across cards, 8": ([7, 12], [Placement(1, 1, 0)], 8,
+                        [("BY\nWB", [1, 1, 1, 0]), ("BY.\nWBW\n.WB", [1, 1, 1, 0])]),
+    "across cards, 4": ([7, 12], [Placement(1, 1, 0)], 4,
+                        [("BY\nWB", [2, 1, 1, 0]), ("BY.\nWBW\n.WB", [3, 1, 3, 0])]),
+    # Card 11 = [[Y, Y], [W, W]] covers the only blue of card 10 = [[B, R], [R, R]]: blue vanishes.
+    "colour covered": ([10, 11], [Placement(-1, -1, 0)], 8,
+                       [("BR\nRR", [1, 0, 0, 1]), ("YY.\nWWR\n.RR", [0, 1, 1, 1])]),
+    # Start card 0 = [[B, W], [Y, R]]; card 5 = [[B, Y], [Y, R]] up-left turned once; card 9 = [[Y, W], [R, W]]
+    # down-left turned twice; card 3 = [[B, R], [W, Y]] down-right turned three times, over card 5 too.
+    "walk, 8": ([0, 5, 9, 3], [Placement(-1, -1, 1), Placement(0, -2, 2), Placement(1, -1, 3)], 8, [
+        ("BW\nYR", [1, 1, 1, 1]),
+        ("YR.\nBYW\n.YR", [1, 1, 1, 2]),
+        (".YR.\nWRYW\nWYYR", [0, 1, 2, 2]),
+        (".YR.\nWRYW\nWWBR\n.YR.", [1, 2, 2, 2]),
+    ]),
+    "walk, 4": ([0, 5, 9, 3], [Placement(-1, -1, 1), Placement(0, -2, 2), Placement(1, -1, 3)], 4, [
+        ("BW\nYR", [1, 1, 1, 1]),
+        ("YR.\nBYW\n.YR", [1, 2, 1, 2]),
+        (".YR.\nWRYW\nWYYR", [0, 2, 2, 3]),
+        (".YR.\nWRYW\nWWBR\n.YR.", [1, 3, 2, 4]),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", list(SCRIPTS))
+def test_scripted_boards_reference(name: str) -> None:
+    prefix, placements, connectivity, expected = SCRIPTS[name]
+    params = rules.Params(players=2, connectivity=connectivity)
+    game = reference.new_game(params, full_order(prefix), [0, 1])
+    for step, (text, pieces) in enumerate(expected):
+        if step:
+            reference.place(game, placements[step - 1])
+        assert reference.board_text(game, mark_last=False) == text
+        assert reference.pieces(game) == pieces
+
+
+@pytest.mark.parametrize("name", list(SCRIPTS))
+def test_scripted_boards_engine(name: str) -> None:
+    prefix, placements, connectivity, expected = SCRIPTS[name]
+    params = rules.Params(players=2, connectivity=connectivity)
+    state = engine.init(params, np.array([full_order(prefix)], np.int8), np.array([[0, 1]], np.int8))
+    origin = engine.origin(N_CARDS)
+    previous = Placement(0, 0, 0)
+    for step, (text, pieces) in enumerate(expected):
+        if step:
+            placement = placements[step - 1]
+            state = engine.step(state, params, np.array([action_for(previous, placement)]))
+            previous = placement
+        assert engine_text(state.board[0]) == text
+        assert state.pos[0].tolist() == [previous.row + origin, previous.col + origin]
+        assert engine.count_pieces(state, connectivity)[0].tolist() == pieces
+
+
+def test_board_text_marks_the_newest_card_in_lower_case() -> None:
+    game = reference.new_game(rules.Params(players=2), full_order([0, 5]), [0, 1])
+    assert reference.board_text(game) == "BW\nYR"  # the starting card is not a placement
+    reference.place(game, Placement(-1, -1, 1))
+    assert reference.board_text(game) == "yr.\nbyW\n.YR"
+
+
+def test_placements_must_cover_exactly_one_fragment_of_the_previous_card() -> None:
+    game = reference.new_game(rules.Params(players=2), full_order([0, 5, 9]), [0, 1])
+    diagonal = {Placement(r, c, k) for r in (-1, 1) for c in (-1, 1) for k in range(4)}
+    legal = reference.legal_placements(game)
+    assert len(legal) == 16
+    assert set(legal) == diagonal
+    refused = {
+        "two fragments (edge neighbour)": Placement(1, 0, 0),
+        "two fragments (left)": Placement(0, -1, 2),
+        "four fragments (same spot)": Placement(0, 0, 0),
+        "four fragments, turned": Placement(0, 0, 3),
+        "none (two cells away)": Placement(2, 2, 0),
+        "none (two cells right)": Placement(0, 2, 1),
+    }
+    for what, placement in refused.items():
+        with pytest.raises(IllegalMove, match="exactly one fragment"):
+            reference.place(game, placement, who="tester")
+        assert len(game.placements) == 1, what
+    reference.place(game, Placement(-1, -1, 1))
+    # Covering one fragment of an older card but none of the previous one is not allowed.
+    with pytest.raises(IllegalMove, match="strategy 'tester'"):
+        reference.place(game, Placement(1, 1, 0), who="tester")
+    assert set(reference.legal_placements(game)) == {
+        Placement(r, c, k) for r in (-2, 0) for c in (-2, 0) for k in range(4)
+    }
+
+
+def test_engine_legal_mask_allows_every_diagonal_candidate() -> None:
+    params = rules.Params(players=3)
+    rng = np.random.default_rng(3)
+    order, colors = rules.deal(rng, 5, 3, N_CARDS)
+    state = engine.init(params, order, colors)
+    for _ in range(4):
+        mask = engine.legal_mask(state)
+        assert mask.shape == (5, 16)
+        assert mask.all()
+        state = engine.step(state, params, rng.integers(0, 16, 5))
+
+
+def test_deal_gives_permutations_and_distinct_colours() -> None:
+    order, colors = rules.deal(np.random.default_rng(0), 200, 4, N_CARDS)
+    assert (np.sort(order, axis=1) == np.arange(N_CARDS)).all()
+    assert (np.sort(colors, axis=1) == np.arange(4)).all()  # 4 players hold all 4 colours
+    order, colors = rules.deal(np.random.default_rng(1), 500, 2, N_CARDS)
+    assert colors.shape == (500, 2)
+    assert (colors[:, 0] != colors[:, 1]).all()
+    assert set(np.unique(colors)) == {0, 1, 2, 3}
+    assert len({tuple(row) for row in order}) == 500
+
+
+# ---------------------------------------------------------------------------------------------- traces
+
+
+def audit(record: dict) -> dict:
+    """Re-score a trace with numpy.rot90 and a flood fill: nothing from atelier."""
+    cards = [np.array(card) for card in record["cards"]]
+    previous = None
+    table: dict[tuple[int, int], int] = {}
+    moves = [record["start"], *record["placements"]]
+    for move in moves:
+        footprint = {(move["row"] + i, move["col"] + j) for i in (0, 1) for j in (0, 1)}
+        if previous is not None:
+            assert len(footprint & previous) == 1, "a placement must cover exactly one fragment"
+        layout = np.rot90(cards[move["card"]], move["rotation"])
+        for i in (0, 1):
+            for j in (0, 1):
+                table[move["row"] + i, move["col"] + j] = int(layout[i, j])
+        previous = footprint
+    steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+    if record["params"]["connectivity"] == 4:
+        steps = [(dr, dc) for dr, dc in steps if dr == 0 or dc == 0]
+    pieces = [0, 0, 0, 0]
+    seen: set[tuple[int, int]] = set()
+    for cell, colour in table.items():
+        if cell in seen:
+            continue
+        pieces[colour] += 1
+        seen.add(cell)
+        queue = deque([cell])
+        while queue:
+            r, c = queue.popleft()
+            for dr, dc in steps:
+                nb = (r + dr, c + dc)
+                if nb not in seen and table.get(nb) == colour:
+                    seen.add(nb)
+                    queue.append(nb)
+    colors, guesses = record["colors"], record["guesses"]
+    players = len(colors)
+    scores = []
+    for seat in range(players):
+        left = (seat + 1) % players
+        scores.append(pieces[colors[seat]] - (pieces[colors[left]] if guesses[seat] == colors[left] else 0))
+    winners = [s for s in range(players) if scores[s] == min(scores)]
+    return {"pieces": pieces, "scores": scores, "winners": winners, "cards": [m["card"] for m in moves]}
+
+
+TRACE_CASES = [
+    (2, ["greedy+bayes", "random+uniform"], 0, 8),
+    (3, ["camouflage+tracker", "spoiler+bayes", "greedy+uniform"], 1, 8),
+    (4, ["random+tracker", "camouflage@0.8+bayes@2", "spoiler@1.5+uniform", "greedy+tracker"], 2, 8),
+    (3, ["greedy+bayes", "greedy+bayes", "random+tracker"], 3, 4),
+    (2, ["spoiler+tracker", "camouflage+uniform"], 11, 4),
+    (4, ["greedy+uniform", "greedy+uniform", "greedy+uniform", "greedy+uniform"], 7, 8),
+]
+
+
+@pytest.mark.parametrize(("players", "strategies", "seed", "connectivity"), TRACE_CASES)
+def test_trace_matches_the_engine_and_an_independent_audit(players, strategies, seed, connectivity) -> None:
+    params = rules.Params(players=players, connectivity=connectivity)
+    record = json.loads(json.dumps(kintsugi.trace(params, strategies, seed)))  # JSON-ready
+    assert set(record) == {"game", "players", "seed", "strategies", "params", "cards", "colors", "start",
+                           "placements", "guesses", "pieces", "scores", "winners"}
+    assert record["game"] == "kintsugi"
+    assert (record["players"], record["seed"], record["strategies"]) == (players, seed, strategies)
+    assert record["params"]["connectivity"] == connectivity
+    assert record["cards"] == rules.load_deck().tolist()
+    assert set(record["start"]) == {"card", "row", "col", "rotation"}
+    assert (record["start"]["row"], record["start"]["col"], record["start"]["rotation"]) == (0, 0, 0)
+    assert len(record["placements"]) == N_CARDS - 1
+    for turn, move in enumerate(record["placements"]):
+        assert set(move) == {"seat", "card", "row", "col", "rotation"}
+        assert move["seat"] == turn % players
+    assert len(record["pieces"]) == 4
+
+    checked = audit(record)
+    assert sorted(checked["cards"]) == list(range(N_CARDS))
+    assert checked["pieces"] == record["pieces"]
+    assert checked["scores"] == record["scores"]
+    assert checked["winners"] == record["winners"]
+
+    # The engine, given the same seed sequence, plays the very same game.
+    rng = np.random.default_rng(seed)
+    order, colors = rules.deal(rng, 1, players, N_CARDS)
+    played = engine.play(params, order, colors, np.array([strategies]), rng, make_player)
+    assert order[0].tolist() == checked["cards"]
+    assert colors[0].tolist() == record["colors"]
+    previous = (0, 0)
+    for action, move in zip(played.actions[0], record["placements"]):
+        placement = placement_for(previous, action)
+        assert placement == (move["row"], move["col"], move["rotation"])
+        previous = placement[:2]
+    out = played.outcome
+    assert out.guesses[0].tolist() == record["guesses"]
+    assert out.pieces[0].tolist() == record["pieces"]
+    assert out.scores[0].tolist() == record["scores"]
+    assert np.flatnonzero(out.win[0] > 0).tolist() == record["winners"]
+
+
+def test_narrate_tells_every_turn_and_the_winners() -> None:
+    params = rules.Params(players=3)
+    record = kintsugi.trace(params, ["greedy+bayes", "camouflage+tracker", "random+uniform"], 5)
+    text = kintsugi.narrate(record)
+    for turn, move in enumerate(record["placements"], start=1):
+        assert (f"Turn {turn}: seat {move['seat']} lays card {move['card']} at row {move['row']}, "
+                f"col {move['col']}") in text
+    assert text.count("Turn ") == N_CARDS - 1
+    winners = ", ".join(f"seat {s}" for s in record["winners"])
+    assert f"Winner(s): {winners}" in text
+    for seat, score in enumerate(record["scores"]):
+        assert f"seat {seat} {score}" in text
+    for seat, colour in enumerate(record["colors"]):
+        assert f"seat {seat} ({record['strategies'][seat]}) favours {rules.COLORS[colour]}" in text
+
+
+def test_narrate_refuses_a_doctored_trace() -> None:
+    record = kintsugi.trace(rules.Params(players=2), ["greedy+bayes", "random+uniform"], 9)
+    first = record["placements"][0]
+    first["row"], first["col"] = 2, 2  # no longer on the starting card
+    with pytest.raises(IllegalMove, match="greedy\\+bayes"):
+        kintsugi.narrate(record)
+
+
+# ---------------------------------------------------------------------------------------------- strategies
+
+ALL_STRATEGIES = [f"{policy}+{guesser}" for policy in POLICIES for guesser in GUESSERS]
+
+
+def test_strategy_names_parse_with_knobs() -> None:
+    assert parse_strategy("camouflage@0.8+bayes@2") == (("camouflage", 0.8), ("bayes", 2.0))
+    assert parse_strategy("greedy+uniform") == (("greedy", None), ("uniform", None))
+    player = make_player("camouflage@0.8+bayes@2", seat=0, players=3, colors=np.array([1, 2]),
+                         idx=slice(None), connectivity=8)
+    assert (player.policy.knob, player.guesser.knob) == (0.8, 2.0)
+    assert player.name == "camouflage@0.8+bayes@2"
+    default = make_player("camouflage+bayes", seat=0, players=3, colors=np.array([1]), idx=slice(None),
+                          connectivity=8)
+    assert (default.policy.knob, default.guesser.knob) == (0.5, 1.0)
+    for name in ALL_STRATEGIES:
+        kintsugi.check_strategy(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("sneaky+bayes", "unknown Kintsugi policy 'sneaky'; known: random, greedy, camouflage, spoiler"),
+        ("greedy+psychic", "unknown Kintsugi guesser 'psychic'; known: uniform, tracker, bayes"),
+        ("camouflage@lots+bayes", "knob of 'camouflage@lots' must be a number"),
+        ("spoiler@nan+bayes", "knob of 'spoiler@nan' must be a finite number"),
+        ("greedy@3+bayes", "'greedy' takes no knob, got 'greedy@3'"),
+        ("random+uniform@2", "'uniform' takes no knob, got 'uniform@2'"),
+        ("greedy+bayes@x", "knob of 'bayes@x' must be a number"),
+        ("greedy", "a player is POLICY+GUESSER"),
+        ("greedy+bayes+tracker", "a player is POLICY+GUESSER"),
+    ],
+)
+def test_unknown_strategies_raise_a_clear_error(name: str, message: str) -> None:
+    with pytest.raises(AtelierError) as err:
+        kintsugi.check_strategy(name)
+    assert message in str(err.value)
+
+
+class Misbehaving:
+    """Plays legal moves until told to return `bad` as its placement or its guess."""
+
+    def __init__(self, name: str, n: int, place_bad=None, guess_bad=None):
+        self.name, self.n, self.place_bad, self.guess_bad = name, n, place_bad, guess_bad
+
+    def place(self, obs, rng):
+        return self.place_bad(self.n) if self.place_bad else np.zeros(self.n, np.int64)
+
+    def observe(self, obs, actions):
+        pass
+
+    def guess(self, rng):
+        return self.guess_bad(self.n) if self.guess_bad else np.zeros(self.n, np.int64)
+
+
+BAD_CHOICES = {
+    "placement 16": ({"place_bad": lambda n: np.full(n, 16)}, "outside 0..15"),
+    "placement -1": ({"place_bad": lambda n: np.full(n, -1)}, "outside 0..15"),
+    "placement float": ({"place_bad": lambda n: np.full(n, 2.0)}, "must be"),
+    "placement bool": ({"place_bad": lambda n: np.ones(n, bool)}, "must be"),
+    "placement shape": ({"place_bad": lambda n: np.zeros(n + 1, np.int64)}, "must be"),
+    "guess 4": ({"guess_bad": lambda n: np.full(n, 4)}, "outside 0..3"),
+    "guess -1": ({"guess_bad": lambda n: np.full(n, -1)}, "outside 0..3"),
+    "guess float": ({"guess_bad": lambda n: np.full(n, 1.5)}, "must be"),
+    "guess list of str": ({"guess_bad": lambda n: ["red"] * n}, "must be"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CHOICES))
+def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> None:
+    kwargs, detail = BAD_CHOICES[case]
+
+    def factory(name, *, seat, players, colors, idx, connectivity):
+        if name == "crooked":
+            return Misbehaving(name, len(colors), **kwargs)
+        return make_player(name, seat=seat, players=players, colors=colors, idx=idx, connectivity=connectivity)
+
+    params = rules.Params(players=3)
+    rng = np.random.default_rng(0)
+    order, colors = rules.deal(rng, 6, 3, N_CARDS)
+    lineups = np.array([["greedy+bayes", "crooked", "random+uniform"]] * 3 + [["greedy+bayes"] * 3] * 3)
+    with pytest.raises(IllegalMove) as err:
+        engine.play(params, order, colors, lineups, rng, factory)
+    assert err.value.strategy == "crooked"
+    assert "strategy 'crooked'" in str(err.value)
+    assert detail in str(err.value)
+
+
+@pytest.mark.parametrize("case", list(BAD_CHOICES))
+def test_reference_play_refuses_the_same_illegal_choices(case: str) -> None:
+    kwargs, detail = BAD_CHOICES[case]
+
+    def factory(name, *, seat, players, colors, idx, connectivity):
+        return Misbehaving(name, len(colors), **kwargs)
+
+    order, colors = rules.deal(np.random.default_rng(0), 1, 2, N_CARDS)
+    with pytest.raises(IllegalMove, match="strategy 'crooked'") as err:
+        reference.play(rules.Params(players=2), order[0], colors[0], ["crooked", "crooked"],
+                       np.random.default_rng(0), factory)
+    assert detail in str(err.value)
+
+
+def test_observations_hide_secret_colours_and_the_deck() -> None:
+    params = rules.Params(players=3)
+    order, colors = rules.deal(np.random.default_rng(4), 3, 3, N_CARDS)
+    obs = engine.observe(engine.init(params, order, colors), params)
+    seen = {name for name in vars(obs) if not name.startswith("_")}
+    assert seen == {"seat", "turn", "board", "pos", "offsets", "layouts", "spot", "rotation", "legal", "memo"}
+    # The only card the player sees besides the table is the one in hand: the deck's second card.
+    for g in range(3):
+        for k in range(4):
+            assert np.array_equal(obs.layouts[g, k], np.rot90(params.cards[order[g, 1]], k))
+
+
+@pytest.mark.parametrize("connectivity", [8, 4])
+def test_piece_deltas_agree_with_exact_counts(connectivity: int) -> None:
+    params = rules.Params(players=3, connectivity=connectivity)
+    rng = np.random.default_rng(20 + connectivity)
+    agree = total = 0
+    for turn in range(1, 12):
+        batch = 60
+        order, colors = rules.deal(rng, batch, 3, N_CARDS)
+        state = engine.init(params, order, colors)
+        for _ in range(turn):
+            state = engine.step(state, params, rng.integers(0, 16, batch))
+        deltas = piece_deltas(engine.observe(state, params), connectivity)
+        assert deltas.shape == (batch, 16, 4)
+        before = engine.count_pieces(state, connectivity)
+        for action in range(16):
+            after = engine.count_pieces(engine.step(state, params, np.full(batch, action)), connectivity)
+            agree += int((after - before == deltas[:, action]).sum())
+            total += after.size
+    assert agree / total >= 0.97
+
+
+def lineups_with(hero: str, other: str, games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
+    seat = np.arange(games) % players  # the hero sits in every seat equally often
+    lineups = np.full((games, players), other, dtype=object)
+    lineups[np.arange(games), seat] = hero
+    return lineups.astype(str), seat
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_greedy_beats_random(players: int) -> None:
+    games = 1200
+    params = rules.Params(players=players)
+    rng = np.random.default_rng(100 + players)
+    order, colors = rules.deal(rng, games, players, N_CARDS)
+    lineups, seat = lineups_with("greedy+uniform", "random+uniform", games, players)
+    out = engine.play(params, order, colors, lineups, rng, make_player).outcome
+    share = out.win[np.arange(games), seat]
+    # Shares are bounded by [0, 1]: 4 standard errors above the fair share 1/P is far beyond chance.
+    assert share.mean() - 4 * share.std(ddof=1) / np.sqrt(games) > 1 / players
+    assert np.allclose(out.win.sum(axis=1), 1)
+
+
+def test_informed_guessers_beat_uniform_against_greedy_placers() -> None:
+    games, players = 900, 3
+    params = rules.Params(players=players)
+    accuracy = {}
+    for guesser in GUESSERS:
+        rng = np.random.default_rng(7)
+        order, colors = rules.deal(rng, games, players, N_CARDS)
+        out = engine.play(params, order, colors, np.full((games, players), f"greedy+{guesser}"), rng,
+                          make_player).outcome
+        assert (out.guesses != colors).all(), f"{guesser} named its own colour"
+        accuracy[guesser] = out.correct.mean()
+    n = games * players
+    se = np.sqrt(1 / 3 * 2 / 3 / n)
+    assert abs(accuracy["uniform"] - 1 / 3) < 4 * se
+    for guesser in ("tracker", "bayes"):
+        assert accuracy[guesser] - 4 * np.sqrt(accuracy[guesser] * (1 - accuracy[guesser]) / n) > \
+            accuracy["uniform"] + 4 * se, accuracy

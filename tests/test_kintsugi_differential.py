@@ -1,0 +1,185 @@
+"""Kintsugi: the batched engine replayed move by move through the scalar reference, and batch = singles.
+
+The reference derives legality from the rule (cover exactly one fragment of the previous card), not from the
+engine's offset table, and counts pieces with its own flood fill, so agreement over thousands of games with
+every strategy mix is strong evidence that both implement the rulebook.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.kintsugi import engine, reference, rules
+from sim.kintsugi.reference import Placement
+from strategies.kintsugi import GUESSERS, POLICIES, make_player
+
+N_CARDS = 13
+ORIGIN = engine.origin(N_CARDS)
+ALL_STRATEGIES = np.array([f"{policy}+{guesser}" for policy in POLICIES for guesser in GUESSERS])
+# The documented action convention: action = 4 * offset index + rotation.
+OFFSET_OF = {0: (-1, -1), 1: (-1, 1), 2: (1, -1), 3: (1, 1)}
+
+
+def to_placement(pos: np.ndarray, action: int) -> Placement:
+    """An engine action for a game whose previous card lies at engine cell `pos`, in reference coordinates."""
+    dr, dc = OFFSET_OF[int(action) // 4]
+    return Placement(int(pos[0]) - ORIGIN + dr, int(pos[1]) - ORIGIN + dc, int(action) % 4)
+
+
+def walk_extent(actions: np.ndarray) -> np.ndarray:
+    """(B,) cells spanned by each game's cards along its wider axis, plus one empty cell each side."""
+    steps = np.array([OFFSET_OF[i] for i in range(4)])[actions.astype(int) // 4]
+    corners = np.concatenate([np.zeros((len(actions), 1, 2), int), np.cumsum(steps, axis=1)], axis=1)
+    return (corners.max(axis=1) - corners.min(axis=1)).max(axis=1) + 4
+
+
+def reference_board(game: reference.Game, shape: tuple[int, int]) -> np.ndarray:
+    board = np.full(shape, engine.EMPTY, np.int8)
+    for (row, col), colour in game.table.items():
+        board[row + ORIGIN, col + ORIGIN] = colour
+    return board
+
+
+def play_mixed(players: int, games: int, seed: int, connectivity: int = 8):
+    """A batch with lineups drawn per game and seat from every policy+guesser combination."""
+    params = rules.Params(players=players, connectivity=connectivity)
+    rng = np.random.default_rng(seed)
+    order, colors = rules.deal(rng, games, players, N_CARDS)
+    lineups = rng.choice(ALL_STRATEGIES, size=(games, players))
+    return params, lineups, engine.play(params, order, colors, lineups, rng, make_player)
+
+
+def replay(params: rules.Params, record: engine.Record, every_turn_pieces: bool = False) -> list[reference.Game]:
+    """Step the engine through the recorded actions beside one reference game per game, checking both agree
+    on the legal placements and the previous card's position before every move."""
+    batch, players = record.colors.shape
+    state = engine.init(params, record.order, record.colors)
+    games = [reference.new_game(params, record.order[g], record.colors[g]) for g in range(batch)]
+    for turn in range(record.actions.shape[1]):
+        obs = engine.observe(state, params)
+        mask = engine.legal_mask(state)
+        assert np.array_equal(obs.legal, mask)
+        assert obs.seat == turn % players
+        hand = params.cards[record.order[:, turn + 1]]
+        for k in range(4):
+            assert np.array_equal(obs.layouts[:, k], np.rot90(hand, k, axes=(1, 2)))
+        for g, game in enumerate(games):
+            previous = game.placements[-1]
+            assert (previous.row + ORIGIN, previous.col + ORIGIN) == tuple(state.pos[g]), (g, turn)
+            engine_legal = {to_placement(state.pos[g], a) for a in np.flatnonzero(mask[g])}
+            assert engine_legal == set(reference.legal_placements(game)), (g, turn)
+            assert game.seat_to_move == obs.seat
+            reference.place(game, to_placement(state.pos[g], record.actions[g, turn]))
+        state = engine.step(state, params, record.actions[:, turn])
+        if every_turn_pieces:
+            counts = engine.count_pieces(state, params.connectivity)
+            for g, game in enumerate(games):
+                assert counts[g].tolist() == reference.pieces(game), (g, turn)
+                assert np.array_equal(state.board[g], reference_board(game, state.board.shape[1:])), (g, turn)
+    assert all(game.over for game in games)
+    assert np.array_equal(engine.count_pieces(state, params.connectivity), record.outcome.pieces)
+    for g, game in enumerate(games):
+        assert np.array_equal(state.board[g], reference_board(game, state.board.shape[1:])), g
+    return games
+
+
+def check_outcome(record: engine.Record, games: list[reference.Game]) -> None:
+    out = record.outcome
+    for g, game in enumerate(games):
+        result = reference.final_result(game, out.guesses[g].tolist())
+        assert out.pieces[g].tolist() == result.pieces, g
+        assert out.correct[g].tolist() == result.correct, g
+        assert out.scores[g].tolist() == result.scores, g
+        assert out.rank[g].tolist() == result.ranks, g
+        assert out.win[g].tolist() == pytest.approx(result.wins), g
+
+
+@pytest.mark.parametrize(("players", "games", "seed", "connectivity"),
+                         [(2, 1000, 1, 8), (3, 1000, 2, 8), (4, 1000, 3, 8), (3, 500, 4, 4)])
+def test_engine_agrees_with_reference_move_by_move(players: int, games: int, seed: int, connectivity: int) -> None:
+    params, lineups, record = play_mixed(players, games, seed, connectivity)
+    assert set(lineups.ravel()) == set(ALL_STRATEGIES)
+    assert (lineups != lineups[:, :1]).any(axis=1).mean() > 0.8  # most games mix strategies
+    assert record.actions.shape == (games, N_CARDS - 1)
+    check_outcome(record, replay(params, record))
+
+
+@pytest.mark.parametrize("connectivity", [8, 4])
+def test_engine_agrees_with_reference_after_every_placement(connectivity: int) -> None:
+    params, _, record = play_mixed(4, 150, 10 + connectivity, connectivity)
+    check_outcome(record, replay(params, record, every_turn_pieces=True))
+
+
+def test_random_walks_that_stretch_far_agree_with_reference() -> None:
+    """Long straight walks take the engine's piece counting through its large-window path."""
+    params = rules.Params(players=2)
+    rng = np.random.default_rng(6)
+    games = 120
+    order, colors = rules.deal(rng, games, 2, N_CARDS)
+    spots = np.where(rng.random((games, N_CARDS - 1)) < rng.random((games, 1)), rng.integers(0, 4, (games, 1)),
+                     rng.integers(0, 4, (games, N_CARDS - 1)))
+    actions = (4 * spots + rng.integers(0, 4, spots.shape)).astype(np.int8)
+    guesses = rng.integers(0, 4, (games, 2)).astype(np.int8)
+    extent = walk_extent(actions)
+    assert (extent > 10).sum() > 30 and (extent <= 10).sum() > 30
+    state = engine.init(params, order, colors)
+    for turn in range(N_CARDS - 1):
+        state = engine.step(state, params, actions[:, turn])
+    assert np.array_equal((state.high - state.low).max(axis=1) + 4, extent)
+    out = engine.score(engine.count_pieces(state, 8), colors, guesses)
+    record = engine.Record(order, colors, actions, out)
+    check_outcome(record, replay(params, record))
+
+
+class Scripted:
+    """Replays recorded placements and guesses for one seat in a set of games."""
+
+    def __init__(self, name: str, seat: int, actions: np.ndarray, guesses: np.ndarray):
+        self.name, self.seat, self.actions, self.guesses = name, seat, actions, guesses
+
+    def place(self, obs, rng):
+        assert obs.seat == self.seat
+        return self.actions[:, obs.turn].astype(np.int64)
+
+    def observe(self, obs, actions):
+        pass
+
+    def guess(self, rng):
+        return self.guesses[:, self.seat].astype(np.int64)
+
+
+def scripted_factory(actions: np.ndarray, guesses: np.ndarray, secret: np.ndarray):
+    """make_player for engine.play: each seat's players replay the recorded rows of the games they play."""
+
+    def make(name, *, seat, players, colors, idx, connectivity):
+        rows = np.arange(len(actions))[idx]
+        assert np.array_equal(colors, secret[rows, seat])  # the engine hands each player its own colours
+        return Scripted(name, seat, actions[rows], guesses[rows])
+
+    return make
+
+
+@pytest.mark.parametrize(("players", "connectivity"), [(3, 8), (4, 4)])
+def test_a_batch_equals_its_games_played_one_by_one(players: int, connectivity: int) -> None:
+    params, _, recorded = play_mixed(players, 300, 50 + players, connectivity)
+    # Window sizes matter to count_pieces: the batch must hold both small and large spreads.
+    extent = walk_extent(recorded.actions)
+    assert (extent > 10).sum() >= 3 and (extent <= 10).sum() >= 3
+
+    rng = np.random.default_rng(0)
+    names = rng.choice(["script-a", "script-b", "script-c"], size=recorded.colors.shape)
+    guesses = recorded.outcome.guesses
+    factory = scripted_factory(recorded.actions, guesses, recorded.colors)
+    batch = engine.play(params, recorded.order, recorded.colors, names, rng, factory)
+    assert np.array_equal(batch.actions, recorded.actions)
+    singles = [
+        engine.play(params, recorded.order[g : g + 1], recorded.colors[g : g + 1], names[g : g + 1], rng,
+                    scripted_factory(recorded.actions[g : g + 1], guesses[g : g + 1], recorded.colors[g : g + 1]))
+        for g in range(len(names))
+    ]
+    for field in ("pieces", "guesses", "correct", "scores", "rank", "win"):
+        together = getattr(batch.outcome, field)
+        alone = np.concatenate([getattr(single.outcome, field) for single in singles])
+        assert np.array_equal(together, alone), field
+        assert np.array_equal(together, getattr(recorded.outcome, field)), field
