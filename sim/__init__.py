@@ -11,7 +11,7 @@ from types import ModuleType
 
 from sim.errors import AtelierError
 
-GAMES: dict[str, str] = {"kintsugi": "sim.kintsugi"}
+GAMES: dict[str, str] = {"kintsugi": "sim.kintsugi", "broken_beautiful": "sim.broken_beautiful"}
 
 
 def get_game(name: str) -> ModuleType:

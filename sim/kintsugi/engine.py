@@ -12,6 +12,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import ndimage
 
+from sim.batch import check_choice, strategy_groups
 from sim.errors import IllegalMove
 from sim.kintsugi.rules import (
     ACTION_OFFSET,
@@ -191,21 +192,17 @@ def play(params: Params, order: np.ndarray, colors: np.ndarray, lineups: np.ndar
 
 def _seat_players(params, seat, names, colors, make_player):
     """One player object per distinct strategy at this seat, with the games (index or slice) it plays."""
-    group = []
-    for name in np.unique(names):
-        idx = np.flatnonzero(names == name)
-        idx = slice(None) if len(idx) == len(names) else idx
-        group.append((idx, make_player(str(name), seat=seat, players=params.players, colors=colors[idx],
-                                       idx=idx, connectivity=params.connectivity)))
-    return group
+    return [(idx, make_player(name, seat=seat, players=params.players, colors=colors[idx], idx=idx,
+                              connectivity=params.connectivity))
+            for name, idx in strategy_groups(names)]
 
 
 def _decide(group, obs: Observation, rng: np.random.Generator) -> np.ndarray:
     actions = np.zeros(len(obs.board), np.int8)
     for idx, player in group:
-        chosen = np.asarray(player.place(obs, rng))
         legal = obs.legal[idx]
-        check_choice(player, chosen, len(legal), N_ACTIONS, f"placement at turn {obs.turn}")
+        chosen = check_choice(player, np.asarray(player.place(obs, rng)), len(legal), N_ACTIONS,
+                              f"placement at turn {obs.turn}")
         if not legal[np.arange(len(legal)), chosen].all():
             raise IllegalMove(player.name, f"placement at turn {obs.turn} covers other than one fragment")
         actions[idx] = chosen
@@ -215,17 +212,6 @@ def _decide(group, obs: Observation, rng: np.random.Generator) -> np.ndarray:
 def _guesses(group, batch: int, rng: np.random.Generator) -> np.ndarray:
     guesses = np.zeros(batch, np.int8)
     for idx, player in group:
-        guess = np.asarray(player.guess(rng))
-        check_choice(player, guess, len(np.arange(batch)[idx]), N_COLORS, "guess")
-        guesses[idx] = guess
+        guesses[idx] = check_choice(player, np.asarray(player.guess(rng)), len(np.arange(batch)[idx]), N_COLORS,
+                                    "guess")
     return guesses
-
-
-def check_choice(player, choice: np.ndarray, n: int, bound: int, what: str) -> np.ndarray:
-    """A strategy's choices must be n integers in 0..bound-1; returns them, else raises IllegalMove."""
-    if choice.shape != (n,) or not np.issubdtype(choice.dtype, np.integer):
-        raise IllegalMove(player.name, f"{what} must be {n} integers, got shape {choice.shape} {choice.dtype}")
-    bad = (choice < 0) | (choice >= bound)
-    if bad.any():
-        raise IllegalMove(player.name, f"{what} {int(choice[bad][0])} is outside 0..{bound - 1}")
-    return choice

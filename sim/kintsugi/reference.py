@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from sim.batch import check_choice
 from sim.errors import IllegalMove
-from sim.kintsugi.engine import EMPTY, Observation, check_choice
+from sim.kintsugi.engine import EMPTY, Observation
 from sim.kintsugi.rules import ACTION_OFFSET, ACTION_ROTATION, COLORS, N_ACTIONS, N_ROTATIONS, OFFSETS, Params
 
 Cell = tuple[int, int]

@@ -1,0 +1,198 @@
+"""Broken and Beautiful: constants, component data, Params, the deal and the "Pottery Scores" table.
+
+Rulebook: ../shared/rules/broken_and_beautiful.txt. Component data the rulebook leaves out (counts,
+patterns, values) come from components.toml, which a designer can copy and edit.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from sim.errors import AtelierError
+
+PLAYER_COUNTS = (2, 3, 4)
+DEFAULT_COMPONENTS = Path(__file__).with_name("components.toml")
+
+TYPES = ("cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot", "tray", "box", "gold")
+CUP, SAUCER, PLATE, BOWL, TEA_JAR, VASE, TEAPOT, TRAY, BOX, GOLD = range(len(TYPES))
+POTTERY = TYPES[: TEAPOT + 1]  # patterned and breakable
+SCORED = TYPES[: BOX + 1]  # the types with a points column; gold cards are always sold
+
+INTACT, BROKEN, REPAIRED = 0, 1, 2  # condition of a card in a collection
+CONDITIONS = ("intact", "broken", "repaired")
+SUPPLY_RULES = ("partial", "unlimited")
+
+
+@dataclass(frozen=True)
+class Params:
+    """What a Broken and Beautiful experiment may vary."""
+
+    players: int = field(default=3, metadata={"help": "number of players, 2-4"})
+    components: str = field(
+        default="", metadata={"help": "path to an alternative components TOML; empty = the default set"}
+    )
+    supply_shortfall: str = field(
+        default="partial",
+        metadata={"help": "when the supply cannot pay a whole sale (the rulebook is silent): 'partial' = the "
+                          "seller takes what is left; 'unlimited' = the bank never runs out"},
+    )
+    new_player_ingots: int = field(
+        default=0, metadata={"help": "ingots each player takes from the supply at setup ('New Player' rule)"}
+    )
+    tie_items_count_broken: bool = field(
+        default=True,
+        metadata={"help": "the second tie-breaker, 'most items overall', counts broken items too"},
+    )
+
+    def validate(self) -> None:
+        if self.supply_shortfall not in SUPPLY_RULES:
+            raise AtelierError(f"parameter 'supply_shortfall' must be one of {', '.join(SUPPLY_RULES)}")
+        if self.new_player_ingots < 0 or self.new_player_ingots * self.players > self.kit.supply:
+            raise AtelierError("parameter 'new_player_ingots' must be between 0 and supply / players")
+
+    @property
+    def kit(self) -> Components:
+        """The components: card catalog, supply and scoring numbers."""
+        return load_components(self.components)
+
+
+class Scoring(NamedTuple):
+    cup: tuple[int, int]
+    saucer: tuple[int, int]
+    plate_pair: int
+    plate_repaired: int
+    bowl_repaired: int
+    tea_jar_most: int
+    tea_jar_repaired: int
+    vase: tuple[int, ...]
+    vase_repaired: int
+    teapot_repaired: int
+    tray: int
+    box_cap: int
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: load_components caches each file's set
+class Components:
+    """The card catalog, by card id: cards are numbered type by type in the order of TYPES."""
+
+    supply: int
+    patterns: int
+    type: np.ndarray  # (C,) int8 index into TYPES
+    pattern: np.ndarray  # (C,) int8, -1 for cards without a pattern
+    value: np.ndarray  # (C,) int8 sale value = repair cost
+    scoring: Scoring
+
+    @property
+    def size(self) -> int:
+        return len(self.type)
+
+    def draft_size(self, players: int) -> int:
+        """Starting a Round: two cards per player, plus one."""
+        return 2 * players + 1
+
+    def rounds(self, players: int) -> int:
+        """Ending the Game: rounds go on while a full draft can be dealt."""
+        return self.size // self.draft_size(players)
+
+    def catalog(self) -> list[dict]:
+        return [{"id": c, "type": TYPES[t], "pattern": int(p) if p >= 0 else None, "value": int(v)}
+                for c, (t, p, v) in enumerate(zip(self.type, self.pattern, self.value))]
+
+
+@lru_cache(maxsize=16)
+def load_components(path: str = "") -> Components:
+    file = Path(path) if path else DEFAULT_COMPONENTS
+    try:
+        data = tomllib.loads(file.read_text())
+        types, scoring = data["types"], data["scoring"]
+        unknown = set(types) - set(TYPES)
+        if unknown:
+            raise ValueError(f"unknown card type {sorted(unknown)[0]!r}")
+        counts = [int(types.get(name, {}).get("count", 0)) for name in TYPES]
+        values = [int(types.get(name, {}).get("value", 0)) for name in TYPES]
+        patterns = int(data["patterns"])
+        sc = Scoring(**{k: tuple(v) if isinstance(v, list) else int(v) for k, v in scoring.items()})
+        supply = int(data["supply"])
+    except FileNotFoundError:
+        raise AtelierError(f"components file {file} does not exist") from None
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise AtelierError(f"components file {file} is malformed: {err}") from None
+    if min(counts) < 0 or min(values) < 0 or patterns < 1 or supply < 0 or sum(counts) == 0:
+        raise AtelierError(f"components file {file} needs non-negative counts, values and supply, and patterns >= 1")
+    kind = np.repeat(np.arange(len(TYPES)), counts).astype(np.int8)
+    index = np.concatenate([np.arange(n) for n in counts])
+    pattern = np.where(kind <= TEAPOT, index % patterns, -1).astype(np.int8)
+    return Components(supply, patterns, kind, pattern, np.array(values, np.int8)[kind], sc)
+
+
+def deal(rng: np.random.Generator, n: int, params: Params) -> np.ndarray:
+    """Shuffle the deck for n games: (n, C) int8 card ids from the top. Seat 0 holds the first player marker
+    in round 1; the rulebook picks that player by who last washed the dishes, which is as good as random."""
+    return rng.random((n, params.kit.size)).argsort(axis=1).astype(np.int8)
+
+
+class Tally(NamedTuple):
+    """What each collection holds, by the counts that scoring needs. Leading axes are free, e.g. (B, P)."""
+
+    whole: np.ndarray  # (..., T) unbroken (intact or repaired) cards of each type
+    repaired: np.ndarray  # (..., T) repaired cards of each type
+    broken: np.ndarray  # (..., T) broken cards of each type
+    pattern: np.ndarray  # (..., K) unbroken cards of each pattern
+    teapots: np.ndarray  # (..., K) unbroken teapots of each pattern
+    teapots_repaired: np.ndarray  # (..., K) repaired teapots of each pattern
+
+
+def tally(owner: np.ndarray, cond: np.ndarray, players: int, comp: Components) -> Tally:
+    """Count the collections of a batch: owner (B, C) seat or -1, cond (B, C) -> Tally with axes (B, P, .)."""
+    held = owner[:, None, :] == np.arange(players)[None, :, None]  # (B, P, C)
+    whole = (held & (cond != BROKEN)[:, None, :]).astype(np.float32)
+    repaired = (held & (cond == REPAIRED)[:, None, :]).astype(np.float32)
+    broken = (held & (cond == BROKEN)[:, None, :]).astype(np.float32)
+    by_type = np.eye(len(TYPES), dtype=np.float32)[comp.type]  # (C, T)
+    by_pattern = (comp.pattern[:, None] == np.arange(comp.patterns)).astype(np.float32)  # (C, K)
+    teapot = by_pattern * (comp.type == TEAPOT)[:, None]
+    counts = [whole @ by_type, repaired @ by_type, broken @ by_type, whole @ by_pattern, whole @ teapot,
+              repaired @ teapot]
+    return Tally(*(c.astype(np.int16) for c in counts))
+
+
+def points(t: Tally, ingots: np.ndarray, rival_tea_jars: np.ndarray, comp: Components) -> np.ndarray:
+    """The "Pottery Scores" table: (..., len(SCORED)) points by type. Broken cards count for nothing.
+
+    rival_tea_jars: the most unbroken tea jars any other player holds, broadcastable to ingots."""
+    s = comp.scoring
+    whole, rep = t.whole, t.repaired
+    out = np.zeros((*ingots.shape, len(SCORED)), np.int32)
+    out[..., CUP], out[..., SAUCER] = _cups_and_saucers(whole[..., CUP], rep[..., CUP], whole[..., SAUCER],
+                                                        rep[..., SAUCER], s, comp)
+    out[..., PLATE] = whole[..., PLATE] // 2 * s.plate_pair + s.plate_repaired * rep[..., PLATE]
+    out[..., BOWL] = whole[..., BOWL] ** 2 + s.bowl_repaired * rep[..., BOWL]
+    jars = whole[..., TEA_JAR]
+    out[..., TEA_JAR] = np.where((jars > 0) & (jars >= rival_tea_jars), s.tea_jar_most, 0) \
+        + s.tea_jar_repaired * rep[..., TEA_JAR]
+    vase_table = np.array(s.vase)
+    out[..., VASE] = vase_table[np.minimum(whole[..., VASE], len(vase_table) - 1)] + s.vase_repaired * rep[..., VASE]
+    teapot_weight = t.teapots + (s.teapot_repaired - 1) * t.teapots_repaired
+    out[..., TEAPOT] = (t.pattern * teapot_weight).sum(axis=-1)
+    out[..., TRAY] = s.tray * whole[..., TRAY]
+    out[..., BOX] = whole[..., BOX] * np.minimum(ingots, s.box_cap)
+    return out
+
+
+def _cups_and_saucers(cups, cups_repaired, saucers, saucers_repaired, s: Scoring, comp: Components):
+    """Cups and saucers pair freely at the end; the best pairing puts the most valuable cups with the
+    strongest saucers (rearrangement inequality). Returns (cup face values, extra points from saucers)."""
+    face = np.zeros(cups.shape, np.int32)
+    extra = np.zeros(cups.shape, np.int32)
+    for j in range(int((comp.type == CUP).sum())):  # j-th most valuable cup
+        value = np.where(j < cups_repaired, s.cup[1], np.where(j < cups, s.cup[0], 0))
+        multiplier = np.where(j < saucers_repaired, s.saucer[1], np.where(j < saucers, s.saucer[0], 1))
+        face += value
+        extra += value * (multiplier - 1)
+    return face, extra

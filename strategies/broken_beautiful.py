@@ -1,0 +1,261 @@
+"""Broken and Beautiful players, batched. Drafting, keep-or-sell and repairing are separate decisions.
+
+Names: `base[@knob][-no-TYPE]`, e.g. `greedy`, `hater@3`, `greedy-no-teapot`. The `-no-TYPE` variants
+never keep cards of that type, so a designer can see how much the type matters.
+
+Players value a position by its end score as if the game ended now (the rulebook's table applied to the
+table as it stands), plus INGOT_WORTH points per ingot held, since ingots pay for repairs. Breakage risk
+is not modelled: these are simple heuristics, not optimal play.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from types import SimpleNamespace
+
+import numpy as np
+
+from sim.broken_beautiful.rules import GOLD, TEA_JAR, TEAPOT, TYPES, Tally, points, tally
+from sim.errors import AtelierError
+
+INGOT_WORTH = 0.5
+BASES = {
+    "random": "drafts, keeps or sells, and repairs uniformly at random among the legal choices",
+    "greedy": "the largest immediate gain in its own end score, counting an ingot as half a point",
+    "collector": "commits at its first pick to the set with most on offer (tea set: cup, saucer, teapot; "
+                 "tableware: plate, bowl; display: vase, tea jar), keeps that set and sells the rest",
+    "banker": "sells everything in the first half of the game, then drafts greedily; repairs only in the "
+              "last two rounds",
+    "hater": "takes the card worth most to the leading opponent when that beats its own best gain by a "
+             "margin (knob: the margin in points, 2)",
+}
+STRATEGIES = {**BASES, "BASE-no-TYPE": "BASE that never keeps cards of TYPE, e.g. greedy-no-teapot"}
+BENCH_STRATEGY = "greedy"
+SETS = (("cup", "saucer", "teapot"), ("plate", "bowl"), ("vase", "tea_jar"))
+
+
+def tally_of(obs, kit) -> Tally:
+    """Every collection's counts, (B, P, .), computed once per observation."""
+    if "tally" not in obs.memo:
+        obs.memo["tally"] = tally(obs.owner, obs.cond, obs.ingots.shape[1], kit)
+    return obs.memo["tally"]
+
+
+def score_after(t: Tally, seat: int, cards: np.ndarray, ingots: np.ndarray, kit, repaired: bool = False):
+    """Seat's end score, (n, K), if each of `cards` (n, K) joined its collection unbroken (or, with
+    `repaired`, were one of its broken cards mended) while it held `ingots` (n, K); card -1 adds nothing.
+    `t` is the tally of the same n games."""
+    real = cards >= 0
+    kind = np.where(real, kit.type[cards], -1)
+    pattern = np.where(real, kit.pattern[cards], -1)
+    add = (kind[..., None] == np.arange(len(TYPES))).astype(np.int16)
+    add_pattern = (pattern[..., None] == np.arange(kit.patterns)).astype(np.int16)
+    add_pot = add_pattern * (kind == TEAPOT)[..., None]
+    whole, rep, broken, pattern_n, pots, pots_rep = (a[:, seat, None] for a in t)
+    new = Tally(whole + add, rep + repaired * add, broken - repaired * add, pattern_n + add_pattern, pots + add_pot,
+                pots_rep + repaired * add_pot)
+    rivals = np.delete(t.whole[..., TEA_JAR], seat, axis=1).max(axis=1, initial=0)[:, None]
+    return points(new, ingots, rivals, kit).sum(axis=-1)
+
+
+@lru_cache(maxsize=8)
+def _kinds(kit) -> tuple[np.ndarray, np.ndarray]:
+    """One card of each (type, pattern), and the index of each card's kind among them."""
+    key = kit.type.astype(np.int64) * (kit.patterns + 1) + kit.pattern + 1
+    _, first, kind_of = np.unique(key, return_index=True, return_inverse=True)
+    return first, kind_of
+
+
+def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Index of the highest score among allowed options per row, ties broken uniformly at random."""
+    score = np.where(allowed, score, -np.inf)
+    ties = score >= score.max(axis=1, keepdims=True) - 1e-9
+    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
+
+
+class Player:
+    """Greedy play; the other strategies change what a kept card is worth, the draft, or when to repair."""
+
+    default_knob: float | None = None
+
+    def __init__(self, name: str, *, seat: int, players: int, idx, params, knob=None, banned: int | None = None):
+        self.name, self.seat, self.players, self.idx, self.params = name, seat, players, idx, params
+        self.kit = params.kit
+        self.knob = self.default_knob if knob is None else knob
+        self.banned = banned
+
+    # The three decisions the engine asks for.
+    def draft(self, obs, rng):
+        view = self.view(obs)
+        keep, sell = self.values(view, view.draft)
+        return pick_best(self.draft_value(view, keep, sell, rng), view.open, rng)
+
+    def keep(self, obs, rng):
+        view = self.view(obs)
+        keep, sell = self.values(view, view.card[:, None])
+        return (keep[:, 0] > sell[:, 0]).astype(np.intp)
+
+    def repair(self, obs, rng):
+        legal = obs.legal[self.idx]
+        choice = np.full(len(legal), legal.shape[1] - 1)  # pass where nothing can be mended
+        open_ = legal[:, :-1].any(axis=1)
+        if open_.any():
+            view = self.view(obs, open_)
+            choice[open_] = pick_best(self.repair_value(view), view.legal, rng)
+        return choice
+
+    # What the heuristics share.
+    def view(self, obs, rows: np.ndarray | None = None) -> SimpleNamespace:
+        """This player's games (or those of them picked by the mask `rows`), sliced out of the batch, with
+        the collections' tally."""
+        idx = self.idx
+        if rows is not None:
+            idx = (np.flatnonzero(rows) if isinstance(idx, slice) else idx[rows])
+        names = ("owner", "cond", "ingots", "supply", "draft", "open", "card", "repairs", "free", "legal")
+        view = SimpleNamespace(**{k: getattr(obs, k)[idx] for k in names})
+        view.tally = Tally(*(a[idx] for a in tally_of(obs, self.kit)))
+        view.rows = slice(None) if rows is None else np.flatnonzero(rows)  # within this player's games
+        view.round, view.rounds_left = obs.round, obs.rounds_left
+        view.coins = view.ingots[:, self.seat, None]
+        view.now = self.score(view, np.full((len(view.coins), 1), -1), view.coins)[:, 0]
+        return view
+
+    def score(self, view, cards, ingots, repaired=False) -> np.ndarray:
+        """Own end score plus INGOT_WORTH per ingot, (n, K)."""
+        return score_after(view.tally, self.seat, cards, ingots, self.kit, repaired) + INGOT_WORTH * ingots
+
+    def values(self, view, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Value after keeping (-inf where it may not) and after selling each of `cards` (n, K)."""
+        value = self.kit.value[cards].astype(np.int64)
+        if self.params.supply_shortfall == "partial":
+            value = np.minimum(value, np.maximum(view.supply[:, None], 0))
+        keep = self.score(view, cards, np.broadcast_to(view.coins, cards.shape))
+        sell = self.score(view, np.full_like(cards, -1), view.coins + value)
+        return np.where(self.may_keep(view, cards), keep, -np.inf), sell
+
+    def may_keep(self, view, cards: np.ndarray) -> np.ndarray:
+        kind = self.kit.type[cards]
+        return (kind != GOLD) & (kind != (-1 if self.banned is None else self.banned))
+
+    def draft_value(self, view, keep, sell, rng) -> np.ndarray:
+        return np.maximum(keep, sell)
+
+    def repair_value(self, view) -> np.ndarray:
+        """Value after mending each card (columns 0..C-1) or passing (column C). Cards of one type and
+        pattern are worth the same, so each kind is valued once."""
+        kinds, kind_of = _kinds(self.kit)
+        cost = self.kit.value[kinds] + view.repairs[:, self.seat, None]
+        cost = np.where((view.free & (view.repairs[:, self.seat] == 0))[:, None], 0, cost)
+        cards = np.broadcast_to(kinds, cost.shape)
+        mended = self.score(view, cards, view.coins - cost, repaired=True)[:, kind_of]
+        return np.concatenate([mended, view.now[:, None]], axis=1)
+
+
+class Random(Player):
+    def draft_value(self, view, keep, sell, rng):
+        return np.zeros(keep.shape)
+
+    def keep(self, obs, rng):
+        view = self.view(obs)
+        allowed = self.may_keep(view, view.card)
+        return (allowed & (rng.random(len(allowed)) < 0.5)).astype(np.intp)
+
+    def repair_value(self, view):
+        return np.zeros(view.legal.shape)
+
+
+class Collector(Player):
+    BONUS = 3.0  # points of preference for a card of its set when drafting
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sets = np.array([[name in group for name in TYPES] for group in SETS])  # (S, T)
+        self.chosen = None  # (n,) the set each game committed to
+
+    def draft_value(self, view, keep, sell, rng):
+        if self.chosen is None:  # first pick: the set with most cards on offer
+            offered = (self.sets[:, self.kit.type[view.draft]] & view.open[None]).sum(axis=2).T  # (n, S)
+            self.chosen = pick_best(offered.astype(float), np.ones(offered.shape, bool), rng)
+        return np.maximum(keep, sell) + self.BONUS * np.isfinite(keep)
+
+    def may_keep(self, view, cards):
+        if self.chosen is None:
+            return super().may_keep(view, cards)
+        return super().may_keep(view, cards) & self.sets[self.chosen[view.rows, None], self.kit.type[cards]]
+
+    def repair_value(self, view):
+        value = super().repair_value(view)
+        mine = self.sets[self.chosen[view.rows]][:, self.kit.type] if self.chosen is not None else True
+        value[:, :-1] = np.where(mine, value[:, :-1], -np.inf)
+        return value
+
+
+class Banker(Player):
+    def may_keep(self, view, cards):
+        early = view.round < (view.round + view.rounds_left + 1) / 2  # the first half of the rounds
+        return super().may_keep(view, cards) & (not early)
+
+    def repair_value(self, view):
+        value = super().repair_value(view)
+        if view.rounds_left > 1:
+            value[:, :-1] = -np.inf
+        return value
+
+
+class Hater(Player):
+    default_knob = 2.0
+
+    def draft_value(self, view, keep, sell, rng):
+        own = np.maximum(keep, sell)
+        harm = self.leader_gains(view)
+        target = harm.argmax(axis=1)
+        spite = harm.max(axis=1) > own.max(axis=1) - view.now + self.knob
+        chosen = np.zeros(own.shape, bool)
+        chosen[np.arange(len(own)), target] = True
+        return np.where(spite[:, None], np.where(chosen, 1.0, 0.0), own)
+
+    def leader_gains(self, view):
+        """What each drafting-area card would add to the end score of the opponent who leads now, (n, D)."""
+        players = view.ingots.shape[1]
+        rivals = [s for s in range(players) if s != self.seat]
+        scores = np.stack([self.rival_score(view, s, np.full((len(view.coins), 1), -1))[:, 0] for s in rivals], 1)
+        gains = np.stack([self.rival_score(view, s, view.draft) for s in rivals], 1)  # (n, R, D)
+        pick = np.arange(len(scores)), scores.argmax(axis=1)
+        harm = gains[pick] - scores[pick][:, None]
+        return np.where(view.open & (self.kit.type[view.draft] != GOLD), harm, -np.inf)
+
+    def rival_score(self, view, seat, cards):
+        coins = np.broadcast_to(view.ingots[:, seat, None], cards.shape)
+        return score_after(view.tally, seat, cards, coins, self.kit)
+
+
+CLASSES = {"random": Random, "greedy": Player, "collector": Collector, "banker": Banker, "hater": Hater}
+
+
+def parse_strategy(name: str) -> tuple[str, float | None, int | None]:
+    """`base[@knob][-no-TYPE]` -> (base, knob, banned type index); AtelierError if unknown."""
+    head, _, banned = name.partition("-no-")
+    base, _, knob = head.partition("@")
+    if base not in CLASSES:
+        raise AtelierError(f"unknown Broken and Beautiful strategy '{name}'; known: {', '.join(CLASSES)}, "
+                           "each optionally with -no-TYPE")
+    if banned and banned not in TYPES[:-1]:
+        raise AtelierError(f"'{name}': no card type '{banned}'; types: {', '.join(TYPES[:-1])}")
+    if knob and CLASSES[base].default_knob is None:
+        raise AtelierError(f"'{base}' takes no knob, got '{head}'")
+    try:
+        value = float(knob) if knob else None
+    except ValueError:
+        raise AtelierError(f"knob of '{head}' must be a number") from None
+    if value is not None and not np.isfinite(value):
+        raise AtelierError(f"knob of '{head}' must be a finite number")
+    return base, value, TYPES.index(banned) if banned else None
+
+
+def check_strategy(name: str) -> None:
+    parse_strategy(name)
+
+
+def make_player(name: str, *, seat: int, players: int, idx, params) -> Player:
+    base, knob, banned = parse_strategy(name)
+    return CLASSES[base](name, seat=seat, players=players, idx=idx, params=params, knob=knob, banned=banned)
