@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/atelier run experiments/kintsugi_*.toml --jobs $(JOBS) --out $(RESULTS)
+	$(BIN)/atelier run experiments/*.toml --jobs $(JOBS) --out $(RESULTS)
 	$(BIN)/atelier report $(RESULTS) --out $(REPORT)
 
 test: $(STAMP)

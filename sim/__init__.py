@@ -11,7 +11,11 @@ from types import ModuleType
 
 from sim.errors import AtelierError
 
-GAMES: dict[str, str] = {"kintsugi": "sim.kintsugi", "broken_beautiful": "sim.broken_beautiful"}
+GAMES: dict[str, str] = {
+    "kintsugi": "sim.kintsugi",
+    "broken_beautiful": "sim.broken_beautiful",
+    "kaleido": "sim.kaleido",
+}
 
 
 def get_game(name: str) -> ModuleType:

@@ -1,0 +1,312 @@
+"""Kaleido, one game at a time, written to be read next to the rulebook (../shared/rules/kaleido.txt).
+
+The oracle for the batched engine (tests replay the engine's decisions here), the narrator of
+`atelier play` and the baseline of `atelier bench`. Geometry as in rules.py: axial coordinates, triangle k
+of a board faces its neighbour in direction k, local slot s sits at triangle (s + rot) % 6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.batch import check_choice
+from sim.errors import IllegalMove
+from sim.kaleido import engine
+from sim.kaleido.rules import COLORS, DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
+
+Hole = tuple[int, int]  # (board id, local slot)
+
+
+@dataclass
+class Board:
+    id: int
+    q: int
+    r: int
+    rot: int = 0
+    slots: list = field(default_factory=lambda: [None] * 6)  # by local slot: a colour, WHITE or None
+    scored: bool = False
+
+    def triangle(self, k: int):
+        """What fills physical triangle k (the one facing the neighbour in direction k)."""
+        return self.slots[(k - self.rot) % 6]
+
+    @property
+    def full(self) -> bool:
+        return all(s is not None for s in self.slots)
+
+
+@dataclass
+class Game:
+    params: Params
+    boards: list[Board]
+    tiles: list[int]  # coloured tiles left, per colour
+    whites: list[int]  # white tiles left, per seat
+    stock: list[int]  # boards left, per seat
+    midgame: list[int]  # points per colour from boards scored during play
+    endgame: list[int]  # points per colour from end-game hexagons
+    turn: int = 0  # colour turns so far, passes and skips included
+    stalled: bool = False
+    events: list[dict] = field(default_factory=list)
+    hexagons: list[dict] = field(default_factory=list)
+    boards_placed: list[int] = field(default_factory=list)  # per seat
+    whites_used: list[int] = field(default_factory=list)
+    turns_played: list[int] = field(default_factory=list)
+    just_scored: list[int] = field(default_factory=list)  # boards scored this turn, which may be turned
+
+    @property
+    def colour(self) -> int:
+        """Turns go round the colours; in the 2-player variant a player's two colours alternate."""
+        return self.turn % self.params.colours
+
+    @property
+    def seat(self) -> int:
+        return self.params.owner(self.colour)
+
+    def at(self, q: int, r: int) -> Board | None:
+        return next((b for b in self.boards if (b.q, b.r) == (q, r)), None)
+
+    def empty_holes(self) -> list[Hole]:
+        return [(b.id, s) for b in self.boards for s in range(6) if b.slots[s] is None]
+
+    def board_spots(self) -> list[tuple[int, int]]:
+        """Empty honeycomb cells sharing at least one side with a board on the table."""
+        taken = {(b.q, b.r) for b in self.boards}
+        spots = {(b.q + int(dq), b.r + int(dr)) for b in self.boards for dq, dr in DIRECTIONS}
+        return sorted(spots - taken)
+
+    @property
+    def over(self) -> bool:
+        """End of Game: every player has run out of coloured tiles (or the rules have stalled)."""
+        return self.stalled or all(t == 0 for t in self.tiles)
+
+
+def new_game(params: Params) -> Game:
+    """Set-up: two starting boards side by side; each player's tiles, white tiles and boards."""
+    boards = [Board(i, q, r) for i, (q, r) in enumerate(STARTING_BOARDS)]
+    players, colours = params.players, params.colours
+    return Game(params, boards, [params.tiles] * colours, [params.whites_each] * players,
+                [params.boards_each] * players, [0] * colours, [0] * colours,
+                boards_placed=[0] * players, whites_used=[0] * players, turns_played=[0] * players)
+
+
+def play_turn(game: Game, decider) -> None:
+    """One colour's turn: a tile (necessary), one extra action before or after it (a white tile or a
+    board), scoring of every board just filled, and the right to turn those boards."""
+    colour, seat = game.colour, game.seat
+    if game.tiles[colour] == 0:  # out of tiles: pass until everyone is out
+        game.turn += 1
+        return
+    if not game.empty_holes():
+        if game.stock[seat] == 0:
+            if all(game.stock[game.params.owner(c)] == 0 for c, t in enumerate(game.tiles) if t > 0):
+                game.stalled = True  # nobody who still has tiles can ever open a hole again
+                return
+            game.turn += 1  # "in a very rare case ... the player's turn will be skipped"
+            return
+        extra_used = _extra(game, decider, "forced")  # all holes full: a board first
+    else:
+        extra_used = _extra(game, decider, "before")
+    board, slot = decider.tile(game)
+    _fill(game, board, slot, colour, white=False)
+    game.tiles[colour] -= 1
+    if not extra_used:
+        _extra(game, decider, "after")
+    for board in [b for b in game.boards if b.full and not b.scored]:
+        _score_board(game, board)
+    for board in [game.boards[i] for i in game.just_scored]:
+        steps = decider.rotate(game, board.id)
+        if steps:
+            board.rot = (board.rot + steps) % 6
+            game.events.append({"type": "rotate", "board": board.id, "steps": steps})
+    game.just_scored = []
+    game.turns_played[seat] += 1
+    game.turn += 1
+
+
+def _extra(game: Game, decider, when: str) -> bool:
+    """The additional action: a white tile in an empty hole, or a board joined to the table by a side.
+    Returns whether one was taken."""
+    choice = decider.extra(game, when)
+    if choice is None:
+        return False
+    kind, *where = choice
+    seat = game.seat
+    if kind == "white":
+        _fill(game, *where, colour=WHITE, white=True)
+        game.whites[seat] -= 1
+        game.whites_used[seat] += 1
+    else:
+        q, r = where
+        board = Board(len(game.boards), q, r)
+        game.boards.append(board)
+        game.stock[seat] -= 1
+        game.boards_placed[seat] += 1
+        game.events.append({"type": "board", "seat": seat, "board": board.id, "q": q, "r": r})
+    return True
+
+
+def _fill(game: Game, board: int, slot: int, colour: int, white: bool) -> None:
+    target = game.boards[board]
+    assert target.slots[slot] is None, "a hole can hold only one tile"
+    target.slots[slot] = colour
+    game.events.append({"type": "tile", "seat": game.seat, "color": COLORS[game.colour], "board": board,
+                        "slot": slot, "white": white})
+
+
+def score_counts(game: Game, fills) -> list[int]:
+    """Coloured tiles of each colour among `fills`; white tiles never count."""
+    return [sum(1 for f in fills if f == c) for c in range(game.params.colours)]
+
+
+def _score_board(game: Game, board: Board) -> None:
+    """Scoring: a board whose six holes are all occupied scores by the majority rule."""
+    points = majority(np.array(score_counts(game, board.slots)), game.params).tolist()
+    for c, p in enumerate(points):
+        game.midgame[c] += p
+    board.scored = True
+    game.just_scored.append(board.id)
+    game.events.append({"type": "score", "board": board.id,
+                        "points": {COLORS[c]: p for c, p in enumerate(points) if p}})
+
+
+def hexagon_triples(game: Game) -> list[tuple[tuple[Board, int], ...]]:
+    """Every corner where three boards meet: X with neighbours Y (direction k) and Z (direction k+1).
+    Returns ((X, k), (Y, k+2), (Z, k+4)): each board with the first of its two triangles in the hexagon."""
+    seen, triples = set(), []
+    for x in game.boards:
+        for k in range(6):
+            y = game.at(x.q + int(DIRECTIONS[k][0]), x.r + int(DIRECTIONS[k][1]))
+            z = game.at(x.q + int(DIRECTIONS[(k + 1) % 6][0]), x.r + int(DIRECTIONS[(k + 1) % 6][1]))
+            if y and z and frozenset((x.id, y.id, z.id)) not in seen:
+                seen.add(frozenset((x.id, y.id, z.id)))
+                triples.append(((x, k), (y, (k + 2) % 6), (z, (k + 4) % 6)))
+    return triples
+
+
+def endgame_scoring(game: Game) -> None:
+    """End-game scoring: every hexagon of three mutually adjacent boards whose six triangles are all
+    occupied scores by the majority rule."""
+    for triple in hexagon_triples(game):
+        fills = [board.triangle((k + i) % 6) for board, k in triple for i in (0, 1)]
+        if any(f is None for f in fills):
+            continue
+        points = majority(np.array(score_counts(game, fills)), game.params).tolist()
+        for c, p in enumerate(points):
+            game.endgame[c] += p
+        game.hexagons.append({"boards": sorted(b.id for b, _ in triple),
+                              "points": {COLORS[c]: p for c, p in enumerate(points) if p}})
+
+
+@dataclass(frozen=True)
+class Result:
+    colour_points: list[int]
+    scores: list[int]  # per seat: the sum of its colours
+    ranks: list[int]
+    wins: list[float]
+    winners: list[int]
+
+
+def final_result(game: Game) -> Result:
+    """The most points wins; tied players share the victory. In the 2-player variant a player adds up
+    the points of both colours."""
+    params = game.params
+    colour_points = [m + e for m, e in zip(game.midgame, game.endgame)]
+    scores = [sum(p for c, p in enumerate(colour_points) if params.owner(c) == seat) for seat in range(params.players)]
+    best = max(scores)
+    winners = [s for s in range(params.players) if scores[s] == best]
+    ranks = [1 + sum(other > mine for other in scores) for mine in scores]
+    wins = [1 / len(winners) if s in winners else 0.0 for s in range(params.players)]
+    return Result(colour_points, scores, ranks, wins, winners)
+
+
+def play(game: Game, decider) -> Result:
+    while not game.over:
+        play_turn(game, decider)
+    endgame_scoring(game)
+    return final_result(game)
+
+
+def extra_options(game: Game, when: str) -> list:
+    """The additional actions open now: None (no action, unless every hole is full), a white tile in an
+    empty hole (before the tile, not in the last one), or a board on a free spot next to the table."""
+    seat = game.seat
+    holes = game.empty_holes()
+    options = [] if when == "forced" else [None]
+    if when != "forced" and game.whites[seat] > 0 and len(holes) >= (2 if when == "before" else 1):
+        options += [("white", b, s) for b, s in holes]
+    if game.stock[seat] > 0:
+        options += [("board", q, r) for q, r in game.board_spots()]
+    return options
+
+
+class StrategyDecider:
+    """Asks the batched strategies, on batches of one, through the engine's Observation."""
+
+    def __init__(self, game: Game, strategies: list[str], rng: np.random.Generator, make_player):
+        self.rng = rng
+        self.players = [make_player(name, seat=seat, idx=slice(None), params=game.params)
+                        for seat, name in enumerate(strategies)]
+
+    def extra(self, game, when):
+        geo = engine.geometry(game.params)
+        options = extra_options(game, when)
+        codes = [encode_extra(geo, option) for option in options]
+        choice = self.ask(game, when, codes, 1 + geo.holes + geo.cells)
+        return options[codes.index(choice)]
+
+    def tile(self, game):
+        holes = game.empty_holes()
+        choice = self.ask(game, "tile", [6 * b + s for b, s in holes], engine.geometry(game.params).holes)
+        return divmod(choice, 6)
+
+    def rotate(self, game, board):
+        return self.ask(game, "rotate", list(range(6)), 6, board)
+
+    def ask(self, game, phase, codes, size, board=-1) -> int:
+        legal = np.zeros((1, size), bool)
+        legal[0, codes] = True
+        obs = engine.Observation(phase, game.colour, game.seat, game.turn, to_state(game), engine.geometry(game.params),
+                                 legal, np.array([True]), np.array([board]))
+        player = self.players[game.seat]
+        method = phase if phase in ("tile", "rotate") else "extra"
+        choice = check_choice(player, np.asarray(getattr(player, method)(obs, self.rng)), 1, size,
+                              f"{phase} choice at turn {game.turn}")
+        if not legal[0, choice[0]]:
+            raise IllegalMove(player.name, f"{phase} choice at turn {game.turn} is not allowed")
+        return int(choice[0])
+
+
+def encode_extra(geo, option) -> int:
+    """The engine's code of an extra action: 0 none, 1 + hole for a white tile, 1 + H + cell for a board."""
+    if option is None:
+        return 0
+    kind, a, b = option
+    return 1 + 6 * a + b if kind == "white" else 1 + geo.holes + int(geo.cell(a, b))
+
+
+def to_state(game: Game) -> engine.State:
+    """The table as the engine's State for a batch of one."""
+    params = game.params
+    geo = engine.geometry(params)
+    nb = params.boards
+    slots = np.full((1, nb, 6), EMPTY, np.int8)
+    cell = np.full((1, nb), -1, np.int16)
+    rot = np.zeros((1, nb), np.int8)
+    scored = np.zeros((1, nb), bool)
+    grid = np.full((1, geo.cells), -1, np.int8)
+    for b in game.boards:
+        slots[0, b.id] = [EMPTY if s is None else s for s in b.slots]
+        cell[0, b.id] = geo.cell(b.q, b.r)
+        grid[0, cell[0, b.id]] = b.id
+        rot[0, b.id], scored[0, b.id] = b.rot, b.scored
+
+    def row(values, dtype):
+        return np.array([values], dtype)
+
+    return engine.State(slots, cell, rot, scored, grid, row(game.tiles, np.int8), row(game.whites, np.int8),
+                        row(game.stock, np.int8), row(game.midgame, np.int16), row(game.endgame, np.int16),
+                        row(game.boards_placed, np.int16), row(game.whites_used, np.int16),
+                        row(game.turns_played, np.int16), np.array([game.over]), np.array([game.stalled]),
+                        game.turn)

@@ -1,0 +1,178 @@
+"""Kaleido players, batched. Each turn asks up to four decisions: an extra action before the tile (or a
+board, when every hole is full), the tile, an extra action after it, and how far to turn each board just
+scored. Players see the whole table; Kaleido hides nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from sim.errors import AtelierError
+from sim.kaleido.engine import NONE, Geometry, State, hexagons
+from sim.kaleido.rules import EMPTY, majority
+
+STRATEGIES = {
+    "random": "uniformly random legal choices; takes an extra action half the time",
+    "greedy": "the tile (and white tile) with the best immediate points; a board only when forced",
+    "majority": "greedy, but plays where it can still take first place and avoids boards where it cannot",
+    "rotator": "greedy, and turns each board it scores to make the most of end-game hexagons",
+    "hoarder": "saves white tiles and boards to close boards on its own turn; avoids leaving a board one "
+               "hole from full",
+}
+BENCH_STRATEGY = "greedy"
+
+
+def board_counts(state: State, colours: int) -> tuple[np.ndarray, np.ndarray]:
+    """Coloured tiles per board (B, NB, colours) and empty holes per board (B, NB) on the table."""
+    counts = (state.slots[..., None] == np.arange(colours)).sum(axis=2)
+    empties = ((state.slots == EMPTY) & state.placed[..., None]).sum(axis=2)
+    return counts, empties
+
+
+def closing_points(state: State, params, colour: int, tile: int) -> np.ndarray:
+    """(B, H): points `colour` scores at once if a tile (`tile` = a colour, or -1 for white) goes in each
+    hole, because it fills that board."""
+    counts, empties = board_counts(state, params.colours)
+    if tile >= 0:
+        counts = counts + (np.arange(params.colours) == tile)
+    gain = np.where(empties == 1, majority(counts, params)[..., colour], 0)
+    return np.repeat(gain, 6, axis=1)
+
+
+def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Index of the highest score among allowed options per row, ties broken uniformly at random."""
+    score = np.where(allowed, score, -np.inf)
+    ties = score >= score.max(axis=1, keepdims=True) - 1e-9
+    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
+
+
+def compact_spots(state: State, geo: Geometry) -> np.ndarray:
+    """(B, cells): how many boards touch each cell; boards packed together make end-game hexagons."""
+    occupied = (state.grid >= 0).astype(np.int8)
+    return sum(np.roll(occupied, -step, axis=1) for step in geo.step)
+
+
+class Player:
+    """Greedy play; the other strategies override one decision or the value of a hole."""
+
+    def __init__(self, name: str, *, seat: int, idx, params):
+        self.name, self.seat, self.idx, self.params = name, seat, idx, params
+
+    def extra(self, obs, rng):
+        """A board only when forced, on the most crowded spot; after the tile, a white tile that closes a
+        board for points, else nothing."""
+        legal, holes = obs.legal[self.idx], obs.geo.holes
+        if obs.phase == "forced":
+            return 1 + holes + pick_best(compact_spots(obs.state, obs.geo)[self.idx], legal[:, 1 + holes :], rng)
+        choice = np.full(len(legal), NONE)
+        if obs.phase == "after":
+            white = self.white_value(obs)[self.idx]
+            best = pick_best(white, legal[:, 1 : 1 + holes], rng)
+            rows = np.arange(len(best))
+            take = (white[rows, best] > 0) & legal[rows, 1 + best]
+            choice[take] = 1 + best[take]
+        return choice
+
+    def white_value(self, obs) -> np.ndarray:
+        return closing_points(obs.state, self.params, obs.colour, -1).astype(float)
+
+    def tile(self, obs, rng):
+        return pick_best(self.hole_value(obs)[self.idx], obs.legal[self.idx], rng)
+
+    def rotate(self, obs, rng):
+        return np.zeros(len(obs.legal[self.idx]), np.intp)
+
+    def hole_value(self, obs) -> np.ndarray:
+        return closing_points(obs.state, self.params, obs.colour, obs.colour).astype(float)
+
+
+class Random(Player):
+    def extra(self, obs, rng):
+        legal = obs.legal[self.idx]
+        value = rng.random(legal.shape)
+        value[:, NONE] = np.where(rng.random(len(legal)) < 0.5, 2.0, -1.0)
+        return pick_best(value, legal, rng)
+
+    def tile(self, obs, rng):
+        return pick_best(np.zeros(obs.legal[self.idx].shape), obs.legal[self.idx], rng)
+
+    def rotate(self, obs, rng):
+        return rng.integers(0, 6, len(obs.legal[self.idx]))
+
+
+class Majority(Player):
+    def hole_value(self, obs):
+        counts, empties = board_counts(obs.state, self.params.colours)
+        own = counts[..., obs.colour]
+        rivals = np.delete(counts, obs.colour, axis=2).max(axis=2)
+        can_lead = own + empties >= rivals  # its tile plus every other empty hole would reach the leader
+        bonus = np.repeat(np.where(can_lead, 2.0, -2.0), 6, axis=1)
+        return super().hole_value(obs) + bonus
+
+
+class Rotator(Player):
+    def rotate(self, obs, rng):
+        state = obs.state
+        games = np.arange(len(state.rot))[self.idx]
+        board = obs.board[self.idx]
+        asked = board >= 0
+        value = np.zeros((len(games), 6))
+        for steps in range(6):
+            turned = state.rot.copy()
+            turned[games[asked], board[asked]] = (turned[games[asked], board[asked]] + steps) % 6
+            value[:, steps] = self.hexagon_value(obs, turned)[games, np.maximum(board, 0)]
+        value[:, 0] += 1e-6  # leave the board as it is unless turning it helps
+        return pick_best(value, np.ones(value.shape, bool), rng)
+
+    def hexagon_value(self, obs, rot: np.ndarray) -> np.ndarray:
+        """(B, NB): for each board, own points from the complete hexagons it is part of, plus half a point
+        per own tile in its incomplete ones."""
+        state = replace(obs.state, rot=rot)
+        y, z, tiles = hexagons(state, obs.geo)
+        counts = (tiles[..., None] == np.arange(self.params.colours)).sum(axis=3)
+        complete = (tiles != EMPTY).all(axis=3)
+        own = np.where(complete, majority(counts, self.params)[..., obs.colour], 0.5 * counts[..., obs.colour])
+        own = np.where(y >= 0, own, 0)  # (B, X, k)
+        value = own.sum(axis=2).astype(float)
+        batch = len(value)
+        rows = np.broadcast_to(np.arange(batch)[:, None, None], y.shape)
+        for other in (y, z):
+            hit = other >= 0
+            np.add.at(value, (rows[hit], other[hit]), own[hit])
+        return value
+
+
+class Hoarder(Player):
+    def extra(self, obs, rng):
+        """Greedy's extra actions, but a white tile only to close a board it wins, before or after."""
+        if obs.phase != "before":
+            return super().extra(obs, rng)
+        return super().extra(_as_phase(obs, "after"), rng)
+
+    def white_value(self, obs):
+        white = super().white_value(obs)
+        return np.where(white >= self.params.first, white, 0)  # only to take first place
+
+    def hole_value(self, obs):
+        _, empties = board_counts(obs.state, self.params.colours)
+        gift = np.repeat(empties == 2, 6, axis=1)  # filling this hole would leave one for the next player
+        return super().hole_value(obs) - gift
+
+
+def _as_phase(obs, phase: str):
+    return replace(obs, phase=phase)
+
+
+CLASSES = {"random": Random, "greedy": Player, "majority": Majority, "rotator": Rotator, "hoarder": Hoarder}
+
+
+def check_strategy(name: str) -> None:
+    if name not in CLASSES:
+        raise AtelierError(f"unknown Kaleido strategy '{name}'; known: {', '.join(CLASSES)}")
+
+
+def make_player(name: str, *, seat: int, idx, params) -> Player:
+    check_strategy(name)
+    return CLASSES[name](name, seat=seat, idx=idx, params=params)
