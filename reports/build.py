@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from reports import kintsugi
+from reports import broken_beautiful, kintsugi
 from reports.render import (
     Chart,
     Heading,
@@ -39,7 +39,11 @@ from reports.render import (
 )
 from reports.stats import bootstrap_mean_ci, with_wilson
 
-SECTIONS: dict[str, Callable[[pl.DataFrame, Path], Section]] = {"kintsugi": kintsugi.section}
+SECTIONS: dict[str, Callable[[pl.DataFrame, Path], Section]] = {
+    "kintsugi": kintsugi.section,
+    "broken_beautiful": broken_beautiful.section,
+}
+GAME_TITLES = {"broken_beautiful": broken_beautiful.TITLE}  # where str.title() would get the name wrong
 
 GAME_KEY = ["experiment", "game_id"]
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
@@ -153,8 +157,8 @@ def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) ->
 
 
 def game_title(game: str) -> str:
-    """'kunst_stuecke' -> 'Kunst Stuecke'."""
-    return game.replace("_", " ").title()
+    """The game's name for people: 'broken_beautiful' -> 'Broken and Beautiful', 'kunst_stuecke' -> 'Kunst Stuecke'."""
+    return GAME_TITLES.get(game, game.replace("_", " ").title())
 
 
 def experiments_table(rows: pl.DataFrame, manifests: list[dict]) -> Table:
@@ -243,20 +247,30 @@ def start_player_score_gaps(rows: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out)
 
 
+def score_direction(rows: pl.DataFrame) -> str:
+    """'higher' or 'lower': which scores win in this game, read from the data (rank 1 against the rest)."""
+    firsts = rows.filter(pl.col("rank") == 1)["score"].mean()
+    rest = rows.filter(pl.col("rank") > 1)["score"].mean()
+    return "lower" if firsts is not None and rest is not None and firsts < rest else "higher"
+
+
 def seat_section(rows: pl.DataFrame, out_dir: Path, game: str) -> Section:
     """Win share by seat, first-player advantage, ties and score distributions by seat."""
     shares = seat_win_shares(rows)
     advantage = first_player_advantage(shares)
+    direction = score_direction(rows)
+    favours = "positive" if direction == "higher" else "negative"
     section = Section(f"{game_title(game)}: seat advantage")
     section.blocks = [
         (
             "Seats are numbered in turn order; seat 0 is the start player. With P players a seat's fair "
-            "share of victories is 1/P. The first-player advantage is the start player's win share minus 1/P."
+            "share of victories is 1/P. The first-player advantage is the start player's win share minus 1/P. "
+            f"In this game {direction} scores win, so a {favours} score gap favours the start player."
         ),
         seat_win_share_chart(shares, out_dir, game),
         first_player_advantage_table(advantage),
         seat_share_table(shares),
-        ties_and_score_gap_table(tie_rates(rows), start_player_score_gaps(rows)),
+        ties_and_score_gap_table(tie_rates(rows), start_player_score_gaps(rows), direction),
         score_by_seat_chart(rows, out_dir, game),
     ]
     section.findings = [seat_finding(advantage)]
@@ -319,11 +333,16 @@ def seat_share_table(shares: pl.DataFrame) -> Table:
     )
 
 
-def ties_and_score_gap_table(ties: pl.DataFrame, gaps: pl.DataFrame) -> Table:
-    """Shared victories and the start player's mean score gap, per player count."""
+def ties_and_score_gap_table(ties: pl.DataFrame, gaps: pl.DataFrame, direction: str = "higher") -> Table:
+    """Shared victories and the start player's mean score gap, per player count.
+
+    direction: 'higher' or 'lower', the scores that win; it says which sign of the gap favours the start player.
+    """
     joined = ties.join(gaps, on="players").sort("players")
+    favours = "positive" if direction == "higher" else "negative"
     return Table(
-        "Shared victories, and the start player's score minus the mean of the other seats (same game)",
+        "Shared victories, and the start player's score minus the mean of the other seats (same game; "
+        f"{direction} scores win, so a {favours} gap favours the start player)",
         ["Players", "Games", "Shared victory", "95% CI", "Score gap (start − others)", "95% CI (bootstrap)"],
         [
             [
@@ -392,8 +411,9 @@ def score_by_seat_chart(rows: pl.DataFrame, out_dir: Path, game: str) -> Chart:
         ax.set_title(f"{players} players")
         ax.set_xlabel("Score" if width == 1 else f"Score (bins of {width})")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylim(bottom=0)
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    # after all panels are drawn: set_ylim freezes the shared top, which must fit every panel's peak
+    axes[0].set_ylim(bottom=0)
     axes[0].set_ylabel("Share of the seat's games")
     legend_below(fig, axes[-1])
     fig.suptitle(f"{game_title(game)}: score distribution by seat")

@@ -245,7 +245,8 @@ def bars_with_ci(ax, categories: list[str], groups: dict[str, tuple], horizontal
             ax.bar(offsets, values, width=width, yerr=error, **style)
     if horizontal:
         ax.set_yticks(positions, categories)
-        ax.invert_yaxis()
+        if not ax.yaxis_inverted():  # panels sharing y share the inversion: flip once, not once per panel
+            ax.invert_yaxis()
     elif max(map(len, categories)) > 6:
         ax.set_xticks(positions, categories, rotation=25, ha="right", rotation_mode="anchor")
     else:

@@ -12,9 +12,9 @@ from types import ModuleType
 from sim.errors import AtelierError
 
 GAMES: dict[str, str] = {
-    "kintsugi": "sim.kintsugi",
-    "broken_beautiful": "sim.broken_beautiful",
-    "kaleido": "sim.kaleido",
+    "kintsugi": "sim.kintsugi.api",
+    "broken_beautiful": "sim.broken_beautiful.api",
+    "kaleido": "sim.kaleido.api",
 }
 
 

@@ -1,6 +1,7 @@
 """The contract every game package in `sim/` fulfils, so the runner, CLI and reports stay game-agnostic.
 
-A game package `sim/<name>/` exposes, from its `__init__.py`:
+A game package `sim/<name>/` exposes, from its `api.py` (kept apart from the package's `__init__.py` so
+that `strategies/<name>.py` can import the game's rules without an import cycle):
 
 - `NAME: str` (registry key), `TITLE: str` (display name), `SUMMARY: str` (one line).
 - `PLAYER_COUNTS: tuple[int, ...]`: the player counts the rules allow.

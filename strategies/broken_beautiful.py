@@ -234,22 +234,22 @@ CLASSES = {"random": Random, "greedy": Player, "collector": Collector, "banker":
 
 def parse_strategy(name: str) -> tuple[str, float | None, int | None]:
     """`base[@knob][-no-TYPE]` -> (base, knob, banned type index); AtelierError if unknown."""
-    head, _, banned = name.partition("-no-")
-    base, _, knob = head.partition("@")
+    head, restricted, banned = name.partition("-no-")
+    base, with_knob, knob = head.partition("@")
     if base not in CLASSES:
         raise AtelierError(f"unknown Broken and Beautiful strategy '{name}'; known: {', '.join(CLASSES)}, "
                            "each optionally with -no-TYPE")
-    if banned and banned not in TYPES[:-1]:
+    if restricted and banned not in TYPES[:-1]:
         raise AtelierError(f"'{name}': no card type '{banned}'; types: {', '.join(TYPES[:-1])}")
-    if knob and CLASSES[base].default_knob is None:
+    if with_knob and CLASSES[base].default_knob is None:
         raise AtelierError(f"'{base}' takes no knob, got '{head}'")
     try:
-        value = float(knob) if knob else None
+        value = float(knob) if with_knob else None
     except ValueError:
         raise AtelierError(f"knob of '{head}' must be a number") from None
     if value is not None and not np.isfinite(value):
         raise AtelierError(f"knob of '{head}' must be a finite number")
-    return base, value, TYPES.index(banned) if banned else None
+    return base, value, TYPES.index(banned) if restricted else None
 
 
 def check_strategy(name: str) -> None:

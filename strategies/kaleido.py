@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from sim.errors import AtelierError
-from sim.kaleido.engine import NONE, Geometry, State, hexagons
+from sim.kaleido.engine import NONE, Geometry, State, colour_counts, hexagons
 from sim.kaleido.rules import EMPTY, majority
 
 STRATEGIES = {
@@ -24,20 +24,26 @@ STRATEGIES = {
 BENCH_STRATEGY = "greedy"
 
 
-def board_counts(state: State, colours: int) -> tuple[np.ndarray, np.ndarray]:
-    """Coloured tiles per board (B, NB, colours) and empty holes per board (B, NB) on the table."""
-    counts = (state.slots[..., None] == np.arange(colours)).sum(axis=2)
-    empties = ((state.slots == EMPTY) & state.placed[..., None]).sum(axis=2)
-    return counts, empties
+def board_counts(obs, colours: int) -> tuple[np.ndarray, np.ndarray]:
+    """Coloured tiles per board (B, NB, colours) and empty holes per board (B, NB) on the table, computed
+    once per observation."""
+    if "counts" not in obs.memo:
+        state = obs.state
+        empties = ((state.slots == EMPTY) & state.placed[..., None]).sum(axis=2)
+        obs.memo["counts"] = colour_counts(state.slots, colours), empties
+    return obs.memo["counts"]
 
 
-def closing_points(state: State, params, colour: int, tile: int) -> np.ndarray:
+def closing_points(obs, params, colour: int, tile: int) -> np.ndarray:
     """(B, H): points `colour` scores at once if a tile (`tile` = a colour, or -1 for white) goes in each
     hole, because it fills that board."""
-    counts, empties = board_counts(state, params.colours)
+    counts, empties = board_counts(obs, params.colours)
+    games, boards = np.nonzero(empties == 1)
+    last = counts[games, boards]
     if tile >= 0:
-        counts = counts + (np.arange(params.colours) == tile)
-    gain = np.where(empties == 1, majority(counts, params)[..., colour], 0)
+        last = last + (np.arange(params.colours) == tile)
+    gain = np.zeros(empties.shape)
+    gain[games, boards] = majority(last, params)[:, colour]
     return np.repeat(gain, 6, axis=1)
 
 
@@ -76,7 +82,7 @@ class Player:
         return choice
 
     def white_value(self, obs) -> np.ndarray:
-        return closing_points(obs.state, self.params, obs.colour, -1).astype(float)
+        return closing_points(obs, self.params, obs.colour, -1).astype(float)
 
     def tile(self, obs, rng):
         return pick_best(self.hole_value(obs)[self.idx], obs.legal[self.idx], rng)
@@ -85,7 +91,7 @@ class Player:
         return np.zeros(len(obs.legal[self.idx]), np.intp)
 
     def hole_value(self, obs) -> np.ndarray:
-        return closing_points(obs.state, self.params, obs.colour, obs.colour).astype(float)
+        return closing_points(obs, self.params, obs.colour, obs.colour).astype(float)
 
 
 class Random(Player):
@@ -104,7 +110,7 @@ class Random(Player):
 
 class Majority(Player):
     def hole_value(self, obs):
-        counts, empties = board_counts(obs.state, self.params.colours)
+        counts, empties = board_counts(obs, self.params.colours)
         own = counts[..., obs.colour]
         rivals = np.delete(counts, obs.colour, axis=2).max(axis=2)
         can_lead = own + empties >= rivals  # its tile plus every other empty hole would reach the leader
@@ -114,34 +120,30 @@ class Majority(Player):
 
 class Rotator(Player):
     def rotate(self, obs, rng):
-        state = obs.state
-        games = np.arange(len(state.rot))[self.idx]
+        """Turn the board just scored to the rotation worth most in end-game hexagons: own points from the
+        complete hexagons it is part of, plus half a point per own tile in the incomplete ones."""
         board = obs.board[self.idx]
-        asked = board >= 0
-        value = np.zeros((len(games), 6))
+        asked = np.flatnonzero(board >= 0)
+        value = np.zeros((len(board), 6))
+        state = obs.state.select(np.arange(len(obs.board))[self.idx][asked])
+        rows = np.arange(len(asked))
         for steps in range(6):
             turned = state.rot.copy()
-            turned[games[asked], board[asked]] = (turned[games[asked], board[asked]] + steps) % 6
-            value[:, steps] = self.hexagon_value(obs, turned)[games, np.maximum(board, 0)]
+            turned[rows, board[asked]] = (turned[rows, board[asked]] + steps) % 6
+            value[asked, steps] = self.hexagon_value(replace(state, rot=turned), obs, board[asked])
         value[:, 0] += 1e-6  # leave the board as it is unless turning it helps
         return pick_best(value, np.ones(value.shape, bool), rng)
 
-    def hexagon_value(self, obs, rot: np.ndarray) -> np.ndarray:
-        """(B, NB): for each board, own points from the complete hexagons it is part of, plus half a point
-        per own tile in its incomplete ones."""
-        state = replace(obs.state, rot=rot)
+    def hexagon_value(self, state: State, obs, board: np.ndarray) -> np.ndarray:
+        """(n,): own end-game value of the hexagons that include `board` (n,)."""
         y, z, tiles = hexagons(state, obs.geo)
-        counts = (tiles[..., None] == np.arange(self.params.colours)).sum(axis=3)
-        complete = (tiles != EMPTY).all(axis=3)
-        own = np.where(complete, majority(counts, self.params)[..., obs.colour], 0.5 * counts[..., obs.colour])
-        own = np.where(y >= 0, own, 0)  # (B, X, k)
-        value = own.sum(axis=2).astype(float)
-        batch = len(value)
-        rows = np.broadcast_to(np.arange(batch)[:, None, None], y.shape)
-        for other in (y, z):
-            hit = other >= 0
-            np.add.at(value, (rows[hit], other[hit]), own[hit])
-        return value
+        mine = board[:, None, None]
+        involved = (y >= 0) & ((np.arange(y.shape[1])[None, :, None] == mine) | (y == mine) | (z == mine))
+        counts = colour_counts(tiles, self.params.colours)
+        own = 0.5 * counts[..., obs.colour]
+        complete = involved & (tiles != EMPTY).all(axis=3)
+        own[complete] = majority(counts[complete], self.params)[:, obs.colour]
+        return (own * involved).sum(axis=(1, 2))
 
 
 class Hoarder(Player):
@@ -156,7 +158,7 @@ class Hoarder(Player):
         return np.where(white >= self.params.first, white, 0)  # only to take first place
 
     def hole_value(self, obs):
-        _, empties = board_counts(obs.state, self.params.colours)
+        _, empties = board_counts(obs, self.params.colours)
         gift = np.repeat(empties == 2, 6, axis=1)  # filling this hole would leave one for the next player
         return super().hole_value(obs) - gift
 

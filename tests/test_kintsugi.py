@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import sim.kintsugi as kintsugi
+import sim.kintsugi.api as kintsugi
 from sim.errors import AtelierError, IllegalMove
 from sim.kintsugi import engine, reference, rules
 from sim.kintsugi.reference import Placement

@@ -143,7 +143,7 @@ def play_round(params: Params, state: State, seats, rng):
         keeps.append(keep)
     leftover = draft[np.arange(batch), is_open.argmax(axis=1)]
     state, free = _break(params, state, leftover)
-    state, repaired = _repair_phase(params, state, seats, rng, first, draft, is_open, free)
+    state, repaired = _repair_phase(params, state, seats, rng, first, draft, free)
     state = replace(state, round=state.round + 1)
     return state, np.stack(picks, 1), np.stack(keeps, 1), repaired
 
@@ -183,13 +183,14 @@ def _break(params: Params, state: State, leftover: np.ndarray) -> tuple[State, n
     return replace(state, cond=cond), (showing == GOLD).any(axis=1)
 
 
-def _repair_phase(params, state, seats, rng, first, draft, is_open, free):
+def _repair_phase(params, state, seats, rng, first, draft, free):
     """In turn from the first player, each player repairs one broken card or passes, round after round of
     turns, until every player passes in the same round of turns."""
     batch, players = state.ingots.shape
     cards = params.kit.size
     done = np.zeros((batch, players), np.int16)
     active = np.ones(batch, bool)
+    cleared = np.zeros(draft.shape, bool)  # the leftover card was discarded once breakage was resolved
     choices = []
     while active.any():
         repaired_any = np.zeros(batch, bool)
@@ -198,7 +199,7 @@ def _repair_phase(params, state, seats, rng, first, draft, is_open, free):
             cost = repair_cost(params, np.arange(cards), done[:, seat], free)  # (B, C)
             can = (state.owner == seat) & (state.cond == BROKEN) & (cost <= state.ingots[:, seat, None])
             legal = np.concatenate([can & active[:, None], np.ones((batch, 1), bool)], axis=1)
-            obs = _observe(params, state, "repair", seat, draft, is_open, legal, repairs=done, free=free)
+            obs = _observe(params, state, "repair", seat, draft, cleared, legal, repairs=done, free=free)
             choice = _decide(seats[seat], obs, rng, "repair")
             fixing = choice < cards
             state = _fix(state, seat, choice, fixing, cost)

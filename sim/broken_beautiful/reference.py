@@ -90,6 +90,8 @@ def play_round(game: Game, decider) -> None:
         card = decider.draft(game, seat, dealt, area)
         area.remove(card)
         keep = decider.keep(game, seat, dealt, area, card)
+        if keep and game.kind(card) == "gold":
+            raise IllegalMove("decider", f"gold card {card} must be sold")
         entry["picks"].append({"seat": seat, "card": card, "action": "keep" if keep else "sell",
                                "ingots_gained": 0 if keep else sell(game, seat, card)})
         if keep:

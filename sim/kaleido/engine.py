@@ -9,7 +9,7 @@ or 1 + H + c (a board on cell c), with H = 6 * params.boards holes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -63,6 +63,11 @@ class State:
     done: np.ndarray  # (B,) bool
     stalled: np.ndarray  # (B,) bool: ended because nobody with tiles could ever open a hole again
     turn: int = 0  # colour turns so far, the same in every game
+
+    def select(self, games) -> State:
+        """The same state for a subset of the batch's games."""
+        arrays = {f.name: getattr(self, f.name)[games] for f in fields(self) if f.name != "turn"}
+        return State(**arrays, turn=self.turn)
 
     @property
     def placed(self) -> np.ndarray:
@@ -165,13 +170,26 @@ def _fill(state: State, hole: np.ndarray, tile: int, mask: np.ndarray) -> State:
     return replace(state, slots=slots.reshape(state.slots.shape))
 
 
+def colour_counts(tiles: np.ndarray, colours: int) -> np.ndarray:
+    """Coloured tiles of each colour among the last axis of `tiles` (white and empty count for nothing):
+    (..., k) -> (..., colours)."""
+    one_hot = np.zeros((WHITE + 2, colours), np.int8)  # row tile + 1: EMPTY (row 0) and WHITE stay zero
+    one_hot[1 + np.arange(colours), np.arange(colours)] = 1
+    counts = one_hot[tiles[..., 0] + 1].copy()
+    for i in range(1, tiles.shape[-1]):
+        counts += one_hot[tiles[..., i] + 1]
+    return counts
+
+
 def score_boards(params: Params, state: State) -> tuple[State, np.ndarray]:
     """Score every board just filled (all six holes occupied) by the majority rule. Returns the new
     state and (B, NB) the boards just scored."""
     full = state.placed & (state.slots != EMPTY).all(axis=2) & ~state.scored
-    counts = (state.slots[..., None] == np.arange(params.colours)).sum(axis=2)  # (B, NB, colours)
-    points = majority(counts, params) * full[..., None]
-    return replace(state, midgame=state.midgame + points.sum(axis=1), scored=state.scored | full), full
+    games, boards = np.nonzero(full)
+    points = majority(colour_counts(state.slots[games, boards], params.colours), params)
+    midgame = state.midgame.copy()
+    np.add.at(midgame, games, points.astype(np.int16))
+    return replace(state, midgame=midgame, scored=state.scored | full), full
 
 
 def triangles(state: State) -> np.ndarray:
@@ -203,9 +221,11 @@ def endgame_scoring(params: Params, state: State, geo: Geometry) -> State:
     """End-game scoring: each hexagon of three mutually adjacent boards with all six triangles occupied."""
     y, _, tiles = hexagons(state, geo)
     complete = (y >= 0) & (tiles != EMPTY).all(axis=3)
-    counts = (tiles[..., None] == np.arange(params.colours)).sum(axis=3)  # (B, NB, 6, colours)
-    points = majority(counts, params) * complete[..., None]
-    return replace(state, endgame=state.endgame + points.sum(axis=(1, 2)))
+    games, boards, corners = np.nonzero(complete)
+    points = majority(colour_counts(tiles[games, boards, corners], params.colours), params)
+    endgame = state.endgame.copy()
+    np.add.at(endgame, games, points.astype(np.int16))
+    return replace(state, endgame=endgame)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,223 @@
+"""Broken and Beautiful invariants over random deals, lineups and tables (hypothesis).
+
+Ingots are conserved and, under supply_shortfall = 'partial', the supply never goes below zero; every card is
+in exactly one place (the deck, sold, left over, or one collection); repaired cards stay repaired; broken
+cards only mend; the reference's round log passes an audit written from the rulebook; scores of any table
+agree between the engines and with a brute-force cup-and-saucer pairing; win shares sum to 1.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.batch import strategy_groups
+from sim.broken_beautiful import engine, reference, rules
+from sim.broken_beautiful.engine import KEEP
+from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, SCORED, TYPES
+from strategies.broken_beautiful import make_player
+
+KIT = rules.load_components()
+C = 46
+SUPPLY = 14
+POOL = ["random", "greedy", "collector", "banker", "hater", "hater@3", "greedy-no-teapot", "collector-no-tea_jar",
+        "random-no-cup", "banker-no-plate"]
+POTTERY = {"cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot"}
+
+
+PARTIAL = st.just("partial")
+
+
+@st.composite
+def setups(draw, shortfall=PARTIAL):
+    players = draw(st.sampled_from(rules.PLAYER_COUNTS))
+    params = rules.Params(players=players, supply_shortfall=draw(shortfall),
+                          new_player_ingots=draw(st.integers(0, SUPPLY // players)),
+                          tie_items_count_broken=draw(st.booleans()))
+    batch = draw(st.integers(1, 4))
+    lineups = draw(st.lists(st.lists(st.sampled_from(POOL), min_size=players, max_size=players),
+                            min_size=batch, max_size=batch))
+    return params, np.array(lineups), draw(st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(setups())
+def test_engine_conserves_ingots_and_cards_round_by_round(setup) -> None:
+    params, lineups, seed = setup
+    batch, players = lineups.shape
+    rng = np.random.default_rng(seed)
+    order = rules.deal(rng, batch, params)
+    state = engine.init(params, order)
+    seats = [[(idx, make_player(name, seat=s, players=players, idx=idx, params=params))
+              for name, idx in strategy_groups(lineups[:, s])] for s in range(players)]
+    draft = 2 * players + 1
+    kept = [set() for _ in range(batch)]
+    sold = [set() for _ in range(batch)]
+    leftover = [set() for _ in range(batch)]
+    for r in range(KIT.rounds(players)):
+        before = state
+        state, picks, keeps, _ = engine.play_round(params, state, seats, rng)
+        assert state.dealt == (r + 1) * draft and state.round == r + 1
+        # ingots are conserved and the supply never goes below zero
+        assert (state.ingots.sum(axis=1) + state.supply == SUPPLY).all()
+        assert (state.supply >= 0).all() and (state.ingots >= 0).all()
+        # every card in exactly one place
+        for g in range(batch):
+            dealt = order[g, r * draft:(r + 1) * draft].tolist()
+            taken = [dealt[slot] for slot in picks[g]]
+            assert len(set(taken)) == 2 * players
+            kept[g] |= {c for c, k in zip(taken, keeps[g]) if k == KEEP}
+            sold[g] |= {c for c, k in zip(taken, keeps[g]) if k != KEEP}
+            leftover[g] |= set(dealt) - set(taken)
+            deck = set(order[g, state.dealt:].tolist())
+            owned = set(np.flatnonzero(state.owner[g] >= 0).tolist())
+            assert owned == kept[g]
+            places = [kept[g], sold[g], leftover[g], deck]
+            assert sum(map(len, places)) == C
+            assert set().union(*places) == set(range(C))
+            assert not any(KIT.type[c] == TYPES.index("gold") for c in kept[g])
+        # owners never change, repaired cards stay repaired, broken cards only mend
+        had = before.owner >= 0
+        assert (state.owner[had] == before.owner[had]).all()
+        assert (state.cond[had & (before.cond == REPAIRED)] == REPAIRED).all()
+        assert (state.cond[had & (before.cond == BROKEN)] != INTACT).all()
+        # trays and boxes never break
+        keeps_whole = np.isin(KIT.type, [TYPES.index("tray"), TYPES.index("box")])
+        assert (state.cond[:, keeps_whole] == INTACT).all()
+    by_type, scores, _, _, rank, win = engine.standing(params, state)
+    assert np.allclose(win.sum(axis=1), 1)
+    assert (scores == by_type.sum(axis=2)).all() and (by_type >= 0).all()
+    assert ((rank >= 1) & (rank <= players)).all()
+    assert ((win > 0) == (rank == 1)).all()
+
+
+def audit(game: reference.Game, params: rules.Params, order: list[int]) -> None:
+    """Walk the round log with the rulebook in hand, keeping our own table, and check every step."""
+    kit = params.kit
+    kind = [TYPES[t] for t in kit.type]
+    value = kit.value.tolist()
+    players = params.players
+    draft = 2 * players + 1
+    table: list[dict[int, int]] = [{} for _ in range(players)]
+    ingots = [params.new_player_ingots] * players
+    supply = kit.supply - sum(ingots)
+    sold, left = set(), set()
+    for r, entry in enumerate(game.log):
+        first = r % players
+        assert entry["first"] == first
+        assert entry["dealt"] == order[r * draft:(r + 1) * draft]
+        assert [p["seat"] for p in entry["picks"]] == [(first + k) % players for k in range(players)] + [
+            (first + k) % players for k in reversed(range(players))]
+        for pick in entry["picks"]:
+            seat, card = pick["seat"], pick["card"]
+            if pick["action"] == "keep":
+                assert kind[card] != "gold"
+                table[seat][card] = INTACT
+                assert pick["ingots_gained"] == 0
+            else:
+                paid = value[card] if params.supply_shortfall == "unlimited" else min(value[card], max(supply, 0))
+                assert pick["ingots_gained"] == paid
+                ingots[seat] += paid
+                supply -= paid
+                sold.add(card)
+        (rest,) = set(entry["dealt"]) - {p["card"] for p in entry["picks"]}
+        assert entry["leftover"] == rest
+        left.add(rest)
+        top = order[(r + 1) * draft] if (r + 1) * draft < len(order) else None
+        assert entry["deck_top"] == top
+        showing = [rest] + ([top] if top is not None else [])
+        breaking = {kind[c] for c in showing} & POTTERY
+        broken = sorted(c for col in table for c, s in col.items() if s == INTACT and kind[c] in breaking)
+        assert entry["broken"] == broken
+        for col in table:
+            for c in broken:
+                if c in col:
+                    col[c] = BROKEN
+        free = any(kind[c] == "gold" for c in showing)
+        assert entry["free_repair"] == free
+        done = [0] * players
+        for rep in entry["repairs"]:
+            seat, card = rep["seat"], rep["card"]
+            assert table[seat].get(card) == BROKEN
+            cost = 0 if free and done[seat] == 0 else value[card] + done[seat]
+            assert rep["cost"] == cost <= ingots[seat]
+            ingots[seat] -= cost
+            supply += cost
+            done[seat] += 1
+            table[seat][card] = REPAIRED
+        assert (entry["ingots"], entry["supply"]) == (ingots, supply)
+        assert sum(ingots) + supply == kit.supply
+        if params.supply_shortfall == "partial":
+            assert supply >= 0
+    assert game.collections == table
+    kept = {c for col in table for c in col}
+    places = [kept, sold, left, set(game.deck)]
+    assert sum(map(len, places)) == kit.size
+    assert set().union(*places) == set(range(kit.size))
+
+
+@settings(max_examples=40, deadline=None)
+@given(setups(shortfall=st.sampled_from(rules.SUPPLY_RULES)))
+def test_reference_log_passes_an_audit_from_the_rulebook(setup) -> None:
+    params, lineups, seed = setup
+    rng = np.random.default_rng(seed)
+    order = rules.deal(rng, 1, params)[0].tolist()
+    game = reference.new_game(params, order)
+    result = reference.play(game, reference.StrategyDecider(game, lineups[0].tolist(), rng, make_player))
+    audit(game, params, order)
+    assert abs(sum(result.wins) - 1) < 1e-9
+    assert result.winners and all(result.ranks[s] == 1 for s in result.winners)
+
+
+@cache
+def best_pairing(cups: tuple[int, ...], saucers: tuple[int, ...]) -> int:
+    """Brute force over every pairing of cups and saucers, one to one, unpaired allowed."""
+    if not cups:
+        return 0
+    best = cups[0] + best_pairing(cups[1:], saucers)
+    for i, multiplier in enumerate(saucers):
+        best = max(best, cups[0] * multiplier + best_pairing(cups[1:], saucers[:i] + saucers[i + 1:]))
+    return best
+
+
+@st.composite
+def tables(draw):
+    players = draw(st.sampled_from(rules.PLAYER_COUNTS))
+    owner = draw(st.lists(st.integers(-1, players - 1), min_size=C, max_size=C))
+    cond = draw(st.lists(st.sampled_from([INTACT, BROKEN, REPAIRED]), min_size=C, max_size=C))
+    ingots = draw(st.lists(st.integers(0, 9), min_size=players, max_size=players))
+    return players, owner, cond, ingots, draw(st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables())
+def test_any_table_scores_alike_in_both_engines(table) -> None:
+    players, owner, cond, ingots, broken_count = table
+    gold, tray, box = (TYPES.index(k) for k in ("gold", "tray", "box"))
+    owner = [-1 if KIT.type[c] == gold else o for c, o in enumerate(owner)]  # gold is never kept
+    cond = [INTACT if KIT.type[c] in (tray, box) else s for c, s in enumerate(cond)]  # nor do these break
+    params = rules.Params(players=players, tie_items_count_broken=broken_count)
+    collections = [{c: cond[c] for c in range(C) if owner[c] == seat} for seat in range(players)]
+    game = reference.Game(params, [], collections, list(ingots), SUPPLY - sum(ingots))
+    result = reference.final_result(game)
+    state = engine.State(np.arange(C, dtype=np.int8)[None], np.array([owner], np.int8), np.array([cond], np.int8),
+                         np.array([ingots], np.int16), np.array([SUPPLY - sum(ingots)], np.int16))
+    by_type, scores, repaired, items, rank, win = engine.standing(params, state)
+    assert [dict(zip(SCORED, p)) for p in by_type[0].tolist()] == result.points
+    assert scores[0].tolist() == result.scores
+    assert rank[0].tolist() == result.ranks
+    assert np.allclose(win[0], result.wins) and np.isclose(win[0].sum(), 1)
+    for seat, collection in enumerate(collections):
+        whole = [c for c, s in collection.items() if s != BROKEN]
+        cups = tuple(sorted(3 if collection[c] == REPAIRED else 1 for c in whole if KIT.type[c] == 0))
+        saucers = tuple(sorted(3 if collection[c] == REPAIRED else 2 for c in whole if KIT.type[c] == 1))
+        points = result.points[seat]
+        assert points["cup"] == sum(cups)
+        assert points["cup"] + points["saucer"] == best_pairing(cups, saucers)
+        assert result.repaired[seat] == sum(s == REPAIRED for s in collection.values())
+        assert result.items[seat] == sum(broken_count or s != BROKEN for s in collection.values())
+        assert repaired[0, seat] == result.repaired[seat] and items[0, seat] == result.items[seat]
+        assert 0 <= points["box"] <= 8 and points["tray"] in (0, 2, 4)

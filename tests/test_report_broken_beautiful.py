@@ -1,0 +1,255 @@
+"""The Broken and Beautiful report section, on synthetic results with planted effects.
+
+Planted: the start player (seat 0) gets 2 extra tray points; "greedy-no-teapot" scores no teapot points
+(everyone else averages 6.5), so it loses far more often than greedy; "greedy-no-cup" moves its cup points
+to plates, so its scores are distributed exactly like greedy's and its win share should not change.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from matplotlib.figure import Figure
+from test_report import synthetic_games
+
+from reports.broken_beautiful import (
+    TYPES,
+    ratio_ci,
+    restricted_play,
+    restricted_variants,
+    rounds_led,
+    section,
+    start_player_compensation,
+)
+from reports.build import build_report, score_direction
+from reports.render import bars_with_ci
+
+STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
+ROUNDS = {2: 9, 3: 6, 4: 5}
+CHARTS = [
+    "broken_beautiful_seat_win_share.png",
+    "broken_beautiful_strategy_win_share.png",
+    "broken_beautiful_compensation.png",
+    "broken_beautiful_points_by_type.png",
+    "broken_beautiful_breakage.png",
+    "broken_beautiful_ingots.png",
+    "broken_beautiful_restricted_play.png",
+]
+
+
+def synthetic_bb(players: int, games: int, seed: int, strategies: list[str] = STRATEGIES) -> pl.DataFrame:
+    """Broken-and-Beautiful-shaped rows with the planted effects described above; highest key wins."""
+    rng = np.random.default_rng(seed)
+    g = np.arange(games)[:, None]
+    seat = np.broadcast_to(np.arange(players), (games, players))
+    strategy = np.array(strategies)[(seat + g) % len(strategies)]
+    t = {kind: i for i, kind in enumerate(TYPES)}
+    points = rng.integers(0, 6, (games, players, len(TYPES)))
+    points[..., t["teapot"]] += 4
+    points[..., t["teapot"]] *= strategy != "greedy-no-teapot"
+    no_cup = strategy == "greedy-no-cup"
+    points[..., t["plate"]] += no_cup * points[..., t["cup"]]
+    points[..., t["cup"]] *= ~no_cup
+    points[..., t["tray"]] += 2 * (seat == 0)
+    ingots = rng.integers(0, 8, (games, players))
+    points[..., t["box"]] = np.where(rng.random((games, players)) < 0.3, np.minimum(ingots, 4), 0)
+    broken = rng.integers(0, 3, (games, players))
+    repaired = rng.integers(0, 4, (games, players))
+    items = broken + repaired + rng.integers(3, 10, (games, players))
+    score = points.sum(axis=2)
+    key = (score * 1000 + repaired) * 1000 + items
+    best = key.max(axis=1, keepdims=True)
+    win = (key == best) / (key == best).sum(axis=1, keepdims=True)
+    rank = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
+    n = games * players
+    columns = {
+        "experiment": np.full(n, f"bb{players}"),
+        "config_hash": np.full(n, "def456"),
+        "game": np.full(n, "broken_beautiful"),
+        "players": np.full(n, players),
+        "game_id": np.repeat(np.arange(games), players),
+        "deal": np.repeat(np.arange(games), players),
+        "lineup": np.zeros(n, dtype=int),
+        "seat": seat.ravel(),
+        "player": seat.ravel(),
+        "strategy": strategy.ravel(),
+        "score": score.ravel(),
+        "rank": rank.ravel(),
+        "win": win.ravel(),
+        "rounds": np.full(n, ROUNDS[players]),
+        "ingots": ingots.ravel(),
+        "repaired": repaired.ravel(),
+        "broken": broken.ravel(),
+        "items": items.ravel(),
+        **{f"points_{kind}": points[..., i].ravel() for i, kind in enumerate(TYPES)},
+    }
+    return pl.DataFrame(columns)
+
+
+def write_experiment(directory: Path, rows: pl.DataFrame, game: str) -> None:
+    """An experiment folder: manifest.json and one Parquet part."""
+    (directory / "parts").mkdir(parents=True)
+    manifest = {"experiment": rows["experiment"][0], "config_hash": "def456", "game": game, "seed": 1, "complete": True}
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    rows.write_parquet(directory / "parts" / "part-0000.parquet")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    """A report over a folder holding both games: three Broken and Beautiful experiments and one Kintsugi."""
+    root = tmp_path_factory.mktemp("bb_results")
+    for players in (2, 3, 4):
+        write_experiment(root / f"bb{players}", synthetic_bb(players, 2000, seed=players), "broken_beautiful")
+    write_experiment(root / "kintsugi3", synthetic_games(3, 600, seed=3), "kintsugi")
+    return build_report(root, tmp_path_factory.mktemp("bb_report"))
+
+
+@pytest.fixture(scope="module")
+def summary(report) -> str:
+    return (report.parent / "summary.md").read_text()
+
+
+def test_both_games_get_their_sections_and_charts(report, summary):
+    html = report.read_text()
+    for chart in [*CHARTS, "kintsugi_guess_accuracy.png", "kintsugi_seat_win_share.png"]:
+        assert (report.parent / chart).stat().st_size > 10_000, chart
+        assert f'src="{chart}"' in html
+    assert summary.startswith("# Balance report: Broken and Beautiful, Kintsugi")
+    assert "### Broken and Beautiful" in summary and "### Kintsugi" in summary
+    assert "## Broken and Beautiful: compensation, card types, breakage, ingots and restricted play" in summary
+    assert "## Kintsugi: guessing, colours and matches" in summary
+
+
+def test_score_direction_is_read_per_game(summary):
+    bb, kintsugi = summary.split("## Broken and Beautiful: seat advantage")[1].split("## Kintsugi: seat advantage")
+    assert "In this game higher scores win, so a positive score gap favours the start player." in bb
+    assert "In this game lower scores win, so a negative score gap favours the start player." in kintsugi
+
+
+def test_summary_names_the_planted_seat_advantage_and_its_compensation(summary):
+    bb = summary.split("### Broken and Beautiful")[1].split("### Kintsugi")[0]
+    for players in (2, 3, 4):
+        match = re.search(
+            rf"At {players} players the start player wins [\d.]+% .*?first-player advantage of ([+-][\d.]+) pp "
+            r"\(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp\), clearly different from zero",
+            bb,
+        )
+        assert match, f"no seat finding for {players} players"
+        advantage, lo, hi = map(float, match.groups())
+        assert 0 < lo < advantage < hi
+        assert re.search(
+            rf"at {players} players the start player is ahead \([\d.]+% against a fair [\d.]+%\) and "
+            r"subtracting \d points? from their final score gives",
+            bb,
+        )
+    assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in bb
+
+
+def test_summary_names_the_planted_restricted_play_effect(summary):
+    match = re.search(
+        r"Leaving out teapots changes greedy's win share the most: (-[\d.]+) pp \(95% CI (-[\d.]+) to (-[\d.]+) pp; "
+        r"[\d.]+% against [\d.]+%\), so teapots are worth wins to greedy\.",
+        summary,
+    )
+    assert match, "the planted teapot effect is not named"
+    diff, lo, hi = map(float, match.groups())
+    assert lo < diff < hi < -10
+    assert re.search(r"Without cups there is no clear change: they matter least to greedy\.", summary)
+
+
+def test_summary_says_where_the_points_come_from(summary):
+    assert "the most come from teapots" in summary
+    assert "Winners out-score the other players of their game most on teapots" in summary
+    assert re.search(r"Breakage and repair: at 2 players [\d.]+% of kept items end the game broken \(95% CI", summary)
+    assert re.search(r"Ingots held at the end: at 2 players [\d.]+ per player \(95% CI", summary)
+
+
+def test_compensation_without_adjustment_matches_the_actual_start_player_wins():
+    rows = synthetic_bb(3, 500, seed=7)
+    actual = rows.filter(pl.col("seat") == 0)["win"].mean()
+    unadjusted = start_player_compensation(rows).filter(pl.col("handicap") == 0)["share"][0]
+    assert unadjusted == pytest.approx(actual)
+
+
+def test_compensation_applies_the_tie_breakers():
+    # seat 0 ties on points but has fewer repaired items: it loses; one more point makes it win outright.
+    rows = pl.DataFrame(
+        {
+            "experiment": ["e"] * 2,
+            "game_id": [0, 0],
+            "players": [2, 2],
+            "seat": [0, 1],
+            "score": [10, 10],
+            "repaired": [0, 1],
+            "items": [5, 5],
+        }
+    )
+    shares = dict(start_player_compensation(rows).select("handicap", "share").iter_rows())
+    assert (shares[0], shares[1], shares[-1]) == (0.0, 1.0, 0.0)
+
+
+def test_restricted_play_compares_each_variant_with_its_base_game_by_game():
+    rows = pl.DataFrame(
+        {
+            "experiment": ["e"] * 8,
+            "game_id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "players": [2] * 8,
+            "strategy": ["greedy", "greedy-no-vase"] * 4,
+            "win": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5, 0.5],
+        }
+    )
+    variants = restricted_variants(rows)
+    assert variants.to_dicts() == [{"strategy": "greedy-no-vase", "base": "greedy", "banned": "vase"}]
+    result = restricted_play(rows, variants).filter(pl.col("players") == "2").row(0, named=True)
+    assert (result["share"], result["base_share"]) == (pytest.approx(1.5 / 4), pytest.approx(2.5 / 4))
+    assert result["diff"] == pytest.approx(-0.25)
+    assert result["diff_lo"] <= result["diff"] <= result["diff_hi"]
+
+
+def test_restricted_play_ignores_experiments_without_the_base():
+    with_base = synthetic_bb(3, 300, seed=1).with_columns(experiment=pl.lit("a"))
+    # an experiment where the variant plays only against banker: no base there, so it must not count
+    without_base = synthetic_bb(3, 300, seed=2, strategies=["greedy-no-teapot", "banker", "banker"])
+    rows = pl.concat([with_base, without_base.with_columns(experiment=pl.lit("b"))])
+    result = restricted_play(rows, restricted_variants(rows)).filter(
+        (pl.col("strategy") == "greedy-no-teapot") & (pl.col("players") == "all")
+    )
+    assert result["games"][0] == with_base.filter(pl.col("strategy") == "greedy-no-teapot").height
+
+
+def test_section_without_restricted_strategies_says_so(tmp_path):
+    rows = synthetic_bb(2, 300, seed=3, strategies=["greedy", "banker"])
+    result = section(rows, tmp_path)
+    assert any("No restricted strategies" in b for b in result.blocks if isinstance(b, str))
+    assert not (tmp_path / "broken_beautiful_restricted_play.png").exists()
+    assert (tmp_path / "broken_beautiful_points_by_type.png").exists()
+
+
+def test_rounds_led_follow_the_marker_round_by_round():
+    rows = pl.DataFrame({"players": [2, 4], "rounds": [9, 5]})
+    led = {(r["players"], r["seat"]): r["led"] for r in rounds_led(rows).iter_rows(named=True)}
+    assert led == {(2, 0): 5, (2, 1): 4, (4, 0): 2, (4, 1): 1, (4, 2): 1, (4, 3): 1}
+
+
+def test_ratio_interval_contains_the_ratio():
+    rng = np.random.default_rng(0)
+    broken = rng.integers(0, 3, 2000)
+    items = broken + rng.integers(1, 8, 2000)
+    lo, hi = ratio_ci(broken, items)
+    assert lo < broken.sum() / items.sum() < hi and hi - lo < 0.05
+
+
+def test_score_direction_reads_the_winning_side():
+    rows = pl.DataFrame({"rank": [1, 2, 1, 2], "score": [10, 4, 7, 3]})
+    assert score_direction(rows) == "higher"
+    assert score_direction(rows.with_columns(score=-pl.col("score"))) == "lower"
+
+
+def test_horizontal_bars_on_an_even_number_of_shared_panels_keep_the_first_category_on_top():
+    axes = Figure().subplots(1, 2, sharey=True)
+    for ax in axes:
+        bars_with_ci(ax, ["a", "b", "c"], {"x": ([1, 2, 3], [0, 1, 2], [2, 3, 4])}, horizontal=True)
+    assert all(ax.yaxis_inverted() for ax in axes)
