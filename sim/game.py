@@ -12,7 +12,8 @@ that `strategies/<name>.py` can import the game's rules without an import cycle)
 - `simulate(params, lineups, deal_index, deal_seed, play_seed) -> dict[str, np.ndarray]`:
   plays `B = len(lineups)` games at once with the batched engine. `lineups` is a `(B, P)` array of
   strategy names by seat (seat 0 starts). Games with the same `deal_index` share the random deal
-  (common random numbers). Returns equal-length column arrays with one row per (game, seat), game-major:
+  (common random numbers). Returns equal-length columns (numpy arrays, or polars Series for list
+  columns) with one row per (game, seat), game-major:
   `game` (0..B-1), `seat`, `strategy`, `score`, `rank`, `win`, plus the game's own columns.
 - `trace(params, strategies, seed) -> dict`: one game as an auditable, JSON-ready dict.
 - `narrate(trace: dict) -> str`: the same game told turn by turn for people.

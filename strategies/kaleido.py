@@ -96,10 +96,13 @@ class Player:
 
 class Random(Player):
     def extra(self, obs, rng):
+        """Half the time (always, when forced) a uniformly random extra action; otherwise none."""
         legal = obs.legal[self.idx]
-        value = rng.random(legal.shape)
-        value[:, NONE] = np.where(rng.random(len(legal)) < 0.5, 2.0, -1.0)
-        return pick_best(value, legal, rng)
+        choice = np.full(len(legal), NONE)
+        act = ((rng.random(len(legal)) < 0.5) | ~legal[:, NONE]) & legal[:, 1:].any(axis=1)
+        rows = np.flatnonzero(act)
+        choice[rows] = 1 + pick_best(np.zeros((len(rows), legal.shape[1] - 1)), legal[rows, 1:], rng)
+        return choice
 
     def tile(self, obs, rng):
         return pick_best(np.zeros(obs.legal[self.idx].shape), obs.legal[self.idx], rng)

@@ -8,12 +8,14 @@ import time
 from statistics import median
 
 import numpy as np
+import polars as pl
 
 from sim.game import params_from
 from sim.kaleido import engine, reference
 from sim.kaleido.rules import COLORS, PLAYER_COUNTS, WHITE, Params
 from strategies.kaleido import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
 
+NOT_PLACED = -128  # a marker for list slots of boards a seat did not place
 NAME = "kaleido"
 TITLE = "Kaleido"
 SUMMARY = ("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
@@ -52,7 +54,24 @@ def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
         "whites_used": state.whites_used.ravel().astype(np.int8),
         "turns": state.turns_played.ravel().astype(np.int8),
         "stalled": np.repeat(state.stalled, players),
+        **_board_positions(params, state),
     }
+
+
+def _board_positions(params: Params, state) -> dict[str, pl.Series]:
+    """`board_q`, `board_r`: list columns with the axial position of every board the seat placed."""
+    geo = engine.geometry(params)
+    batch, players = state.boards_placed.shape
+    mine = state.placer[:, None, :] == np.arange(players)[None, :, None]  # (B, P, NB)
+    order = np.argsort(~mine, axis=2, kind="stable")[..., : params.boards_each]  # the seat's boards first
+    kept = np.take_along_axis(mine, order, axis=2)
+    cells = np.take_along_axis(np.broadcast_to(state.cell[:, None, :], mine.shape), order, axis=2)
+    columns = {}
+    for axis, name in enumerate(("board_q", "board_r")):
+        values = np.where(kept, geo.qr[np.maximum(cells, 0), axis], NOT_PLACED).reshape(batch * players, -1)
+        packed = pl.lit(pl.Series(name, values.astype(np.int8))).arr.to_list()
+        columns[name] = pl.select(packed.list.eval(pl.element().filter(pl.element() != NOT_PLACED))).to_series()
+    return columns
 
 
 def play_reference(params: Params, strategies: list[str], rng: np.random.Generator):

@@ -49,6 +49,7 @@ def geometry(params: Params) -> Geometry:
 class State:
     slots: np.ndarray  # (B, NB, 6) int8: tile in each local slot: colour 0-4, WHITE, or EMPTY
     cell: np.ndarray  # (B, NB) int16: honeycomb cell of each board, -1 while still in a stock
+    placer: np.ndarray  # (B, NB) int8: seat that placed each board, -1 for the starting boards
     rot: np.ndarray  # (B, NB) int8: local slot s sits at physical triangle (s + rot) % 6
     scored: np.ndarray  # (B, NB) bool
     grid: np.ndarray  # (B, cells) int8: board on each cell, -1 none
@@ -106,8 +107,8 @@ def init(params: Params, batch: int) -> State:
         grid[:, geo.cell(q, r)] = board
     zeros = np.zeros((batch, players), np.int16)
     return State(
-        slots=np.full((batch, nb, 6), EMPTY, np.int8), cell=cell, rot=np.zeros((batch, nb), np.int8),
-        scored=np.zeros((batch, nb), bool), grid=grid,
+        slots=np.full((batch, nb, 6), EMPTY, np.int8), cell=cell, placer=np.full((batch, nb), -1, np.int8),
+        rot=np.zeros((batch, nb), np.int8), scored=np.zeros((batch, nb), bool), grid=grid,
         tiles=np.full((batch, colours), params.tiles, np.int8),
         whites=np.full((batch, players), params.whites_each, np.int8),
         stock=np.full((batch, players), params.boards_each, np.int8),
@@ -151,16 +152,18 @@ def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> S
     games = np.flatnonzero(board)
     cells = choice[games] - 1 - geo.holes
     new = state.boards_on_table[games]
-    cell, grid = state.cell.copy(), state.grid.copy()
+    cell, grid, placer = state.cell.copy(), state.grid.copy(), state.placer.copy()
     cell[games, new] = cells
     grid[games, cells] = new
+    placer[games, new] = seat
     whites, stock = state.whites.copy(), state.stock.copy()
     whites[:, seat] -= white
     stock[:, seat] -= board
     placed, used = state.boards_placed.copy(), state.whites_used.copy()
     placed[:, seat] += board
     used[:, seat] += white
-    return replace(state, cell=cell, grid=grid, whites=whites, stock=stock, boards_placed=placed, whites_used=used)
+    return replace(state, cell=cell, grid=grid, placer=placer, whites=whites, stock=stock, boards_placed=placed,
+                   whites_used=used)
 
 
 def _fill(state: State, hole: np.ndarray, tile: int, mask: np.ndarray) -> State:

@@ -293,6 +293,7 @@ def to_state(game: Game) -> engine.State:
     nb = params.boards
     slots = np.full((1, nb, 6), EMPTY, np.int8)
     cell = np.full((1, nb), -1, np.int16)
+    placer = np.full((1, nb), -1, np.int8)
     rot = np.zeros((1, nb), np.int8)
     scored = np.zeros((1, nb), bool)
     grid = np.full((1, geo.cells), -1, np.int8)
@@ -301,11 +302,14 @@ def to_state(game: Game) -> engine.State:
         cell[0, b.id] = geo.cell(b.q, b.r)
         grid[0, cell[0, b.id]] = b.id
         rot[0, b.id], scored[0, b.id] = b.rot, b.scored
+    for event in game.events:
+        if event["type"] == "board":
+            placer[0, event["board"]] = event["seat"]
 
     def row(values, dtype):
         return np.array([values], dtype)
 
-    return engine.State(slots, cell, rot, scored, grid, row(game.tiles, np.int8), row(game.whites, np.int8),
+    return engine.State(slots, cell, placer, rot, scored, grid, row(game.tiles, np.int8), row(game.whites, np.int8),
                         row(game.stock, np.int8), row(game.midgame, np.int16), row(game.endgame, np.int16),
                         row(game.boards_placed, np.int16), row(game.whites_used, np.int16),
                         row(game.turns_played, np.int16), np.array([game.over]), np.array([game.stalled]),
