@@ -33,7 +33,7 @@ from reports.render import (
     pp_ci,
     save_chart,
 )
-from reports.stats import bootstrap_mean_ci, wilson
+from reports.stats import bootstrap_mean_ci, ratio_ci, resampled_sums, wilson
 
 GAME = "broken_beautiful"
 TITLE = "Broken and Beautiful"
@@ -52,8 +52,6 @@ PLURALS = {
 RESTRICTED = "-no-"  # "greedy-no-teapot" = greedy that never keeps a teapot
 GAME_KEY = ["experiment", "game_id"]
 HANDICAPS = range(-4, 5)
-N_BOOT = 2000
-_MAX_CELLS = 4_000_000  # largest (resamples x distinct units) block drawn at once
 
 
 def section(rows: pl.DataFrame, out_dir: Path) -> Section:
@@ -162,34 +160,6 @@ def strategy_order(rows: pl.DataFrame) -> list[str]:
         .sort("ratio", "strategy", descending=[True, False])
     )
     return ratio["strategy"].to_list()
-
-
-def resampled_sums(units: np.ndarray, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
-    """Column sums of n_boot bootstrap resamples of the rows of units (n, k): an (n_boot, k) array.
-
-    A resample draws n rows with replacement; like reports.stats.bootstrap_mean_ci it draws multinomial
-    counts of the distinct rows, so it is fast when rows repeat (small integer counts do).
-    """
-    distinct, counts = np.unique(np.asarray(units, dtype=float), axis=0, return_counts=True)
-    n = int(counts.sum())
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_CELLS // len(distinct))
-    sums = [
-        rng.multinomial(n, counts / n, size=min(block, n_boot - start)) @ distinct for start in range(0, n_boot, block)
-    ]
-    return np.concatenate(sums)
-
-
-def ratio_ci(numerator, denominator, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval for sum(numerator) / sum(denominator), resampling the paired units."""
-    units = np.column_stack([np.asarray(numerator, float), np.asarray(denominator, float)])
-    if units.shape[0] == 0:
-        return float("nan"), float("nan")
-    sums = resampled_sums(units, seed=seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = sums[:, 0] / sums[:, 1]
-    lo, hi = np.nanquantile(ratios, [0.025, 0.975])
-    return float(lo), float(hi)
 
 
 def mean_with_ci(values) -> dict:

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from reports import broken_beautiful, kintsugi
+from reports import broken_beautiful, kaleido, kintsugi
 from reports.render import (
     Chart,
     Heading,
@@ -42,8 +42,10 @@ from reports.stats import bootstrap_mean_ci, with_wilson
 SECTIONS: dict[str, Callable[[pl.DataFrame, Path], Section]] = {
     "kintsugi": kintsugi.section,
     "broken_beautiful": broken_beautiful.section,
+    "kaleido": kaleido.section,
 }
-GAME_TITLES = {"broken_beautiful": broken_beautiful.TITLE}  # where str.title() would get the name wrong
+# where str.title() would get the name wrong (or to keep it next to the section)
+GAME_TITLES = {"broken_beautiful": broken_beautiful.TITLE, "kaleido": kaleido.TITLE}
 
 GAME_KEY = ["experiment", "game_id"]
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]

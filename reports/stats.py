@@ -3,7 +3,8 @@
 Wilson intervals for proportions (successes may be fractional, e.g. tie shares), and a percentile
 bootstrap for means. The bootstrap resamples the counts of distinct values (a multinomial draw), which
 is the same distribution as resampling the values one by one but costs O(n_boot * distinct values), so
-it stays fast on a million integer scores.
+it stays fast on a million integer scores. resampled_sums does the same for rows of several columns
+(e.g. per-game or per-deal totals), from which ratio_ci and paired differences are built.
 """
 
 import numpy as np
@@ -66,3 +67,31 @@ def _resampled_means(distinct: np.ndarray, counts: np.ndarray, n_boot: int, rng)
         for start in range(0, n_boot, block)
     ]
     return np.concatenate(means)
+
+
+def resampled_sums(units: np.ndarray, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """Column sums of n_boot bootstrap resamples of the rows of units (n, k): an (n_boot, k) array.
+
+    A resample draws n rows with replacement; like bootstrap_mean_ci it draws multinomial
+    counts of the distinct rows, so it is fast when rows repeat (small integer counts do).
+    """
+    distinct, counts = np.unique(np.asarray(units, dtype=float), axis=0, return_counts=True)
+    n = int(counts.sum())
+    rng = np.random.default_rng(seed)
+    block = max(1, _MAX_CELLS // len(distinct))
+    sums = [
+        rng.multinomial(n, counts / n, size=min(block, n_boot - start)) @ distinct for start in range(0, n_boot, block)
+    ]
+    return np.concatenate(sums)
+
+
+def ratio_ci(numerator, denominator, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval for sum(numerator) / sum(denominator), resampling the paired units."""
+    units = np.column_stack([np.asarray(numerator, float), np.asarray(denominator, float)])
+    if units.shape[0] == 0:
+        return float("nan"), float("nan")
+    sums = resampled_sums(units, seed=seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = sums[:, 0] / sums[:, 1]
+    lo, hi = np.nanquantile(ratios, [0.025, 0.975])
+    return float(lo), float(hi)

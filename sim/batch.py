@@ -24,3 +24,16 @@ def check_choice(player, choice: np.ndarray, n: int, bound: int, what: str) -> n
     if bad.any():
         raise IllegalMove(player.name, f"{what} {int(choice[bad][0])} is outside 0..{bound - 1}")
     return choice
+
+
+def seat_rows(lineups: np.ndarray, scores: np.ndarray, rank: np.ndarray, win: np.ndarray) -> dict[str, np.ndarray]:
+    """The columns every game's `simulate` returns, one row per (game, seat), game-major."""
+    batch, players = lineups.shape
+    return {
+        "game": np.repeat(np.arange(batch), players),
+        "seat": np.tile(np.arange(players, dtype=np.int8), batch),
+        "strategy": lineups.ravel().astype(str),
+        "score": scores.ravel().astype(np.int16),
+        "rank": rank.ravel(),
+        "win": win.ravel(),
+    }

@@ -4,13 +4,13 @@ break, mend it with gold. The game contract of sim/game.py, for the registry in 
 from __future__ import annotations
 
 import dataclasses
-import time
-from statistics import median
 
 import numpy as np
 
+from sim.batch import seat_rows
+from sim.bench import compare
 from sim.broken_beautiful import engine, reference
-from sim.broken_beautiful.rules import CONDITIONS, PLAYER_COUNTS, SCORED, Params, deal
+from sim.broken_beautiful.rules import BROKEN, CONDITIONS, PLAYER_COUNTS, SCORED, Params, deal
 from sim.game import params_from
 from strategies.broken_beautiful import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
 
@@ -34,14 +34,9 @@ def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
     record = engine.play(params, order, lineups, np.random.default_rng(play_seed), make_player)
     batch, players = lineups.shape
     state = record.state
-    broken = ((state.owner[:, None, :] == np.arange(players)[:, None]) & (state.cond == 1)[:, None, :]).sum(axis=2)
+    broken = ((state.owner[:, None, :] == np.arange(players)[:, None]) & (state.cond == BROKEN)[:, None, :]).sum(axis=2)
     columns = {
-        "game": np.repeat(np.arange(batch), players),
-        "seat": np.tile(np.arange(players, dtype=np.int8), batch),
-        "strategy": lineups.ravel().astype(str),
-        "score": record.scores.ravel().astype(np.int16),
-        "rank": record.rank.ravel(),
-        "win": record.win.ravel(),
+        **seat_rows(lineups, record.scores, record.rank, record.win),
         "rounds": np.full(batch * players, params.kit.rounds(players), np.int8),
         "ingots": state.ingots.ravel(),
         "repaired": record.repaired.ravel().astype(np.int8),
@@ -117,23 +112,15 @@ def narrate(record: dict) -> str:
 
 
 def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference, same strategies, same run; medians."""
+    """Games per second of the batched engine and of the reference (on the first hundredth of the deals)."""
     params = make_params(players, {})
     check_strategy(strategy)
     lineup = [strategy] * players
     ref_games = max(10, games // 100)
-    engine_rates, reference_rates = [], []
-    for repeat in range(repeats):
-        rng = np.random.default_rng(repeat)
+
+    def session(rng):
         order = deal(rng, games, params)
-        start = time.perf_counter()
-        engine.play(params, order, np.array([lineup] * games), rng, make_player)
-        engine_rates.append(games / (time.perf_counter() - start))
-        start = time.perf_counter()
-        for g in range(ref_games):
-            play_reference(params, order[g], lineup, rng)
-        reference_rates.append(ref_games / (time.perf_counter() - start))
-    engine_rate, reference_rate = median(engine_rates), median(reference_rates)
-    return {"game": NAME, "players": players, "strategy": strategy, "engine_games": games,
-            "reference_games": ref_games, "repeats": repeats, "engine_games_per_s": round(engine_rate, 1),
-            "reference_games_per_s": round(reference_rate, 1), "ratio": round(engine_rate / reference_rate, 1)}
+        return (lambda: engine.play(params, order, np.array([lineup] * games), rng, make_player),
+                lambda: [play_reference(params, order[g], lineup, rng) for g in range(ref_games)])
+
+    return compare(NAME, players, strategy, games, ref_games, repeats, session)

@@ -4,12 +4,12 @@ boards you score to set up end-game hexagons. The game contract of sim/game.py, 
 from __future__ import annotations
 
 import dataclasses
-import time
-from statistics import median
 
 import numpy as np
 import polars as pl
 
+from sim.batch import seat_rows
+from sim.bench import compare
 from sim.game import params_from
 from sim.kaleido import engine, reference
 from sim.kaleido.rules import COLORS, PLAYER_COUNTS, WHITE, Params
@@ -42,12 +42,7 @@ def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
         return np.stack([per_colour[:, owner == s].sum(axis=1) for s in range(players)], axis=1).ravel()
 
     return {
-        "game": np.repeat(np.arange(batch), players),
-        "seat": np.tile(np.arange(players, dtype=np.int8), batch),
-        "strategy": lineups.ravel().astype(str),
-        "score": record.scores.ravel().astype(np.int16),
-        "rank": record.rank.ravel(),
-        "win": record.win.ravel(),
+        **seat_rows(lineups, record.scores, record.rank, record.win),
         "midgame_points": by_seat(state.midgame).astype(np.int16),
         "endgame_points": by_seat(state.endgame).astype(np.int16),
         "boards_placed": state.boards_placed.ravel().astype(np.int8),
@@ -131,22 +126,14 @@ def narrate(record: dict) -> str:
 
 
 def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference, same strategies, same run; medians."""
+    """Games per second of the batched engine and of the reference (on games // 200 games)."""
     params = make_params(players, {})
     check_strategy(strategy)
     lineup = [strategy] * players
     ref_games = max(5, games // 200)
-    engine_rates, reference_rates = [], []
-    for repeat in range(repeats):
-        rng = np.random.default_rng(repeat)
-        start = time.perf_counter()
-        engine.play(params, games, np.array([lineup] * games), rng, make_player)
-        engine_rates.append(games / (time.perf_counter() - start))
-        start = time.perf_counter()
-        for _ in range(ref_games):
-            play_reference(params, lineup, rng)
-        reference_rates.append(ref_games / (time.perf_counter() - start))
-    engine_rate, reference_rate = median(engine_rates), median(reference_rates)
-    return {"game": NAME, "players": players, "strategy": strategy, "engine_games": games,
-            "reference_games": ref_games, "repeats": repeats, "engine_games_per_s": round(engine_rate, 1),
-            "reference_games_per_s": round(reference_rate, 1), "ratio": round(engine_rate / reference_rate, 1)}
+
+    def session(rng):
+        return (lambda: engine.play(params, games, np.array([lineup] * games), rng, make_player),
+                lambda: [play_reference(params, lineup, rng) for _ in range(ref_games)])
+
+    return compare(NAME, players, strategy, games, ref_games, repeats, session)

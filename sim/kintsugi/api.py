@@ -4,11 +4,11 @@ left neighbour's colour. The game contract of sim/game.py, for the registry in s
 from __future__ import annotations
 
 import dataclasses
-import time
-from statistics import median
 
 import numpy as np
 
+from sim.batch import seat_rows
+from sim.bench import compare
 from sim.game import params_from
 from sim.kintsugi import engine, reference
 from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Params, deal
@@ -48,15 +48,9 @@ def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
     record = engine.play(params, order[deal_index], colors[deal_index], lineups,
                          np.random.default_rng(play_seed), make_player)
     out = record.outcome
-    batch, players = lineups.shape
     own = np.take_along_axis(out.pieces, record.colors.astype(np.int64), axis=1)
     return {
-        "game": np.repeat(np.arange(batch), players),
-        "seat": np.tile(np.arange(players, dtype=np.int8), batch),
-        "strategy": lineups.ravel().astype(str),
-        "score": out.scores.ravel().astype(np.int16),
-        "rank": out.rank.ravel(),
-        "win": out.win.ravel(),
+        **seat_rows(lineups, out.scores, out.rank, out.win),
         "color": record.colors.ravel(),
         "pieces": own.ravel().astype(np.int16),
         "guess": out.guesses.ravel(),
@@ -115,23 +109,17 @@ def narrate(record: dict) -> str:
 
 
 def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference, same strategies, same run; medians."""
+    """Games per second of the batched engine and of the reference (on the first hundredth of the deals)."""
     params = make_params(players, {})
     check_strategy(strategy)
     lineup = [strategy] * players
     ref_games = max(10, games // 100)
-    engine_rates, reference_rates = [], []
-    for repeat in range(repeats):
-        rng = np.random.default_rng(repeat)
+
+    def session(rng):
         order, colors = deal(rng, games, players, len(params.cards))
-        start = time.perf_counter()
-        engine.play(params, order, colors, np.array([lineup] * games), rng, make_player)
-        engine_rates.append(games / (time.perf_counter() - start))
-        start = time.perf_counter()
-        for g in range(ref_games):
-            reference.play(params, order[g], colors[g], lineup, rng, make_player)
-        reference_rates.append(ref_games / (time.perf_counter() - start))
-    engine_rate, reference_rate = median(engine_rates), median(reference_rates)
-    return {"game": NAME, "players": players, "strategy": strategy, "engine_games": games,
-            "reference_games": ref_games, "repeats": repeats, "engine_games_per_s": round(engine_rate, 1),
-            "reference_games_per_s": round(reference_rate, 1), "ratio": round(engine_rate / reference_rate, 1)}
+        batch = np.array([lineup] * games)
+        return (lambda: engine.play(params, order, colors, batch, rng, make_player),
+                lambda: [reference.play(params, order[g], colors[g], lineup, rng, make_player)
+                         for g in range(ref_games)])
+
+    return compare(NAME, players, strategy, games, ref_games, repeats, session)

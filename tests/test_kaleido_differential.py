@@ -1,0 +1,339 @@
+"""Kaleido: the batched engine replayed decision by decision through the scalar reference, the trace against
+the engine, and batch = singles.
+
+The engine plays batches with mixed lineups drawn per game and seat from every strategy. A thin wrapper
+around each strategy logs the legal mask the engine built for every decision. Each game is then replayed
+through reference.play with a decider that hands back the engine's recorded choices; at every decision the
+reference's own legal options (derived rule by rule) must equal the engine's mask, and at the end the table,
+supplies, points, scores, ranks, win shares and the stalled flag must match.
+
+Encodings (the engine's module docstring): hole h = 6 * board + slot; extra action 0 none, 1 + h a white
+tile in hole h, 1 + H + c a board on cell c = (q + R) * (2R + 1) + (r + R), R = params.boards + 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import sim.kaleido.api as kaleido
+from sim.kaleido import engine, reference, rules
+from strategies.kaleido import STRATEGIES, make_player
+
+ALL_STRATEGIES = np.array(sorted(STRATEGIES))
+
+
+def decode_extra(params: rules.Params, code: int):
+    """An engine extra-action code as a reference option, from the documented encoding alone."""
+    holes, radius = 6 * params.boards, params.boards + 1
+    if code == 0:
+        return None
+    if code <= holes:
+        return ("white", *divmod(code - 1, 6))
+    q, r = divmod(code - 1 - holes, 2 * radius + 1)
+    return ("board", q - radius, r - radius)
+
+
+def decode_cell(params: rules.Params, cell: int) -> tuple[int, int]:
+    radius = params.boards + 1
+    q, r = divmod(int(cell), 2 * radius + 1)
+    return q - radius, r - radius
+
+
+@dataclass
+class Entry:
+    """What the engine showed for one decision: the games asked and their legal masks (bit-packed)."""
+
+    phase: str
+    turn: int
+    colour: int
+    seat: int
+    board: np.ndarray  # (B,) the board that may be turned, -1 when not a rotation
+    rows: np.ndarray  # games asked, ascending
+    legal: np.ndarray  # (len(rows), ceil(width / 8)) packed legal masks of those games
+    width: int
+
+    def options(self, game: int) -> set[int]:
+        at = int(np.searchsorted(self.rows, game))
+        assert self.rows[at] == game
+        return set(np.flatnonzero(np.unpackbits(self.legal[at])[: self.width]).tolist())
+
+
+class Log:
+    def __init__(self):
+        self.entries: list[Entry] = []
+        self.last = None  # the Observation logged last (every strategy group of a seat sees the same one)
+
+    def note(self, obs) -> None:
+        if obs is self.last:
+            return
+        self.last = obs
+        rows = np.flatnonzero(obs.asked)
+        self.entries.append(Entry(obs.phase, obs.turn, obs.colour, obs.seat, obs.board.copy(), rows,
+                                  np.packbits(obs.legal[rows], axis=1), obs.legal.shape[1]))
+
+
+class Logged:
+    """A real strategy that logs the engine's observation before answering."""
+
+    def __init__(self, inner, log: Log):
+        self.inner, self.log, self.name = inner, log, inner.name
+
+    def extra(self, obs, rng):
+        self.log.note(obs)
+        return self.inner.extra(obs, rng)
+
+    def tile(self, obs, rng):
+        self.log.note(obs)
+        return self.inner.tile(obs, rng)
+
+    def rotate(self, obs, rng):
+        self.log.note(obs)
+        return self.inner.rotate(obs, rng)
+
+
+def play_logged(params: rules.Params, lineups: np.ndarray, seed: int) -> tuple[engine.Record, Log]:
+    log = Log()
+
+    def factory(name, *, seat, idx, params):
+        return Logged(make_player(name, seat=seat, idx=idx, params=params), log)
+
+    record = engine.play(params, len(lineups), lineups, np.random.default_rng(seed), factory)
+    assert len(log.entries) == len(record.decisions)
+    for entry, (phase, turn, _, asked) in zip(log.entries, record.decisions):
+        assert (entry.phase, entry.turn) == (phase, turn)
+        assert np.array_equal(entry.rows, np.flatnonzero(asked))
+    return record, log
+
+
+class Replay:
+    """Hands the reference game `g` the engine's choices, checking the legal options at every step."""
+
+    def __init__(self, params: rules.Params, record: engine.Record, log: Log, g: int):
+        self.params, self.record, self.log, self.g = params, record, log, g
+        self.queue = [i for i, (_, _, _, asked) in enumerate(record.decisions) if asked[g]]
+        self.at = 0
+        self.phases: list[str] = []
+
+    def next(self, phase: str, game: reference.Game) -> tuple[int, set[int]]:
+        assert self.at < len(self.queue), (self.g, game.turn, phase, "the reference asks more than the engine")
+        i = self.queue[self.at]
+        self.at += 1
+        entry = self.log.entries[i]
+        assert (entry.phase, entry.turn) == (phase, game.turn), (self.g, i)
+        assert (entry.colour, entry.seat) == (game.colour, game.seat), (self.g, i)
+        self.phases.append(phase)
+        return int(self.record.decisions[i][2][self.g]), entry.options(self.g)
+
+    def extra(self, game, when):
+        choice, legal = self.next(when, game)
+        options = reference.extra_options(game, when)
+        geo = engine.geometry(self.params)
+        codes = [reference.encode_extra(geo, option) for option in options]
+        assert len(set(codes)) == len(codes)
+        assert set(codes) == legal, (self.g, game.turn, when)
+        assert [decode_extra(self.params, code) for code in codes] == options
+        option = decode_extra(self.params, choice)
+        assert option in options
+        return option
+
+    def tile(self, game):
+        choice, legal = self.next("tile", game)
+        assert {6 * b + s for b, s in game.empty_holes()} == legal, (self.g, game.turn)
+        return divmod(choice, 6)
+
+    def rotate(self, game, board):
+        choice, legal = self.next("rotate", game)
+        assert legal == set(range(6))
+        assert self.log.entries[self.queue[self.at - 1]].board[self.g] == board
+        return choice
+
+
+def check_game(params: rules.Params, record: engine.Record, g: int, game: reference.Game,
+               result: reference.Result) -> None:
+    state = record.state
+    assert game.over
+    placed = np.flatnonzero(state.cell[g] >= 0).tolist()
+    assert placed == [b.id for b in game.boards] == list(range(len(game.boards))), g
+    for b in game.boards:
+        assert decode_cell(params, state.cell[g, b.id]) == (b.q, b.r), (g, b.id)
+        assert state.rot[g, b.id] == b.rot, (g, b.id)
+        assert state.slots[g, b.id].tolist() == [rules.EMPTY if s is None else s for s in b.slots], (g, b.id)
+        assert state.scored[g, b.id] == b.scored == b.full, (g, b.id)
+    placer = [-1, -1] + [e["seat"] for e in game.events if e["type"] == "board"]
+    assert state.placer[g, : len(placer)].tolist() == placer, g
+    unplaced = state.cell[g] < 0
+    assert (state.placer[g, unplaced] == -1).all()
+    assert (state.slots[g, unplaced] == rules.EMPTY).all() and (state.rot[g, unplaced] == 0).all()
+    for name in ("tiles", "whites", "stock", "midgame", "endgame", "boards_placed", "whites_used", "turns_played"):
+        assert getattr(state, name)[g].tolist() == getattr(game, name), (g, name)
+    assert state.stalled[g] == game.stalled, g
+    assert record.colour_points[g].tolist() == result.colour_points, g
+    assert record.scores[g].tolist() == result.scores, g
+    assert record.rank[g].tolist() == result.ranks, g
+    assert record.win[g].tolist() == pytest.approx(result.wins), g
+
+
+@pytest.mark.parametrize(("players", "games", "seed"), [(2, 250, 1), (3, 250, 2), (4, 250, 3), (5, 250, 4)])
+def test_engine_agrees_with_reference_decision_by_decision(players: int, games: int, seed: int) -> None:
+    params = rules.Params(players=players)
+    lineups = np.random.default_rng(100 + seed).choice(ALL_STRATEGIES, size=(games, players))
+    assert set(lineups.ravel()) == set(ALL_STRATEGIES)
+    assert (lineups != lineups[:, :1]).any(axis=1).mean() > 0.8  # most games mix strategies
+    record, log = play_logged(params, lineups, seed)
+    phases: dict[str, int] = {}
+    turns = {"pass": 0, "skip": 0}
+    for g in range(games):
+        game = reference.new_game(params)
+        replay = Replay(params, record, log, g)
+        while not game.over:  # reference.play, counting the turns in which nobody is asked anything
+            if game.tiles[game.colour] == 0:
+                turns["pass"] += 1
+            elif not game.empty_holes() and game.stock[game.seat] == 0:
+                turns["skip"] += 1
+            reference.play_turn(game, replay)
+        reference.endgame_scoring(game)
+        result = reference.final_result(game)
+        assert replay.at == len(replay.queue), (g, "the engine asked more than the reference")
+        check_game(params, record, g, game, result)
+        for phase in replay.phases:
+            phases[phase] = phases.get(phase, 0) + 1
+    # The replays went through every kind of decision, white tiles and boards both before and after the tile.
+    assert set(phases) == {"forced", "before", "tile", "after", "rotate"}
+    holes = 6 * params.boards
+    taken = {(phase, kind): 0 for phase in ("before", "after") for kind in ("white", "board")}
+    for phase, _, choice, asked in record.decisions:
+        if phase in ("before", "after"):
+            taken[phase, "white"] += int(((choice >= 1) & (choice <= holes) & asked).sum())
+            taken[phase, "board"] += int(((choice > holes) & asked).sum())
+    assert min(taken.values()) > 0, taken
+    assert min(turns.values()) > 0 and record.state.stalled.any(), turns
+    assert record.state.endgame.sum() > 0 and record.state.midgame.sum() > 0
+
+
+def test_stalled_games_agree_with_reference() -> None:
+    """Hoarders in a 3-player game often fill every hole with nobody holding tiles and a board."""
+    params = rules.Params(players=3)
+    rng = np.random.default_rng(9)
+    lineups = np.where(rng.random((60, 3)) < 0.8, "hoarder", rng.choice(ALL_STRATEGIES, size=(60, 3)))
+    record, log = play_logged(params, lineups, 9)
+    assert 5 <= record.state.stalled.sum() < 60
+    for g in range(len(lineups)):
+        game = reference.new_game(params)
+        replay = Replay(params, record, log, g)
+        result = reference.play(game, replay)
+        assert replay.at == len(replay.queue)
+        check_game(params, record, g, game, result)
+        if game.stalled:
+            assert not game.empty_holes()
+            assert sum(game.tiles) > 0
+            assert all(game.stock[params.owner(c)] == 0 for c, t in enumerate(game.tiles) if t > 0)
+
+
+TRACE_CASES = [
+    (2, ["rotator", "random"], 0),
+    (3, ["greedy", "majority", "hoarder"], 1),
+    (4, ["random", "rotator", "greedy", "hoarder"], 2),
+    (5, ["majority", "random", "rotator", "hoarder", "greedy"], 3),
+    (5, ["greedy"] * 5, 4),
+    (3, ["hoarder"] * 3, 5),
+]
+
+
+@pytest.mark.parametrize(("players", "strategies", "seed"), TRACE_CASES)
+def test_trace_is_the_game_the_engine_plays_with_the_same_seed(players, strategies, seed) -> None:
+    params = rules.Params(players=players)
+    record = kaleido.trace(params, strategies, seed)
+    played = engine.play(params, 1, np.array([strategies]), np.random.default_rng(seed), make_player)
+    state = played.state
+    assert record["scores"] == played.scores[0].tolist()
+    assert record["winners"] == np.flatnonzero(played.win[0] > 0).tolist()
+    assert record["stalled"] == bool(state.stalled[0])
+    assert len(record["boards"]) == int(state.placed[0].sum())
+    for board in record["boards"]:
+        b = board["id"]
+        assert decode_cell(params, state.cell[0, b]) == (board["q"], board["r"])
+        assert board["rot"] == state.rot[0, b]
+        names = [None if s == rules.EMPTY else "white" if s == rules.WHITE else rules.COLORS[s]
+                 for s in state.slots[0, b]]
+        assert board["slots"] == names
+    midgame = dict.fromkeys(rules.COLORS[: params.colours], 0)
+    for event in record["events"]:
+        if event["type"] == "score":
+            for colour, points in event["points"].items():
+                midgame[colour] += points
+    assert list(midgame.values()) == state.midgame[0].tolist()
+    endgame = dict.fromkeys(rules.COLORS[: params.colours], 0)
+    for hexagon in record["endgame"]:
+        for colour, points in hexagon["points"].items():
+            endgame[colour] += points
+    assert list(endgame.values()) == state.endgame[0].tolist()
+
+
+class Scripted:
+    """Replays each of its games' recorded choices, one decision at a time, for one seat."""
+
+    def __init__(self, name: str, rows, queues: list[list[tuple[str, int, int, int]]]):
+        self.name, self.rows, self.queues = name, rows, queues  # per game: (phase, turn, board, choice)
+
+    def answer(self, obs, method: str) -> np.ndarray:
+        asked = obs.asked[self.rows]
+        choice = np.zeros(len(self.queues), np.intp)
+        for i in np.flatnonzero(asked):
+            phase, turn, board, value = self.queues[i].pop(0)
+            assert (phase, turn) == (obs.phase, obs.turn)
+            assert (method == "rotate") == (phase == "rotate")
+            assert obs.board[self.rows][i] == board
+            choice[i] = value
+        return choice
+
+    def extra(self, obs, rng):
+        return self.answer(obs, "extra")
+
+    def tile(self, obs, rng):
+        return self.answer(obs, "tile")
+
+    def rotate(self, obs, rng):
+        return self.answer(obs, "rotate")
+
+
+def game_queues(record: engine.Record, log: Log, players: int, params: rules.Params) -> list[list[list]]:
+    """[game][seat] -> the decisions that seat made in that game, in order."""
+    batch = len(record.scores)
+    queues = [[[] for _ in range(players)] for _ in range(batch)]
+    for entry, (phase, turn, choice, asked) in zip(log.entries, record.decisions):
+        for g in np.flatnonzero(asked):
+            queues[g][entry.seat].append((phase, turn, int(entry.board[g]), int(choice[g])))
+    return queues
+
+
+def scripted_factory(queues: list[list[list]], games: np.ndarray):
+    def make(name, *, seat, idx, params):
+        rows = np.arange(len(games))[idx]
+        return Scripted(name, idx, [list(queues[games[r]][seat]) for r in rows])
+
+    return make
+
+
+def test_a_batch_equals_its_games_played_one_by_one() -> None:
+    params = rules.Params(players=4)
+    rng = np.random.default_rng(21)
+    lineups = rng.choice(ALL_STRATEGIES, size=(24, 4))
+    recorded, log = play_logged(params, lineups, 21)
+    queues = game_queues(recorded, log, 4, params)
+    names = rng.choice(["script-a", "script-b", "script-c"], size=lineups.shape)
+    games = np.arange(len(lineups))
+    batch = engine.play(params, len(games), names, np.random.default_rng(0), scripted_factory(queues, games))
+    singles = [engine.play(params, 1, names[g : g + 1], np.random.default_rng(0),
+                           scripted_factory(queues, games[g : g + 1])) for g in games]
+    for field in ("colour_points", "scores", "rank", "win"):
+        together = getattr(batch, field)
+        assert np.array_equal(together, getattr(recorded, field)), field
+        assert np.array_equal(together, np.concatenate([getattr(s, field) for s in singles])), field
+    for field in ("slots", "cell", "placer", "rot", "scored", "tiles", "whites", "stock", "midgame", "endgame",
+                  "boards_placed", "whites_used", "turns_played", "done", "stalled"):
+        together = getattr(batch.state, field)
+        assert np.array_equal(together, getattr(recorded.state, field)), field
+        assert np.array_equal(together, np.concatenate([getattr(s.state, field) for s in singles])), field

@@ -1,0 +1,300 @@
+"""The Kaleido report section, on synthetic results with planted effects.
+
+Planted: rotator scores 10 more end-game points than everyone else (so +10 over greedy, with the same
+mid-game points); the start player (seat 0) gets 6 extra mid-game points; 60% of 5-player games stall
+(10% at 2 to 4 players), and in a stalled game the last seat is left holding a tile and loses 8 points;
+hoarder never uses a white tile. The tournament carries board positions, the rotation experiment does not.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from test_report import synthetic_games
+
+from reports.build import build_report
+from reports.kaleido import (
+    TILES,
+    allotment,
+    board_cells,
+    endgame_decides,
+    experiments_without_positions,
+    rotation_value,
+    section,
+    stall_rates,
+    stall_winners,
+    stalls_by_strategy,
+)
+
+TOURNAMENT = ["random", "greedy", "majority", "rotator", "hoarder"]
+ROTATION = ["greedy", "rotator"]
+STALLS = {2: 0.1, 3: 0.1, 4: 0.1, 5: 0.6}
+# cells around the starting boards (0, 0) and (1, 0), enough for every board of a 5-player game
+CELLS = [(1, -1), (0, 1), (-1, 1), (1, 1), (0, -1), (2, -1), (-1, 0), (2, 0), (-2, 1), (3, -1), (0, 2), (1, -2)]
+CHARTS = [
+    "kaleido_seat_win_share.png",
+    "kaleido_strategy_win_share.png",
+    "kaleido_seat_by_experiment.png",
+    "kaleido_points_split.png",
+    "kaleido_rotation.png",
+    "kaleido_stalls.png",
+    "kaleido_boards_whites.png",
+    "kaleido_board_map.png",
+    "kaleido_seat_heatmap.png",
+]
+
+
+def synthetic_kaleido(
+    players: int, games: int, seed: int, strategies: list[str], experiment: str, positions: bool = True
+) -> pl.DataFrame:
+    """Kaleido-shaped rows with the planted effects described above; the highest score wins, ties share.
+    Strategies rotate through the seats; each deal is played under len(strategies) seatings."""
+    rng = np.random.default_rng(seed)
+    g = np.arange(games)[:, None]
+    seat = np.broadcast_to(np.arange(players), (games, players))
+    strategy = np.array(strategies)[(seat + g) % len(strategies)]
+    stalled = np.broadcast_to(rng.random((games, 1)) < STALLS[players], (games, players))
+    stuck = stalled & (seat == players - 1)
+    mid = 4 * rng.integers(3, 8, (games, players)) + 6 * (seat == 0) - 8 * stuck  # points come in steps of 4
+    end = 4 * rng.integers(1, 6, (games, players)) + 10 * (strategy == "rotator")
+    score = mid + end
+    best = score.max(axis=1, keepdims=True)
+    win = (score == best) / (score == best).sum(axis=1, keepdims=True)
+    rank = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
+    boards = rng.integers(0, allotment(players) + 1, (games, players))
+    whites = rng.integers(0, allotment(players) + 1, (games, players)) * (strategy != "hoarder")
+    n = games * players
+    columns = {
+        "experiment": np.full(n, experiment),
+        "config_hash": np.full(n, "kal123"),
+        "game": np.full(n, "kaleido"),
+        "players": np.full(n, players, dtype=np.int8),
+        "game_id": np.repeat(100_000 * players + np.arange(games), players),  # unique within an experiment
+        "deal": np.repeat(np.arange(games) // len(strategies), players),
+        "lineup": np.repeat(np.arange(games) % len(strategies), players),
+        "seat": seat.ravel().astype(np.int8),
+        "player": seat.ravel().astype(np.int8),
+        "strategy": strategy.ravel(),
+        "score": score.ravel(),
+        "rank": rank.ravel(),
+        "win": win.ravel(),
+        "midgame_points": mid.ravel(),
+        "endgame_points": end.ravel(),
+        "boards_placed": boards.ravel(),
+        "whites_used": whites.ravel(),
+        "turns": (TILES[players] - stuck).ravel(),
+        "stalled": stalled.ravel(),
+    }
+    rows = pl.DataFrame(columns)
+    if not positions:
+        return rows
+    q, r = [], []
+    for game in range(games):
+        free = iter(rng.permutation(len(CELLS)))
+        for s in range(players):
+            placed = [CELLS[next(free)] for _ in range(boards[game, s])]
+            q.append([c[0] for c in placed])
+            r.append([c[1] for c in placed])
+    return rows.with_columns(board_q=pl.Series(q, dtype=pl.List(pl.Int8)), board_r=pl.Series(r, dtype=pl.List(pl.Int8)))
+
+
+def write_experiment(directory: Path, parts: list[pl.DataFrame], game: str) -> None:
+    """An experiment folder: manifest.json and one Parquet part per frame."""
+    (directory / "parts").mkdir(parents=True)
+    experiment = parts[0]["experiment"][0]
+    manifest = {"experiment": experiment, "config_hash": "kal123", "game": game, "seed": 1, "complete": True}
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    for i, rows in enumerate(parts):
+        rows.write_parquet(directory / "parts" / f"part-{i:04d}.parquet")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    """A report over a folder holding Kaleido (a tournament with positions, a rotation run without) and Kintsugi."""
+    root = tmp_path_factory.mktemp("kaleido_results")
+    write_experiment(
+        root / "kal_tournament",
+        [synthetic_kaleido(p, 700, p, TOURNAMENT, "kal_tournament") for p in (2, 3, 4, 5)],
+        "kaleido",
+    )
+    write_experiment(
+        root / "kal_rotation",
+        [synthetic_kaleido(p, 700, 10 + p, ROTATION, "kal_rotation", positions=False) for p in (2, 3, 4, 5)],
+        "kaleido",
+    )
+    write_experiment(root / "kintsugi3", [synthetic_games(3, 600, seed=3)], "kintsugi")
+    return build_report(root, tmp_path_factory.mktemp("kaleido_report"))
+
+
+@pytest.fixture(scope="module")
+def summary(report) -> str:
+    return (report.parent / "summary.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def kaleido_summary(summary) -> str:
+    return summary.split("### Kaleido")[1].split("### Kintsugi")[0]
+
+
+def test_both_games_get_their_sections_and_charts(report, summary):
+    html = report.read_text()
+    for chart in [*CHARTS, "kintsugi_guess_accuracy.png", "kintsugi_seat_win_share.png"]:
+        assert (report.parent / chart).stat().st_size > 10_000, chart
+        assert f'src="{chart}"' in html
+    assert summary.startswith("# Balance report: Kaleido, Kintsugi")
+    assert "### Kaleido" in summary and "### Kintsugi" in summary
+    assert "## Kaleido: points, rotation, stalls and boards" in summary
+    assert "## Kintsugi: guessing, colours and matches" in summary
+    assert "Without board positions, and so left out of the map: kal_rotation." in summary
+
+
+def test_summary_names_the_start_player_advantage(kaleido_summary):
+    for players in (2, 3, 4, 5):
+        match = re.search(
+            rf"At {players} players the start player wins [\d.]+% .*?first-player advantage of ([+-][\d.]+) pp "
+            r"\(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp\), clearly different from zero",
+            kaleido_summary,
+        )
+        assert match, f"no seat finding for {players} players"
+        advantage, lo, hi = map(float, match.groups())
+        assert 0 < lo < advantage < hi
+    by_experiment = re.search(
+        r"Seat advantage by experiment .*?in kal_rotation \(greedy, rotator\) (.*?);", kaleido_summary
+    )
+    assert by_experiment and by_experiment.group(1).startswith("+")
+
+
+def test_summary_names_what_rotation_is_worth(kaleido_summary):
+    line = next(x for x in kaleido_summary.splitlines() if x.startswith("- Rotation:"))
+    prefix = "- Rotation: turning scored boards (rotator against greedy in the same games) is worth, in kal_rotation, "
+    assert line.startswith(prefix)
+    finding = line.split("In kal_tournament")[0]
+    for players in (2, 3, 4, 5):
+        match = re.search(
+            rf"at {players} players ([+-][\d.]+) pp win share \(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp: [\d.]+% "
+            r"against [\d.]+%\) and ([+-][\d.]+) end-game points per player \(95% CI ([+-][\d.]+) to ([+-][\d.]+)\)",
+            finding,
+        )
+        assert match, f"no rotation numbers at {players} players"
+        diff, lo, hi, points, points_lo, points_hi = map(float, match.groups())
+        assert 0 < lo < diff < hi
+        assert 8 < points_lo < points < points_hi < 12 and abs(points - 10) < 1.2
+    assert "rotator wins clearly more often at every player count" in kaleido_summary
+    assert "The difference comes from the end-game hexagons" in kaleido_summary
+    assert "In kal_tournament the win-share difference is +" in kaleido_summary
+
+
+def test_summary_names_the_stalls_and_who_they_hurt(kaleido_summary):
+    match = re.search(
+        r"Stalls: the rules leave players stuck in ([\d.]+)% of 5-player games \(95% CI ([\d.]+)–([\d.]+)%\)",
+        kaleido_summary,
+    )
+    assert match, "no stall finding"
+    rate, lo, hi = map(float, match.groups())
+    assert lo < rate < hi and 55 < rate < 65
+    assert (
+        "Stalls change who wins: in stalled games the players left holding tiles win far less often" in kaleido_summary
+    )
+
+
+def test_summary_says_where_the_points_come_from(kaleido_summary):
+    assert re.search(
+        r"Points: of all points scored, the end-game hexagons bring [\d.]+% at 2 players \(95% CI", kaleido_summary
+    )
+    assert "rotator takes the largest share of its points from them at every player count" in kaleido_summary
+    assert re.search(r"Fewest white tiles: hoarder, 0\.00 of [24] ", kaleido_summary)
+
+
+def test_rotation_value_pairs_rotator_and_greedy_in_the_same_games():
+    rows = pl.DataFrame(
+        {
+            "experiment": ["e"] * 6,
+            "game_id": [0, 0, 1, 1, 2, 2],
+            "deal": [0, 0, 0, 0, 1, 1],
+            "players": [2] * 6,
+            "strategy": ["rotator", "greedy", "greedy", "rotator", "rotator", "random"],  # game 2: no greedy
+            "win": [1.0, 0.0, 0.5, 0.5, 1.0, 0.0],
+            "endgame_points": [30, 20, 24, 26, 40, 0],
+            "midgame_points": [10, 10, 12, 12, 0, 0],
+        }
+    )
+    result = rotation_value(rows).row(0, named=True)
+    assert (result["games"], result["deals"], result["rot_seats"]) == (2, 1, 2)
+    assert result["share"] == pytest.approx(0.75) and result["base_share"] == pytest.approx(0.25)
+    assert result["diff"] == pytest.approx(0.5) and result["end_diff"] == pytest.approx(6.0)
+    assert result["mid_diff"] == pytest.approx(0.0)
+    # one deal: every resample is the same, so the interval collapses onto the difference
+    assert result["diff_lo"] == pytest.approx(0.5) and result["end_diff_hi"] == pytest.approx(6.0)
+    assert result["alone"]  # game 2 has no greedy, so it does not count; the others hold only the two
+    assert rotation_value(rows.filter(pl.col("strategy") != "rotator")).is_empty()
+    crowded = synthetic_kaleido(3, 60, 5, TOURNAMENT, "t", positions=False)
+    assert not rotation_value(crowded)["alone"].any()
+
+
+def test_endgame_decides_separates_comebacks_from_broken_ties():
+    rows = pl.DataFrame(
+        {
+            "experiment": ["e"] * 6,
+            "game_id": [0, 0, 1, 1, 2, 2],
+            "players": [2] * 6,
+            "midgame_points": [10, 5, 8, 8, 9, 3],
+            "win": [0.0, 1.0, 1.0, 0.0, 1.0, 0.0],  # comeback; tie for the lead broken; leader wins
+        }
+    )
+    result = endgame_decides(rows).row(0, named=True)
+    assert (result["games"], result["comebacks"], result["settled"]) == (3, 1, 1)
+
+
+def test_stalls_count_games_and_the_players_left_holding_tiles():
+    rows = synthetic_kaleido(4, 400, 1, ROTATION, "e", positions=False)
+    stalls = stall_rates(rows).row(0, named=True)
+    stalled_games = rows.filter(pl.col("stalled"))["game_id"].n_unique()
+    assert stalls["stalls"] == stalled_games and stalls["games"] == 400
+    assert stalls["stuck"] == stalled_games and stalls["left_per_stuck"] == pytest.approx(1.0)
+    assert stalls["stuck_share"] == pytest.approx(0.25)
+    winners = stall_winners(rows).row(0, named=True)
+    assert winners["stuck_n"] == stalled_games and winners["free_n"] == 3 * stalled_games
+    assert winners["stuck"] < winners["free"]
+
+
+def test_stalls_by_strategy_compares_games_with_and_without_it():
+    rows = pl.DataFrame(
+        {
+            "experiment": ["e"] * 8,
+            "game_id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "players": [2] * 8,
+            "strategy": ["random", "greedy", "random", "greedy", "greedy", "rotator", "greedy", "rotator"],
+            "stalled": [True, True, True, True, False, False, True, True],
+        }
+    )
+    result = {r["strategy"]: r for r in stalls_by_strategy(rows).iter_rows(named=True)}
+    assert "greedy" not in result  # greedy is in every game: nothing to compare
+    assert (result["random"]["with"], result["random"]["without"]) == (1.0, 0.5)
+    assert (result["rotator"]["with_n"], result["rotator"]["without_n"]) == (2, 2)
+
+
+def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions():
+    with_positions = synthetic_kaleido(3, 200, 2, ROTATION, "a")
+    without = synthetic_kaleido(3, 200, 3, ROTATION, "b", positions=False)
+    rows = pl.concat([with_positions, without], how="diagonal_relaxed")
+    assert experiments_without_positions(rows) == ["b"]
+    cells = board_cells(rows)
+    assert cells["games"].unique().to_list() == [200]
+    assert cells["boards"].sum() == with_positions["boards_placed"].sum()
+    assert cells["share"].sum() == pytest.approx(with_positions["boards_placed"].sum() / 200)
+
+
+def test_section_without_rotator_or_positions_says_so(tmp_path):
+    rows = synthetic_kaleido(3, 300, 4, ["greedy", "random"], "e", positions=False)
+    result = section(rows, tmp_path)
+    text = " ".join(b for b in result.blocks if isinstance(b, str))
+    assert "No game in these data has both rotator and greedy" in text
+    assert "These results carry no board positions" in text
+    assert not (tmp_path / "kaleido_rotation.png").exists()
+    assert not (tmp_path / "kaleido_board_map.png").exists()
+    assert not (tmp_path / "kaleido_seat_by_experiment.png").exists()  # one experiment: the generic part covers it
+    for chart in ("kaleido_points_split.png", "kaleido_stalls.png", "kaleido_seat_heatmap.png"):
+        assert (tmp_path / chart).exists()
