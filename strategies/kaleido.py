@@ -34,17 +34,22 @@ def board_counts(obs, colours: int) -> tuple[np.ndarray, np.ndarray]:
     return obs.memo["counts"]
 
 
-def closing_points(obs, params, colour: int, tile: int) -> np.ndarray:
-    """(B, H): points `colour` scores at once if a tile (`tile` = a colour, or -1 for white) goes in each
-    hole, because it fills that board."""
+def closing_points(obs, params, white: bool) -> np.ndarray:
+    """(B, H): points the mover's colour scores at once if its tile (or a white tile) goes in each hole,
+    because that fills the board."""
     counts, empties = board_counts(obs, params.colours)
     games, boards = np.nonzero(empties == 1)
-    last = counts[games, boards]
-    if tile >= 0:
-        last = last + (np.arange(params.colours) == tile)
+    colour = obs.colour[games]
+    last = counts[games, boards] + (not white) * (np.arange(params.colours) == colour[:, None])
     gain = np.zeros(empties.shape)
-    gain[games, boards] = majority(last, params)[:, colour]
+    gain[games, boards] = majority(last, params)[np.arange(len(games)), colour]
     return np.repeat(gain, 6, axis=1)
+
+
+def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split counts (n, ..., colours) into the colour's own (n, ...) and the best of the others."""
+    mine = np.arange(counts.shape[-1]) == colour.reshape(-1, *[1] * (counts.ndim - 1))
+    return np.where(mine, counts, 0).sum(axis=-1), np.where(mine, -1, counts).max(axis=-1)
 
 
 def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -82,7 +87,7 @@ class Player:
         return choice
 
     def white_value(self, obs) -> np.ndarray:
-        return closing_points(obs, self.params, obs.colour, -1).astype(float)
+        return closing_points(obs, self.params, white=True)
 
     def tile(self, obs, rng):
         return pick_best(self.hole_value(obs)[self.idx], obs.legal[self.idx], rng)
@@ -91,7 +96,7 @@ class Player:
         return np.zeros(len(obs.legal[self.idx]), np.intp)
 
     def hole_value(self, obs) -> np.ndarray:
-        return closing_points(obs, self.params, obs.colour, obs.colour).astype(float)
+        return closing_points(obs, self.params, white=False)
 
 
 class Random(Player):
@@ -114,8 +119,7 @@ class Random(Player):
 class Majority(Player):
     def hole_value(self, obs):
         counts, empties = board_counts(obs, self.params.colours)
-        own = counts[..., obs.colour]
-        rivals = np.delete(counts, obs.colour, axis=2).max(axis=2)
+        own, rivals = own_and_rest(counts, obs.colour)
         can_lead = own + empties >= rivals  # its tile plus every other empty hole would reach the leader
         bonus = np.repeat(np.where(can_lead, 2.0, -2.0), 6, axis=1)
         return super().hole_value(obs) + bonus
@@ -128,24 +132,27 @@ class Rotator(Player):
         board = obs.board[self.idx]
         asked = np.flatnonzero(board >= 0)
         value = np.zeros((len(board), 6))
-        state = obs.state.select(np.arange(len(obs.board))[self.idx][asked])
+        games = np.arange(len(obs.board))[self.idx][asked]
+        state = obs.state.select(games)
         rows = np.arange(len(asked))
         for steps in range(6):
             turned = state.rot.copy()
             turned[rows, board[asked]] = (turned[rows, board[asked]] + steps) % 6
-            value[asked, steps] = self.hexagon_value(replace(state, rot=turned), obs, board[asked])
+            value[asked, steps] = self.hexagon_value(replace(state, rot=turned), obs.geo, board[asked],
+                                                     obs.colour[games])
         value[:, 0] += 1e-6  # leave the board as it is unless turning it helps
         return pick_best(value, np.ones(value.shape, bool), rng)
 
-    def hexagon_value(self, state: State, obs, board: np.ndarray) -> np.ndarray:
-        """(n,): own end-game value of the hexagons that include `board` (n,)."""
-        y, z, tiles = hexagons(state, obs.geo)
+    def hexagon_value(self, state: State, geo, board: np.ndarray, colour: np.ndarray) -> np.ndarray:
+        """(n,): the value to `colour` (n,) of the hexagons that include `board` (n,)."""
+        y, z, tiles = hexagons(state, geo)
         mine = board[:, None, None]
         involved = (y >= 0) & ((np.arange(y.shape[1])[None, :, None] == mine) | (y == mine) | (z == mine))
         counts = colour_counts(tiles, self.params.colours)
-        own = 0.5 * counts[..., obs.colour]
+        own = 0.5 * own_and_rest(counts, colour)[0]
         complete = involved & (tiles != EMPTY).all(axis=3)
-        own[complete] = majority(counts[complete], self.params)[:, obs.colour]
+        points = majority(counts[complete], self.params)
+        own[complete] = points[np.arange(len(points)), np.broadcast_to(colour[:, None, None], complete.shape)[complete]]
         return (own * involved).sum(axis=(1, 2))
 
 

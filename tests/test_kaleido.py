@@ -485,7 +485,7 @@ def test_a_tile_every_turn_and_one_extra_action_before_or_after() -> None:
     assert (game.boards_placed, game.whites_used, game.turns_played) == ([0, 1, 1], [1, 0, 0], [1, 1, 1])
     assert game.turn == 3
     assert game.events == [
-        {"type": "tile", "seat": 0, "color": "red", "board": 0, "slot": 0, "white": True},
+        {"type": "tile", "seat": 0, "color": "white", "board": 0, "slot": 0, "white": True},
         {"type": "tile", "seat": 0, "color": "red", "board": 0, "slot": 1, "white": False},
         {"type": "tile", "seat": 1, "color": "yellow", "board": 1, "slot": 0, "white": False},
         {"type": "board", "seat": 1, "board": 2, "q": 2, "r": 0},
@@ -669,11 +669,12 @@ def test_two_player_engine_alternates_colours_and_sums_them() -> None:
             self.inner, self.name = inner, inner.name
 
         def extra(self, obs, rng):
-            turns.append((obs.turn, obs.colour, obs.seat))
             return self.inner.extra(obs, rng)
 
         def tile(self, obs, rng):
-            turns.append((obs.turn, obs.colour, obs.seat))
+            for g in np.arange(len(obs.asked))[self.inner.idx]:  # this player's games
+                if obs.asked[g]:
+                    turns.append((int(g), obs.turn, int(obs.colour[g]), obs.seat))
             return self.inner.tile(obs, rng)
 
         def rotate(self, obs, rng):
@@ -682,8 +683,14 @@ def test_two_player_engine_alternates_colours_and_sums_them() -> None:
     lineups = np.array([["greedy", "random"], ["random", "rotator"]] * 10)
     record = engine.play(params, 20, lineups, np.random.default_rng(3),
                          lambda name, **kw: Watch(make_player(name, **kw)))
-    assert {turn for turn, _, _ in turns} >= set(range(44))
-    assert all(colour == turn % 4 and seat == colour % 2 for turn, colour, seat in turns)
+    assert {turn for _, turn, _, _ in turns} >= set(range(44))
+    assert all(seat == turn % 2 and colour % 2 == seat for _, turn, colour, seat in turns)
+    # "They cannot put 2 tiles of the same color successively": each player's own tiles alternate colours,
+    # starting with their first colour, even across skipped turns.
+    for g in range(20):
+        for seat in (0, 1):
+            placed = [colour for game, _, colour, s in turns if game == g and s == seat]
+            assert placed == [seat + 2 * (i % 2) for i in range(len(placed))], (g, seat)
     points = record.colour_points
     assert np.array_equal(record.scores, np.stack([points[:, 0] + points[:, 2], points[:, 1] + points[:, 3]], 1))
     finished = ~record.state.stalled
@@ -857,7 +864,10 @@ def test_trace_is_json_ready_and_survives_an_independent_audit(players, strategi
         if event["type"] in ("tile", "board"):
             assert 0 <= event["seat"] < players
         if event["type"] == "tile":
-            assert event["color"] in colours and event["seat"] == colours.index(event["color"]) % players
+            if event["white"]:
+                assert event["color"] == "white"
+            else:
+                assert event["color"] in colours and event["seat"] == colours.index(event["color"]) % players
         if event["type"] == "rotate":
             assert 1 <= event["steps"] <= 5
     assert {"tile", "board", "score"} <= kinds

@@ -48,7 +48,7 @@ class Entry:
 
     phase: str
     turn: int
-    colour: int
+    colour: np.ndarray  # (B,) the colour each game's mover places
     seat: int
     board: np.ndarray  # (B,) the board that may be turned, -1 when not a rotation
     rows: np.ndarray  # games asked, ascending
@@ -123,7 +123,7 @@ class Replay:
         self.at += 1
         entry = self.log.entries[i]
         assert (entry.phase, entry.turn) == (phase, game.turn), (self.g, i)
-        assert (entry.colour, entry.seat) == (game.colour, game.seat), (self.g, i)
+        assert (entry.colour[self.g], entry.seat) == (game.colour, game.seat), (self.g, i)
         self.phases.append(phase)
         return int(self.record.decisions[i][2][self.g]), entry.options(self.g)
 

@@ -1,5 +1,6 @@
-"""Kaleido, batched: B games advance in lockstep, one colour turn at a time, with no Python loop over the
-batch. Games that have ended, or whose colour to move is out of tiles, simply pass. The scalar,
+"""Kaleido, batched: B games advance in lockstep, one turn at a time, with no Python loop over the batch.
+Games that have ended, or whose player to move is out of tiles, simply pass. In the 2-player variant the
+colour a player places alternates with their own tiles, so it can differ between games. The scalar,
 rule-by-rule twin is reference.py.
 
 Encodings: a hole is h = 6 * board + local slot; a honeycomb cell is c = (q + R) * (2R + 1) + (r + R)
@@ -63,7 +64,7 @@ class State:
     turns_played: np.ndarray  # (B, P) int16: turns in which the player placed a tile
     done: np.ndarray  # (B,) bool
     stalled: np.ndarray  # (B,) bool: ended because nobody with tiles could ever open a hole again
-    turn: int = 0  # colour turns so far, the same in every game
+    turn: int = 0  # turns so far (passes and skips included), the same in every game
 
     def select(self, games) -> State:
         """The same state for a subset of the batch's games."""
@@ -86,7 +87,7 @@ class Observation:
     turned, -1 in games not asked). `asked` marks the games whose answer counts."""
 
     phase: str
-    colour: int
+    colour: np.ndarray  # (B,) the colour the mover places this turn
     seat: int
     turn: int
     state: State
@@ -166,10 +167,11 @@ def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> S
                    whites_used=used)
 
 
-def _fill(state: State, hole: np.ndarray, tile: int, mask: np.ndarray) -> State:
+def _fill(state: State, hole: np.ndarray, tile, mask: np.ndarray) -> State:
+    """Put `tile` (one code, or one per game) in each game's `hole` where `mask` is set."""
     slots = state.slots.reshape(len(hole), -1).copy()
     games = np.flatnonzero(mask)
-    slots[games, hole[games]] = tile
+    slots[games, hole[games]] = np.broadcast_to(tile, hole.shape)[games]
     return replace(state, slots=slots.reshape(state.slots.shape))
 
 
@@ -249,7 +251,10 @@ def play(params: Params, batch: int, lineups: np.ndarray, rng: np.random.Generat
     state = init(params, batch)
     seats = [_seat_players(params, s, lineups[:, s], make_player) for s in range(params.players)]
     decisions = []
+    longest = (params.colours * params.tiles + 1) * params.players  # a tile per round of turns, or a stall
     while not state.done.all():
+        if state.turn > longest:
+            raise RuntimeError("Kaleido engine: games neither progress nor stall")
         state = play_turn(params, geo, state, seats, rng, decisions)
     state = endgame_scoring(params, state, geo)
     colour_points = state.midgame + state.endgame
@@ -260,11 +265,12 @@ def play(params: Params, batch: int, lineups: np.ndarray, rng: np.random.Generat
 
 
 def play_turn(params, geo, state: State, seats, rng, decisions) -> State:
-    """One colour's turn in every game: an optional extra action, a tile, the other chance at the extra
-    action, scoring, and the right to turn each board just scored."""
-    colour = state.turn % params.colours
-    seat = params.owner(colour)
-    moving = ~state.done & (state.tiles[:, colour] > 0)
+    """One turn in every game: an optional extra action, a tile, the other chance at the extra action,
+    scoring, and the right to turn each board just scored."""
+    seat = state.turn % params.players
+    colour = colour_to_play(params, state, seat)
+    games = np.arange(len(colour))
+    moving = ~state.done & (state.tiles[games, colour] > 0)
     no_hole = ~empty_holes(state).any(axis=1)
     skip = moving & no_hole & (state.stock[:, seat] == 0)
     stuck = _stalled(params, state) & skip
@@ -290,7 +296,7 @@ def play_turn(params, geo, state: State, seats, rng, decisions) -> State:
     hole = ask("tile", empty_holes(state) | ~acting[:, None], acting)
     state = _fill(state, hole, colour, acting)
     tiles = state.tiles.copy()
-    tiles[:, colour] -= acting
+    tiles[games, colour] -= acting
     state = replace(state, tiles=tiles)
     later = acting & (before == NONE)
     after = ask("after", extra_mask(params, state, geo, seat, later), later)
@@ -301,6 +307,15 @@ def play_turn(params, geo, state: State, seats, rng, decisions) -> State:
     played[:, seat] += acting
     done = state.done | stuck | (state.tiles.sum(axis=1) == 0)
     return replace(state, turns_played=played, done=done, stalled=state.stalled | stuck, turn=state.turn + 1)
+
+
+def colour_to_play(params: Params, state: State, seat: int) -> np.ndarray:
+    """(B,) the colour `seat` places now. In the 2-player variant a player "cannot put 2 tiles of the same
+    color successively": their colours alternate with the tiles they place, so a skipped turn changes
+    nothing."""
+    if not params.two_colour:
+        return np.full(len(state.tiles), seat)
+    return np.where(state.turns_played[:, seat] % 2 == 0, seat, seat + params.players)
 
 
 def _turn_boards(params, geo, state: State, fresh: np.ndarray, ask) -> State:

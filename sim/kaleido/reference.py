@@ -46,7 +46,7 @@ class Game:
     stock: list[int]  # boards left, per seat
     midgame: list[int]  # points per colour from boards scored during play
     endgame: list[int]  # points per colour from end-game hexagons
-    turn: int = 0  # colour turns so far, passes and skips included
+    turn: int = 0  # turns so far, passes and skips included
     stalled: bool = False
     events: list[dict] = field(default_factory=list)
     hexagons: list[dict] = field(default_factory=list)
@@ -56,13 +56,18 @@ class Game:
     just_scored: list[int] = field(default_factory=list)  # boards scored this turn, which may be turned
 
     @property
-    def colour(self) -> int:
-        """Turns go round the colours; in the 2-player variant a player's two colours alternate."""
-        return self.turn % self.params.colours
+    def seat(self) -> int:
+        """Players take turns clockwise from the starting player."""
+        return self.turn % self.params.players
 
     @property
-    def seat(self) -> int:
-        return self.params.owner(self.colour)
+    def colour(self) -> int:
+        """The colour the player to move places. In the 2-player variant a player "cannot put 2 tiles of
+        the same color successively", so their two colours alternate with the tiles they have placed."""
+        if not self.params.two_colour:
+            return self.seat
+        mine = [c for c in range(self.params.colours) if self.params.owner(c) == self.seat]
+        return mine[self.turns_played[self.seat] % 2]  # turns in which the player placed a tile
 
     def at(self, q: int, r: int) -> Board | None:
         return next((b for b in self.boards if (b.q, b.r) == (q, r)), None)
@@ -92,7 +97,7 @@ def new_game(params: Params) -> Game:
 
 
 def play_turn(game: Game, decider) -> None:
-    """One colour's turn: a tile (necessary), one extra action before or after it (a white tile or a
+    """One turn: a tile (necessary), one extra action before or after it (a white tile or a
     board), scoring of every board just filled, and the right to turn those boards."""
     colour, seat = game.colour, game.seat
     if game.tiles[colour] == 0:  # out of tiles: pass until everyone is out
@@ -151,7 +156,8 @@ def _fill(game: Game, board: int, slot: int, colour: int, white: bool) -> None:
     target = game.boards[board]
     assert target.slots[slot] is None, "a hole can hold only one tile"
     target.slots[slot] = colour
-    game.events.append({"type": "tile", "seat": game.seat, "color": COLORS[game.colour], "board": board,
+    game.events.append({"type": "tile", "seat": game.seat, "color": "white" if white else COLORS[colour],
+                        "board": board,
                         "slot": slot, "white": white})
 
 
@@ -267,8 +273,8 @@ class StrategyDecider:
     def ask(self, game, phase, codes, size, board=-1) -> int:
         legal = np.zeros((1, size), bool)
         legal[0, codes] = True
-        obs = engine.Observation(phase, game.colour, game.seat, game.turn, to_state(game), engine.geometry(game.params),
-                                 legal, np.array([True]), np.array([board]))
+        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game),
+                                 engine.geometry(game.params), legal, np.array([True]), np.array([board]))
         player = self.players[game.seat]
         method = phase if phase in ("tile", "rotate") else "extra"
         choice = check_choice(player, np.asarray(getattr(player, method)(obs, self.rng)), 1, size,

@@ -58,7 +58,7 @@ class Params:
 
     @property
     def colours(self) -> int:
-        """Colours in play; colour c takes the c-th turn of every round of turns."""
+        """Colours in play; colour c belongs to seat c % players."""
         return 4 if self.two_colour else self.players
 
     @property
