@@ -21,6 +21,7 @@ from reports.render import (
     Section,
     Table,
     bars_with_ci,
+    compensation_finding,
     count,
     legend_below,
     new_figure,
@@ -103,7 +104,7 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
         ingot_table(ingots),
     ]
     result.findings = [
-        compensation_finding(compensation, rows),
+        compensation_finding(compensation, higher_wins=True) + " " + rounds_led_sentence(rows),
         type_finding(type_points(rows, []), winner_edges(rows, [])),
         breakage_finding(breakage),
         ingot_finding(ingots),
@@ -253,55 +254,6 @@ def start_player_compensation(rows: pl.DataFrame) -> pl.DataFrame:
                 }
             )
     return pl.DataFrame(out)
-
-
-def handicap_words(handicap: int) -> str:
-    """0 -> 'no adjustment to', 1 -> 'adding 1 point to', -2 -> 'subtracting 2 points from'."""
-    if handicap == 0:
-        return "no adjustment to"
-    points = f"{abs(handicap)} point{'s' if abs(handicap) > 1 else ''}"
-    return f"adding {points} to" if handicap > 0 else f"subtracting {points} from"
-
-
-def compensation_finding(compensation: pl.DataFrame, rows: pl.DataFrame) -> str:
-    """Plain-words answer to 'how many points would make up for holding the marker in round 1?'."""
-    parts = []
-    for (players,), group in sorted(compensation.partition_by("players", as_dict=True).items()):
-        fair = 1 / players
-        base = group.filter(pl.col("handicap") == 0).row(0, named=True)
-        if base["lo"] <= fair <= base["hi"]:
-            parts.append(
-                f"at {players} players none is called for (the start player's share is not distinguishable from fair)"
-            )
-            continue
-        best = (
-            group.with_columns(gap=(pl.col("share") - fair).abs())
-            .sort("gap", pl.col("handicap").abs())
-            .row(0, named=True)
-        )
-        side = "ahead" if base["share"] > fair else "behind"
-        if best["handicap"] == 0:
-            step = group.filter(pl.col("handicap") == (-1 if side == "ahead" else 1)).row(0, named=True)
-            parts.append(
-                f"at {players} players the start player is {side} ({pct(base['share'])} against a fair "
-                f"{pct(fair)}), an edge worth less than a point: {handicap_words(step['handicap'])} their final "
-                f"score would give {pct(step['share'])} (95% CI {pct_ci(step['lo'], step['hi'])})"
-            )
-            continue
-        edge = (
-            f" (a bigger adjustment than the {HANDICAPS[0]:+d} to {HANDICAPS[-1]:+d} points tried may be needed)"
-            if best["handicap"] in (HANDICAPS[0], HANDICAPS[-1])
-            else ""
-        )
-        parts.append(
-            f"at {players} players the start player is {side} ({pct(base['share'])} against a fair {pct(fair)}) "
-            f"and {handicap_words(best['handicap'])} their final score gives {pct(best['share'])} "
-            f"(95% CI {pct_ci(best['lo'], best['hi'])}){edge}"
-        )
-    return (
-        "Seat compensation (highest score wins; the whole-point adjustment to the start player's final score "
-        "that comes closest to fair): " + "; ".join(parts) + ". " + rounds_led_sentence(rows)
-    )
 
 
 def compensation_table(compensation: pl.DataFrame) -> Table:

@@ -717,3 +717,4 @@ def head_to_head_chart(matchups: pl.DataFrame, order: list[str], out_dir: Path, 
         "Head-to-head: cell (A, B) is the percentage of their meetings in which A finished ahead of B (tie = 1/2); "
         "blue favours the row strategy, grey cells are pairs that never met. Counts and intervals are in the table.",
     )
+

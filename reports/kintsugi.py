@@ -18,6 +18,7 @@ from reports.render import (
     Section,
     Table,
     bars_with_ci,
+    compensation_finding,
     count,
     legend_below,
     new_figure,
@@ -71,7 +72,10 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
         Heading("Win share by secret colour"),
         colour_table(colour_win_shares(rows)),
     ]
-    result.findings = [guessing_finding(by_guesser, accuracy, changes), handicap_finding(handicap)]
+    result.findings = [
+        guessing_finding(by_guesser, accuracy, changes),
+        compensation_finding(handicap, higher_wins=False),
+    ]
     if "match_id" in rows.columns and rows["match_id"].drop_nulls().len():
         matches = match_standings(rows)
         result.blocks += [
@@ -264,37 +268,6 @@ def chance_verdict(lo: float, hi: float) -> str:
     if hi < CHANCE:
         return "below chance"
     return "not distinguishable from chance"
-
-
-def handicap_finding(handicap: pl.DataFrame) -> str:
-    """Plain-words answer to 'how many points would make up for the start player's edge?'."""
-    closest = (
-        handicap.with_columns(gap=(pl.col("share") - 1 / pl.col("players")).abs())
-        .sort("gap", pl.col("handicap").abs())
-        .group_by("players", maintain_order=True)
-        .first()
-        .sort("players")
-    )
-    unadjusted = handicap.filter(pl.col("handicap") == 0).sort("players")
-    parts = [
-        f"at {r['players']} players none is called for (the unadjusted share is not distinguishable from fair)"
-        if base["lo"] <= 1 / base["players"] <= base["hi"]
-        else f"at {r['players']} players {handicap_words(r['handicap'])} gives a win share of {pct(r['share'])} "
-        f"(95% CI {pct_ci(r['lo'], r['hi'])}; fair {pct(1 / r['players'])})"
-        for r, base in zip(closest.iter_rows(named=True), unadjusted.iter_rows(named=True))
-    ]
-    return (
-        "Seat compensation (the whole-point adjustment to the start player's score that comes closest to "
-        "fair): " + "; ".join(parts) + "."
-    )
-
-
-def handicap_words(handicap: int) -> str:
-    """0 -> 'no adjustment', 1 -> 'adding 1 point', -2 -> 'subtracting 2 points'."""
-    if handicap == 0:
-        return "no adjustment"
-    points = f"{abs(handicap)} point{'s' if abs(handicap) > 1 else ''}"
-    return f"adding {points}" if handicap > 0 else f"subtracting {points}"
 
 
 def match_finding(matches: pl.DataFrame) -> str:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import seaborn as sns
 from matplotlib.figure import Figure
 
@@ -251,3 +252,44 @@ def bars_with_ci(ax, categories: list[str], groups: dict[str, tuple], horizontal
         ax.set_xticks(positions, categories, rotation=25, ha="right", rotation_mode="anchor")
     else:
         ax.set_xticks(positions, categories)
+
+
+def handicap_words(handicap: int) -> str:
+    """0 -> 'no adjustment to', 1 -> 'adding 1 point to', -2 -> 'subtracting 2 points from'."""
+    if handicap == 0:
+        return "no adjustment to"
+    points = f"{abs(handicap)} point{'s' if abs(handicap) > 1 else ''}"
+    return f"adding {points} to" if handicap > 0 else f"subtracting {points} from"
+
+
+def compensation_finding(compensation: pl.DataFrame, higher_wins: bool) -> str:
+    """Plain words on the whole-point adjustment to the start player's final score that comes closest to
+    fair. `compensation` has players, handicap, share, lo, hi: the start player's win share with `handicap`
+    points added to their score."""
+    tried = sorted(compensation["handicap"].unique().to_list())
+    parts = []
+    for (players,), group in sorted(compensation.partition_by("players", as_dict=True).items()):
+        fair = 1 / players
+        base = group.filter(pl.col("handicap") == 0).row(0, named=True)
+        if base["lo"] <= fair <= base["hi"]:
+            parts.append(f"at {players} players none is called for (the start player's share is not "
+                         "distinguishable from fair)")
+            continue
+        best = group.with_columns(gap=(pl.col("share") - fair).abs()).sort("gap", pl.col("handicap").abs())
+        best = best.row(0, named=True)
+        ahead = base["share"] > fair
+        situation = (f"the start player is {'ahead' if ahead else 'behind'} ({pct(base['share'])} against a fair "
+                     f"{pct(fair)})")
+        if best["handicap"] == 0:
+            step = group.filter(pl.col("handicap") == (-1 if ahead == higher_wins else 1)).row(0, named=True)
+            parts.append(f"at {players} players {situation}, an edge worth less than a point: "
+                         f"{handicap_words(step['handicap'])} their final score would give {pct(step['share'])} "
+                         f"(95% CI {pct_ci(step['lo'], step['hi'])})")
+            continue
+        edge = (f" (a bigger adjustment than the {tried[0]:+d} to {tried[-1]:+d} points tried may be needed)"
+                if best["handicap"] in (tried[0], tried[-1]) else "")
+        parts.append(f"at {players} players {situation} and {handicap_words(best['handicap'])} their final score "
+                     f"gives {pct(best['share'])} (95% CI {pct_ci(best['lo'], best['hi'])}){edge}")
+    direction = "highest" if higher_wins else "lowest"
+    return (f"Seat compensation ({direction} score wins; the whole-point adjustment to the start player's final "
+            "score that comes closest to fair): " + "; ".join(parts) + ".")
