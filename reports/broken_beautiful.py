@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.ticker import PercentFormatter
 
 from reports.render import (
     Chart,
@@ -34,6 +34,7 @@ from reports.render import (
     pp_ci,
     save_chart,
 )
+from reports.seats import compensation_chart, compensation_table, start_player_compensation
 from reports.stats import bootstrap_mean_ci, ratio_ci, resampled_sums, wilson
 
 GAME = "broken_beautiful"
@@ -52,13 +53,12 @@ PLURALS = {
 }
 RESTRICTED = "-no-"  # "greedy-no-teapot" = greedy that never keeps a teapot
 GAME_KEY = ["experiment", "game_id"]
-HANDICAPS = range(-4, 5)
 
 
 def section(rows: pl.DataFrame, out_dir: Path) -> Section:
     """The Broken and Beautiful section of the report (rows: Broken and Beautiful rows only)."""
     order = strategy_order(rows)
-    compensation = start_player_compensation(rows)
+    compensation = start_player_compensation(rows, higher_wins=True, key=tie_key(), unit=1_000_000)
     by_type = type_points(rows, ["players"])
     edges = winner_edges(rows)
     breakage = breakage_rates(rows)
@@ -74,7 +74,7 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
             "most repaired items, then the most items. Higher scores win, so adding points helps the start "
             "player. The fair share is 1/P."
         ),
-        compensation_chart(compensation, out_dir),
+        compensation_chart(compensation, out_dir, GAME, TITLE),
         compensation_table(compensation),
         Heading("Points by card type"),
         (
@@ -227,75 +227,6 @@ def tie_key() -> pl.Expr:
     """Ending the Game: most points, then most repaired items, then most items, as one sortable integer."""
     return (pl.col("score").cast(pl.Int64) * 1000 + pl.col("repaired").cast(pl.Int64)) * 1000 + pl.col("items").cast(
         pl.Int64
-    )
-
-
-def start_player_compensation(rows: pl.DataFrame) -> pl.DataFrame:
-    """Seat 0's win share if `handicap` points were added to its final score, per player count (Wilson)."""
-    keyed = rows.with_columns(key=tie_key())
-    others = keyed.filter(pl.col("seat") > 0).with_columns(best=pl.col("key").max().over(GAME_KEY))
-    best = others.group_by(GAME_KEY).agg(best=pl.col("best").first(), tied=(pl.col("key") == pl.col("best")).sum())
-    games = keyed.filter(pl.col("seat") == 0).select(*GAME_KEY, "players", start=pl.col("key")).join(best, on=GAME_KEY)
-    out = []
-    for (players,), group in sorted(games.partition_by("players", as_dict=True).items()):
-        start, top, tied = (group[c].to_numpy() for c in ("start", "best", "tied"))
-        for handicap in HANDICAPS:
-            adjusted = start + handicap * 1_000_000
-            share = np.where(adjusted > top, 1.0, np.where(adjusted == top, 1 / (1 + tied), 0.0))
-            lo, hi = wilson(share.sum(), share.size)
-            out.append(
-                {
-                    "players": players,
-                    "handicap": handicap,
-                    "games": share.size,
-                    "share": share.mean(),
-                    "lo": lo,
-                    "hi": hi,
-                }
-            )
-    return pl.DataFrame(out)
-
-
-def compensation_table(compensation: pl.DataFrame) -> Table:
-    """Seat 0's win share under each whole-point adjustment, one row per player count."""
-    rows = []
-    for (players,), group in sorted(compensation.partition_by("players", as_dict=True).items()):
-        cells = [
-            f"{pct(r['share'])} ({pct_ci(r['lo'], r['hi'])})" for r in group.sort("handicap").iter_rows(named=True)
-        ]
-        rows.append([str(players), pct(1 / players), *cells])
-    return Table(
-        "Start player's win share (95% CI) with points added to their final score",
-        ["Players", "Fair share", *(f"{h:+d}" for h in HANDICAPS)],
-        rows,
-    )
-
-
-def compensation_chart(compensation: pl.DataFrame, out_dir: Path) -> Chart:
-    """Seat 0's win share against the points added to its score, one line (and fair line) per player count."""
-    player_counts = compensation["players"].unique().sort().to_list()
-    colours = palette(len(player_counts))
-    fig = new_figure(7.2, 4.4)
-    ax = fig.subplots()
-    for colour, players in zip(colours, player_counts):
-        line = compensation.filter(pl.col("players") == players).sort("handicap")
-        ax.fill_between(line["handicap"], line["lo"], line["hi"], color=colour, alpha=0.2, linewidth=0)
-        ax.plot(line["handicap"], line["share"], marker="o", markersize=4, color=colour, label=f"{players} players")
-        ax.axhline(1 / players, color=colour, linestyle="--", linewidth=1.1)
-    ax.axvline(0, color="#555", linewidth=0.8)
-    ax.set_xlabel("Points added to the start player's final score")
-    ax.set_ylabel("Start player's win share")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, ax)
-    ax.set_title(f"{TITLE}: start player's win share with a points adjustment")
-    return save_chart(
-        fig,
-        out_dir,
-        f"{GAME}_compensation.png",
-        "Seat 0's win share (bands: 95% Wilson intervals) if a fixed number of points were added to its final "
-        "score; the dashed line of the same colour is the fair share 1/P. Where a line crosses its dashed line "
-        "the adjustment would make the seat fair.",
     )
 
 

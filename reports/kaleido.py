@@ -26,6 +26,7 @@ from reports.render import (
     Section,
     Table,
     bars_with_ci,
+    compensation_finding,
     count,
     legend_below,
     new_figure,
@@ -38,6 +39,7 @@ from reports.render import (
     pp_ci,
     save_chart,
 )
+from reports.seats import compensation_chart, compensation_table, start_player_compensation
 from reports.stats import bootstrap_mean_ci, ratio_ci, resampled_sums, wilson, with_wilson
 
 GAME = "kaleido"
@@ -74,7 +76,17 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
             "0 still moves first."
         ),
     ]
-    result.findings = []
+    compensation = start_player_compensation(rows, higher_wins=True, handicaps=range(-6, 7))  # scores run high
+    result.blocks += [
+        Heading("Seat compensation"),
+        (
+            "The start player's win share if their final score were raised (positive) or lowered (negative) by a "
+            "fixed number of points, all other scores unchanged; tied players share the win."
+        ),
+        compensation_chart(compensation, out_dir, GAME, TITLE),
+        compensation_table(compensation),
+    ]
+    result.findings = [compensation_finding(compensation, higher_wins=True)]
     if rows["experiment"].n_unique() > 1:
         seats = seat_shares_by_experiment(rows)
         result.blocks += [

@@ -29,13 +29,13 @@ from reports.render import (
     pp,
     save_chart,
 )
+from reports.seats import compensation_chart, compensation_table, start_player_compensation
 from reports.stats import bootstrap_mean_ci, wilson, with_wilson
 
 COLOURS = ("blue", "yellow", "white", "red")
 CHANCE = 1 / 3  # the guesser rules out its own colour and picks one of the other three at random
 GAME_KEY = ["experiment", "game_id"]
 MATCH_KEY = ["experiment", "players", "lineup", "match_id"]
-HANDICAPS = range(-3, 4)
 
 
 def section(rows: pl.DataFrame, out_dir: Path) -> Section:
@@ -44,7 +44,7 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
     accuracy = guess_accuracy(rows, ["guesser", "target_policy"])
     by_guesser = guess_accuracy(rows, ["guesser"])
     changes = winner_changes(rows)
-    handicap = start_player_handicap(rows)
+    handicap = start_player_compensation(rows, higher_wins=False)
     result = Section("Kintsugi: guessing, colours and matches")
     result.blocks = [
         Heading("Guessing accuracy"),
@@ -68,7 +68,8 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
             "The start player's win share if that player's final score were raised (positive) or lowered "
             "(negative) by a fixed number of points, all other scores unchanged. The fair share is 1/P."
         ),
-        handicap_table(handicap),
+        compensation_chart(handicap, out_dir, "kintsugi", "Kintsugi"),
+        compensation_table(handicap),
         Heading("Win share by secret colour"),
         colour_table(colour_win_shares(rows)),
     ]
@@ -158,30 +159,6 @@ def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
         lo_correct=pl.Series(lo_c),
         hi_correct=pl.Series(hi_c),
     )
-
-
-def start_player_handicap(rows: pl.DataFrame) -> pl.DataFrame:
-    """Start player's win share if `handicap` points were added to their score, per player count."""
-    others = pl.col("score").filter(pl.col("seat") > 0)
-    games = (
-        rows.with_columns(best_other=others.min().over(GAME_KEY))
-        .group_by(GAME_KEY)
-        .agg(
-            players=pl.col("players").first(),
-            start=pl.col("score").filter(pl.col("seat") == 0).first(),
-            best_other=pl.col("best_other").first(),
-            tied_others=((pl.col("seat") > 0) & (pl.col("score") == pl.col("best_other"))).sum(),
-        )
-    )
-    out = []
-    for (players,), group in sorted(games.partition_by("players", as_dict=True).items()):
-        start, best, tied = (group[c].to_numpy() for c in ("start", "best_other", "tied_others"))
-        for handicap in HANDICAPS:
-            adjusted = start + handicap
-            share = np.where(adjusted < best, 1.0, np.where(adjusted == best, 1 / (1 + tied), 0.0))
-            lo, hi = wilson(share.sum(), share.size)
-            out.append({"players": players, "handicap": handicap, "share": share.mean(), "lo": lo, "hi": hi})
-    return pl.DataFrame(out)
 
 
 def colour_win_shares(rows: pl.DataFrame) -> pl.DataFrame:
@@ -349,21 +326,6 @@ def winner_change_table(changes: pl.DataFrame) -> Table:
             ]
             for r in changes.iter_rows(named=True)
         ],
-    )
-
-
-def handicap_table(handicap: pl.DataFrame) -> Table:
-    """Start player's win share under each whole-point adjustment, one row per player count."""
-    rows = []
-    for (players,), group in sorted(handicap.partition_by("players", as_dict=True).items()):
-        cells = [
-            f"{pct(r['share'])} ({pct_ci(r['lo'], r['hi'])})" for r in group.sort("handicap").iter_rows(named=True)
-        ]
-        rows.append([str(players), pct(1 / players), *cells])
-    return Table(
-        "Start player's win share (95% CI) with points added to their final score",
-        ["Players", "Fair share", *(f"{h:+d}" for h in HANDICAPS)],
-        rows,
     )
 
 

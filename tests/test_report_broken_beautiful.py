@@ -22,10 +22,11 @@ from reports.broken_beautiful import (
     restricted_variants,
     rounds_led,
     section,
-    start_player_compensation,
+    tie_key,
 )
 from reports.build import build_report, score_direction
 from reports.render import bars_with_ci
+from reports.seats import start_player_compensation
 
 STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
 ROUNDS = {2: 9, 3: 6, 4: 5}
@@ -170,8 +171,16 @@ def test_summary_says_where_the_points_come_from(summary):
 def test_compensation_without_adjustment_matches_the_actual_start_player_wins():
     rows = synthetic_bb(3, 500, seed=7)
     actual = rows.filter(pl.col("seat") == 0)["win"].mean()
-    unadjusted = start_player_compensation(rows).filter(pl.col("handicap") == 0)["share"][0]
+    unadjusted = start_player_compensation(rows, True, tie_key(), 1_000_000).filter(pl.col("handicap") == 0)["share"][0]
     assert unadjusted == pytest.approx(actual)
+
+
+def test_compensation_is_the_same_for_kintsugi_scores_read_the_other_way():
+    # Lower wins: seat 0 at 3 against 4 wins; adding 2 points (5 against 4) loses; adding 1 ties (half a win).
+    rows = pl.DataFrame({"experiment": ["e"] * 2, "game_id": [0, 0], "players": [2, 2], "seat": [0, 1],
+                         "score": [3, 4]})
+    shares = dict(start_player_compensation(rows, higher_wins=False).select("handicap", "share").iter_rows())
+    assert (shares[0], shares[1], shares[2], shares[-3]) == (1.0, 0.5, 0.0, 1.0)
 
 
 def test_compensation_applies_the_tie_breakers():
@@ -187,7 +196,7 @@ def test_compensation_applies_the_tie_breakers():
             "items": [5, 5],
         }
     )
-    shares = dict(start_player_compensation(rows).select("handicap", "share").iter_rows())
+    shares = dict(start_player_compensation(rows, True, tie_key(), 1_000_000).select("handicap", "share").iter_rows())
     assert (shares[0], shares[1], shares[-1]) == (0.0, 1.0, 0.0)
 
 
