@@ -991,3 +991,28 @@ def test_legal_strategies_play_both_engines_without_complaint() -> None:
     record = engine.play(params, rules.deal(rng, 4, params), np.array([["greedy", "random", "hater"]] * 4), rng,
                          crooked_factory("keep gold"))
     assert np.allclose(record.win.sum(axis=1), 1)
+
+
+def test_cup_pairing_follows_the_values_when_an_unbroken_cup_is_worth_more(tmp_path: Path) -> None:
+    # A variant where an unbroken cup is worth 3 and a repaired one 1: the saucer (x2) goes with the unbroken
+    # cup, 3 x 2 + 1 = 7 points, of which the saucer adds 3.
+    path = tmp_path / "cups.toml"
+    path.write_text(rules.DEFAULT_COMPONENTS.read_text().replace("cup = [1, 3]", "cup = [3, 1]"))
+    params = rules.Params(players=2, components=str(path))
+    held = collections(["cup:r", "cup", "saucer"], [])
+    game = reference.Game(params, [], held, [0, 0], params.kit.supply)
+    assert {k: v for k, v in reference.points_by_type(game, 0).items() if v} == {"cup": 4, "saucer": 3}
+    by_type = engine.standing(params, engine_state(params, held, [0, 0], 0))[0]
+    assert (by_type[0, 0, rules.CUP], by_type[0, 0, rules.SAUCER]) == (4, 3)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("cup = { count = 6", "cup = { count = 90"), "at most 127 cards"),
+    (("cup = [1, 3]", "cup = [1]"), "cup and saucer as \\[unbroken, repaired\\]"),
+    (("vase = [0, 1, 5, 15]", "vase = []"), "at least one vase entry"),
+])
+def test_components_beyond_what_the_engine_can_hold_are_refused(tmp_path: Path, change, message) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(rules.DEFAULT_COMPONENTS.read_text().replace(*change))
+    with pytest.raises(AtelierError, match=message):
+        rules.load_components(str(path))

@@ -125,6 +125,11 @@ def load_components(path: str = "") -> Components:
         raise AtelierError(f"components file {file} is malformed: {err}") from None
     if min(counts) < 0 or min(values) < 0 or patterns < 1 or supply < 0 or sum(counts) == 0:
         raise AtelierError(f"components file {file} needs non-negative counts, values and supply, and patterns >= 1")
+    if sum(counts) > 127 or max(values) > 127:  # card ids and values are stored as int8
+        raise AtelierError(f"components file {file} may hold at most 127 cards, each worth at most 127")
+    if len(sc.cup) != 2 or len(sc.saucer) != 2 or not sc.vase or min(sc.saucer) < 1:
+        raise AtelierError(f"components file {file}: scoring needs cup and saucer as [unbroken, repaired] "
+                           "(saucer multipliers at least 1) and at least one vase entry")
     kind = np.repeat(np.arange(len(TYPES)), counts).astype(np.int8)
     index = np.concatenate([np.arange(n) for n in counts])
     pattern = np.where(kind <= TEAPOT, index % patterns, -1).astype(np.int8)
@@ -190,9 +195,23 @@ def _cups_and_saucers(cups, cups_repaired, saucers, saucers_repaired, s: Scoring
     strongest saucers (rearrangement inequality). Returns (cup face values, extra points from saucers)."""
     face = np.zeros(cups.shape, np.int32)
     extra = np.zeros(cups.shape, np.int32)
+    cup_order = _best_first(cups, cups_repaired, *s.cup)
+    saucer_order = _best_first(saucers, saucers_repaired, *s.saucer)
     for j in range(int((comp.type == CUP).sum())):  # j-th most valuable cup
-        value = np.where(j < cups_repaired, s.cup[1], np.where(j < cups, s.cup[0], 0))
-        multiplier = np.where(j < saucers_repaired, s.saucer[1], np.where(j < saucers, s.saucer[0], 1))
+        value = _jth(j, cups, *cup_order, absent=0)
+        multiplier = _jth(j, saucers, *saucer_order, absent=1)
         face += value
         extra += value * (multiplier - 1)
     return face, extra
+
+
+def _best_first(total, repaired, unbroken_value: int, repaired_value: int):
+    """(how many of the better kind, better value, worse value), whichever of repaired or unbroken is better."""
+    if repaired_value >= unbroken_value:
+        return repaired, repaired_value, unbroken_value
+    return total - repaired, unbroken_value, repaired_value
+
+
+def _jth(j: int, total, better, better_value: int, worse_value: int, absent: int):
+    """The value of the j-th best item, sorted best first; `absent` past the last one."""
+    return np.where(j < better, better_value, np.where(j < total, worse_value, absent))
