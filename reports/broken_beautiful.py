@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
+from reports.frames import GAME_KEY, clear, groups, strategy_order
 from reports.render import (
     Chart,
     Heading,
@@ -52,7 +53,6 @@ PLURALS = {
     "box": "storage boxes",
 }
 RESTRICTED = "-no-"  # "greedy-no-teapot" = greedy that never keeps a teapot
-GAME_KEY = ["experiment", "game_id"]
 
 
 def section(rows: pl.DataFrame, out_dir: Path) -> Section:
@@ -153,16 +153,6 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
 # ---------------------------------------------------------------- shared helpers
 
 
-def strategy_order(rows: pl.DataFrame) -> list[str]:
-    """Strategies by win share relative to fair (1/P), best first, as in the strategy section."""
-    ratio = (
-        rows.group_by("strategy")
-        .agg(ratio=pl.col("win").sum() / (1 / pl.col("players")).sum())
-        .sort("ratio", "strategy", descending=[True, False])
-    )
-    return ratio["strategy"].to_list()
-
-
 def mean_with_ci(values) -> dict:
     """{'mean', 'lo', 'hi'}: a mean with its percentile bootstrap interval."""
     values = np.asarray(values, dtype=float)
@@ -178,15 +168,6 @@ def type_name(kind: str) -> str:
 def type_columns(rows: pl.DataFrame) -> list[str]:
     """The card types that have a points column in rows, in rulebook order."""
     return [t for t in TYPES if f"points_{t}" in rows.columns]
-
-
-def groups(rows: pl.DataFrame, by: list[str]):
-    """(key dict, group frame) pairs in sorted key order; one group, key {}, when by is empty."""
-    if not by:
-        yield {}, rows
-        return
-    for key, group in sorted(rows.partition_by(by, as_dict=True).items()):
-        yield dict(zip(by, key)), group
 
 
 # ---------------------------------------------------------------- start player
@@ -753,11 +734,6 @@ def combine_strata(strata: list[dict]) -> dict:
         "diff_lo": diff_lo,
         "diff_hi": diff_hi,
     }
-
-
-def clear(lo: float, hi: float) -> bool:
-    """A 95% interval that excludes zero."""
-    return lo > 0 or hi < 0
 
 
 def restricted_finding(restricted: pl.DataFrame) -> str:

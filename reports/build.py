@@ -15,6 +15,7 @@ import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from reports import broken_beautiful, kaleido, kintsugi
+from reports.frames import GAME_KEY
 from reports.render import (
     Chart,
     Heading,
@@ -47,7 +48,6 @@ SECTIONS: dict[str, Callable[[pl.DataFrame, Path], Section]] = {
 # where str.title() would get the name wrong (or to keep it next to the section)
 GAME_TITLES = {"broken_beautiful": broken_beautiful.TITLE, "kaleido": kaleido.TITLE}
 
-GAME_KEY = ["experiment", "game_id"]
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 
 GENERAL_CAVEATS = [

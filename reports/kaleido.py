@@ -20,6 +20,7 @@ import polars as pl
 from matplotlib.patches import RegularPolygon
 from matplotlib.ticker import PercentFormatter
 
+from reports.frames import GAME_KEY, clear, groups, strategy_order
 from reports.render import (
     Chart,
     Heading,
@@ -45,7 +46,6 @@ from reports.stats import bootstrap_mean_ci, ratio_ci, resampled_sums, wilson, w
 GAME = "kaleido"
 TITLE = "Kaleido"
 ROTATOR, BASE = "rotator", "greedy"  # rotator plays exactly like greedy but turns the boards it scores
-GAME_KEY = ["experiment", "game_id"]
 # Coloured tiles a player places in a game that runs to the end (the rulebook's set-up table, less the two
 # score markers; at 2 players each player plays two colours of the 4-player set-up).
 TILES = {2: 2 * 11, 3: 12, 4: 11, 5: 11}
@@ -211,25 +211,6 @@ def section(rows: pl.DataFrame, out_dir: Path) -> Section:
 # ---------------------------------------------------------------- shared helpers
 
 
-def strategy_order(rows: pl.DataFrame) -> list[str]:
-    """Strategies by win share relative to fair (1/P), best first, as in the strategy section."""
-    ratio = (
-        rows.group_by("strategy")
-        .agg(ratio=pl.col("win").sum() / (1 / pl.col("players")).sum())
-        .sort("ratio", "strategy", descending=[True, False])
-    )
-    return ratio["strategy"].to_list()
-
-
-def groups(rows: pl.DataFrame, by: list[str]):
-    """(key dict, group frame) pairs in sorted key order; one group, key {}, when by is empty."""
-    if not by:
-        yield {}, rows
-        return
-    for key, group in sorted(rows.partition_by(by, as_dict=True).items()):
-        yield dict(zip(by, key)), group
-
-
 def mean_with_ci(values, prefix: str) -> dict:
     """{prefix, prefix_lo, prefix_hi}: a mean with its percentile bootstrap interval."""
     values = np.asarray(values, dtype=float)
@@ -250,11 +231,6 @@ def pools(rows: pl.DataFrame) -> dict[str, str]:
         experiment: ", ".join(group["strategy"].unique(maintain_order=True).to_list())
         for (experiment,), group in sorted(rows.partition_by("experiment", as_dict=True).items())
     }
-
-
-def clear(lo: float, hi: float) -> bool:
-    """A 95% interval that excludes zero."""
-    return lo > 0 or hi < 0
 
 
 def players_label(players: int) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
+from reports.frames import GAME_KEY
 from reports.render import (
     Chart,
     Heading,
@@ -34,7 +35,6 @@ from reports.stats import bootstrap_mean_ci, wilson, with_wilson
 
 COLOURS = ("blue", "yellow", "white", "red")
 CHANCE = 1 / 3  # the guesser rules out its own colour and picks one of the other three at random
-GAME_KEY = ["experiment", "game_id"]
 MATCH_KEY = ["experiment", "players", "lineup", "match_id"]
 
 

@@ -8,10 +8,10 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from reports.frames import GAME_KEY
 from reports.render import Chart, Table, legend_below, new_figure, palette, pct, pct_ci, save_chart
 from reports.stats import wilson
 
-GAME_KEY = ["experiment", "game_id"]
 HANDICAPS = range(-4, 5)
 
 
