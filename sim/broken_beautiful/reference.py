@@ -14,7 +14,7 @@ import numpy as np
 
 from sim.batch import check_choice
 from sim.broken_beautiful.engine import KEEP, Observation
-from sim.broken_beautiful.rules import BROKEN, CONDITIONS, INTACT, REPAIRED, TYPES, Params
+from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, TYPES, Params
 from sim.errors import IllegalMove
 
 POTTERY = {"cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot"}
@@ -279,10 +279,3 @@ def observation(game: Game, decision, seat, dealt, is_open, legal, card=-1, repa
         card=np.array([card], np.intp), repairs=np.array([repairs or [0] * game.players], np.int16),
         free=np.array([free]), legal=np.array(legal, bool),
     )
-
-
-def collection_text(game: Game, seat: int) -> str:
-    cards = sorted(game.collections[seat].items())
-    return ", ".join(f"{game.kind(c)}#{c}" + ("" if st == INTACT else f" ({CONDITIONS[st]})") for c, st in cards) \
-        or "nothing"
-
