@@ -136,7 +136,8 @@ def render_html(report: Report) -> str:
     body.append("<h2>Summary</h2>")
     for heading, findings in report.summary:
         body.append(f"<h3>{_esc(heading)}</h3>")
-        body.append("<ul>" + "".join(f"<li>{_esc(f)}</li>" for f in findings) + "</ul>")
+        items = (f"<li><strong>{_esc(label)}</strong>{_esc(rest)}</li>" for label, rest in map(_lead, findings))
+        body.append("<ul>" + "".join(items) + "</ul>")
     for section in report.sections:
         body.append(f"<h2>{_esc(section.title)}</h2>")
         body += [_block_html(b) for b in section.blocks]
@@ -157,7 +158,7 @@ def render_markdown(report: Report) -> str:
         lines += [_block_markdown(block), ""]
     lines += ["## Summary", ""]
     for heading, findings in report.summary:
-        lines += [f"### {heading}", ""] + [f"- {f}" for f in findings] + [""]
+        lines += [f"### {heading}", ""] + [_lead_markdown(*_lead(f)) for f in findings] + [""]
     for section in report.sections:
         lines += [f"## {section.title}", ""]
         for block in section.blocks:
@@ -166,6 +167,16 @@ def render_markdown(report: Report) -> str:
     for caveat in report.caveats:
         lines += [caveat, ""]
     return "\n".join(lines)
+
+
+def _lead(finding: str) -> tuple[str, str]:
+    """Split a finding into its label ('Seat advantage.', 'Points:') and the rest, so the label can stand out."""
+    ends = [i + 1 for i in (finding.find(". "), finding.find(": ")) if 0 < i < 90]
+    return (finding[: min(ends)], finding[min(ends) :]) if ends else ("", finding)
+
+
+def _lead_markdown(label: str, rest: str) -> str:
+    return f"- **{label}**{rest}" if label else f"- {rest}"
 
 
 def _esc(text: str) -> str:
@@ -291,5 +302,5 @@ def compensation_finding(compensation: pl.DataFrame, higher_wins: bool) -> str:
         parts.append(f"at {players} players {situation} and {handicap_words(best['handicap'])} their final score "
                      f"gives {pct(best['share'])} (95% CI {pct_ci(best['lo'], best['hi'])}){edge}")
     direction = "highest" if higher_wins else "lowest"
-    return (f"Seat compensation ({direction} score wins; the whole-point adjustment to the start player's final "
-            "score that comes closest to fair): " + "; ".join(parts) + ".")
+    return (f"Seat compensation. The whole-point adjustment to the start player's final score that comes closest "
+            f"to fair ({direction} score wins): " + "; ".join(parts) + ".")

@@ -107,8 +107,14 @@ def test_report_writes_html_markdown_and_charts(report):
     assert (out / "summary.md").read_text().startswith("# Balance report: Kintsugi")
 
 
+def test_summary_findings_lead_with_their_label(report):
+    html = report.read_text()
+    assert "<li><strong>Seat advantage.</strong> At 2 players" in html
+    assert "- **Strategy strength.** " in (report.parent / "summary.md").read_text()
+
+
 def test_summary_names_the_planted_first_player_advantage(report):
-    summary = (report.parent / "summary.md").read_text()
+    summary = (report.parent / "summary.md").read_text().replace("**", "")  # content, not emphasis
     for players in (2, 3, 4):
         match = re.search(
             rf"At {players} players the start player wins [\d.]+% .*?first-player advantage of ([+-][\d.]+) pp "
@@ -121,7 +127,7 @@ def test_summary_names_the_planted_first_player_advantage(report):
 
 
 def test_summary_names_the_always_right_guesser_at_100_percent(report):
-    summary = (report.parent / "summary.md").read_text()
+    summary = (report.parent / "summary.md").read_text().replace("**", "")
     assert re.search(r"oracle is right 100\.0% of the time \(95% CI [\d.]+–100(\.0+)?%, above chance\)", summary)
     assert re.search(r"uniform is right 3\d\.\d% of the time", summary)
 
