@@ -195,7 +195,7 @@ def _progress_bar(enabled: bool, name: str, total: int, done: int) -> Iterator[C
     if not enabled:
         yield lambda games: None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+    columns = (TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("games"),
                _GamesPerSecond(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True)) as bar:
         task = bar.add_task(name, total=total, completed=done)
