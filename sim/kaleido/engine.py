@@ -59,7 +59,6 @@ class State:
     stock: np.ndarray  # (B, P) int8: boards left
     midgame: np.ndarray  # (B, colours) int16: points from boards scored during play
     endgame: np.ndarray  # (B, colours) int16: points from end-game hexagons
-    boards_placed: np.ndarray  # (B, P) int16
     whites_used: np.ndarray  # (B, P) int16
     turns_played: np.ndarray  # (B, P) int16: turns in which the player placed a tile
     done: np.ndarray  # (B,) bool
@@ -70,6 +69,11 @@ class State:
         """The same state for a subset of the batch's games."""
         arrays = {f.name: getattr(self, f.name)[games] for f in fields(self) if f.name != "turn"}
         return State(**arrays, turn=self.turn)
+
+    @property
+    def boards_placed(self) -> np.ndarray:
+        """(B, P) boards each seat has placed."""
+        return (self.placer[:, None, :] == np.arange(self.whites.shape[1])[None, :, None]).sum(axis=2)
 
     @property
     def placed(self) -> np.ndarray:
@@ -114,7 +118,7 @@ def init(params: Params, batch: int) -> State:
         whites=np.full((batch, players), params.whites_each, np.int8),
         stock=np.full((batch, players), params.boards_each, np.int8),
         midgame=np.zeros((batch, colours), np.int16), endgame=np.zeros((batch, colours), np.int16),
-        boards_placed=zeros, whites_used=zeros.copy(), turns_played=zeros.copy(),
+        whites_used=zeros, turns_played=zeros.copy(),
         done=np.zeros(batch, bool), stalled=np.zeros(batch, bool),
     )
 
@@ -160,11 +164,9 @@ def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> S
     whites, stock = state.whites.copy(), state.stock.copy()
     whites[:, seat] -= white
     stock[:, seat] -= board
-    placed, used = state.boards_placed.copy(), state.whites_used.copy()
-    placed[:, seat] += board
+    used = state.whites_used.copy()
     used[:, seat] += white
-    return replace(state, cell=cell, grid=grid, placer=placer, whites=whites, stock=stock, boards_placed=placed,
-                   whites_used=used)
+    return replace(state, cell=cell, grid=grid, placer=placer, whites=whites, stock=stock, whites_used=used)
 
 
 def _fill(state: State, hole: np.ndarray, tile, mask: np.ndarray) -> State:
