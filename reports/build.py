@@ -4,7 +4,6 @@ The generic parts (seat advantage, strategy strength, head-to-head, score distri
 game; a game's own section comes from SECTIONS, keyed by the `game` column. Reports read Parquet only.
 """
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +15,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from reports import broken_beautiful, kaleido, kintsugi
 from reports.frames import GAME_KEY
+from reports.load import ResultsError, load_results
 from reports.render import (
     Chart,
     Heading,
@@ -75,7 +75,7 @@ def build_report(results_dir: Path, out_dir: Path) -> Path:
 
     results_dir is one experiment folder (manifest.json + parts/*.parquet) or a folder of them.
     Writes out_dir/index.html, out_dir/summary.md and PNG charts; returns the path of index.html.
-    Raises ValueError when there are no results or the results are inconsistent.
+    Raises ResultsError when there are no results or the results are inconsistent.
     """
     results_dir, out_dir = Path(results_dir), Path(out_dir)
     rows, manifests = load_results(results_dir)
@@ -89,46 +89,20 @@ def build_report(results_dir: Path, out_dir: Path) -> Path:
     return index
 
 
-def load_results(results_dir: Path) -> tuple[pl.DataFrame, list[dict]]:
-    """All result rows under results_dir (one experiment folder or a folder of them) and the manifests.
-
-    Raises ValueError when no Parquet part with rows is found.
-    """
-    experiment_dirs = find_experiment_dirs(Path(results_dir))
-    parts = [part for d in experiment_dirs for part in sorted((d / "parts").glob("*.parquet"))]
-    if not parts:
-        raise ValueError(
-            f"No results found under {results_dir}: expected an experiment folder with manifest.json "
-            "and parts/*.parquet, or a folder of such experiment folders."
-        )
-    rows = pl.concat([pl.read_parquet(part) for part in parts], how="diagonal_relaxed")
-    if rows.is_empty():
-        raise ValueError(f"The result parts under {results_dir} hold no rows.")
-    manifests = [json.loads((d / "manifest.json").read_text(encoding="utf-8")) for d in experiment_dirs]
-    return rows, manifests
-
-
-def find_experiment_dirs(results_dir: Path) -> list[Path]:
-    """results_dir itself if it holds a manifest, else its sub-folders that do."""
-    if (results_dir / "manifest.json").is_file():
-        return [results_dir]
-    return sorted(manifest.parent for manifest in results_dir.glob("*/manifest.json"))
-
-
 def check_results(rows: pl.DataFrame) -> None:
-    """Raise ValueError unless every game has one row per seat and its win shares sum to 1."""
+    """Raise ResultsError unless every game has one row per seat and its win shares sum to 1."""
     games = rows.group_by(GAME_KEY).agg(seats=pl.len(), players=pl.col("players").first(), win=pl.col("win").sum())
     wrong_size = games.filter(pl.col("seats") != pl.col("players"))
     if wrong_size.height:
         first = wrong_size.row(0, named=True)
-        raise ValueError(
+        raise ResultsError(
             f"{wrong_size.height} games do not have one row per seat, e.g. game {first['game_id']} of "
             f"experiment {first['experiment']!r} has {first['seats']} rows for {first['players']} players."
         )
     wrong_wins = games.filter((pl.col("win") - 1).abs() > 1e-6)
     if wrong_wins.height:
         first = wrong_wins.row(0, named=True)
-        raise ValueError(
+        raise ResultsError(
             f"Win shares must sum to 1 in every game; {wrong_wins.height} games do not, e.g. game "
             f"{first['game_id']} of experiment {first['experiment']!r} sums to {first['win']:.3f}."
         )

@@ -33,7 +33,7 @@ def seat_rows(lineups: np.ndarray, scores: np.ndarray, rank: np.ndarray, win: np
         "game": np.repeat(np.arange(batch), players),
         "seat": np.tile(np.arange(players, dtype=np.int8), batch),
         "strategy": lineups.ravel().astype(str),
-        "score": scores.ravel().astype(np.int16),
+        "score": scores.ravel().astype(np.int32),
         "rank": rank.ravel(),
         "win": win.ravel(),
     }

@@ -1,29 +1,61 @@
 """The `atelier` command line: parse options, call plain functions, print their results.
 
-Every AtelierError reaches the user as one line, `error: <message>`, with exit code 2.
+Every mistake reaches the user as one line, `error: <message>`, with a non-zero exit code and no traceback:
+a usage error (exit 2), an AtelierError (its `exit_code`, 2 unless a run was interrupted), a problem with
+results on disk (ResultsError, 2) or with the file system (OSError, 1).
 """
 
 import functools
 import json
+import os
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 import sim
+from reports.load import ResultsError, find_experiments
 from sim import results, runner
 from sim.errors import AtelierError
 from sim.experiment import Experiment, load_experiment
 from sim.game import describe_params
 
+# typer's usage errors (an unknown option, --jobs 0) derive from click's ClickException, which typer vendors in
+# recent versions; reach it through a public subclass so that either layout works.
+_USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineErrors(TyperGroup):
+    """Prints a usage error as one `error: ...` line instead of typer's boxed usage panel."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _USAGE_ERROR as error:
+            if not error.format_message().strip():  # `atelier` alone: typer has shown the help
+                sys.exit(error.exit_code)
+            _fail(error.format_message(), error.exit_code)
+        except typer.Abort:
+            _fail("interrupted", 130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     help="atelier: a Monte Carlo balance lab for tabletop games.",
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+def _fail(message: str, code: int) -> None:
+    typer.echo(f"error: {' '.join(message.split())}", err=True)
+    sys.exit(code)
 
 
 def _user_errors(command: Callable) -> Callable:
@@ -32,8 +64,11 @@ def _user_errors(command: Callable) -> Callable:
         try:
             return command(*args, **kwargs)
         except AtelierError as error:
-            typer.echo(f"error: {' '.join(str(error).splitlines())}", err=True)
-            raise typer.Exit(2) from None
+            _fail(str(error), error.exit_code)
+        except ResultsError as error:
+            _fail(str(error), 2)
+        except OSError as error:
+            _fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error), 1)
 
     return wrapper
 
@@ -56,6 +91,7 @@ def run_command(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Run experiments (all files are checked before any runs); an interrupted run resumes."""
+    jobs = usable_jobs(jobs)
     for experiment, path in run_experiments(experiments, games=games, seed=seed, jobs=jobs, out=out,
                                             progress=not quiet):
         total = sum(experiment.games(p) for p in experiment.players)
@@ -69,7 +105,9 @@ def report_command(
     out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("report"),
 ) -> None:
     """Build the HTML report of finished experiments and print the page's path."""
-    if not results.find_experiments(results_dir):
+    if out.exists() and not out.is_dir():
+        raise AtelierError(f"--out {out} is a file; the report needs a folder")
+    if not find_experiments(results_dir):
         raise AtelierError(f"{results_dir} holds no results; run an experiment first")
     from reports.build import build_report
 
@@ -144,6 +182,8 @@ def run_experiments(
 
 def play_game(name: str, *, players: int, strategies: list[str], seed: int, overrides: dict[str, Any]) -> dict:
     """Validate the setup and return the trace of one game."""
+    if seed < 0:
+        raise AtelierError(f"--seed must be 0 or more, got {seed}")
     game = sim.get_game(name)
     params = game.make_params(players, overrides)
     if len(strategies) != players:
@@ -160,6 +200,14 @@ def bench_game(name: str, *, games: int, players: int, strategy: str | None, rep
     strategy = strategy or game.BENCH_STRATEGY
     game.check_strategy(strategy)
     return game.bench(games=games, players=players, strategy=strategy, repeats=repeats)
+
+
+def usable_jobs(jobs: int) -> int:
+    """`jobs`, capped at the cores this process may use (with a note), since more workers only add memory."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if jobs > cores:
+        typer.echo(f"note: --jobs {jobs} is more than the {cores} cores here; using {cores}", err=True)
+    return min(jobs, cores)
 
 
 def parse_param(text: str) -> tuple[str, Any]:

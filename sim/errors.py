@@ -2,7 +2,15 @@
 
 
 class AtelierError(Exception):
-    """A problem with the user's input: the CLI prints it as one line and exits non-zero."""
+    """A problem with the user's input: the CLI prints it as one line and exits with `exit_code`."""
+
+    exit_code = 2
+
+
+class Interrupted(AtelierError):
+    """The user stopped a run (Ctrl-C); what was finished is kept for the next run to resume."""
+
+    exit_code = 130
 
 
 class IllegalMove(AtelierError):

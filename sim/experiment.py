@@ -31,6 +31,9 @@ from sim import get_game
 from sim.errors import AtelierError
 
 DEFAULT_CHUNK = 4096
+MAX_GAMES = 10**12  # per player count; game ids stay far inside int64
+MAX_CHUNK = 65536  # games held in memory at once by one worker
+MAX_NAME = 100  # characters; the name is a folder name
 KEYS = ("name", "game", "players", "games", "seed", "pool", "seats", "chunk", "params")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _KIND = {int: "an integer", str: "a string", list: "a list", dict: "a table"}
@@ -43,7 +46,7 @@ class Experiment:
 
     `lineups[P]` lists the seatings played at P players (strategy names by seat, seat 0 starts);
     every deal is played once under every lineup. `deals[P]` is the number of deals, `params[P]`
-    the game's Params for that player count.
+    the game's Params for that player count, `files[P]` the SHA-256 of each data file those Params read.
     """
 
     name: str
@@ -54,6 +57,7 @@ class Experiment:
     seed: int
     chunk: int
     params: dict[int, Any]
+    files: dict[int, dict[str, str]]
 
     def games(self, players: int) -> int:
         """Games played at this player count: every deal under every lineup."""
@@ -74,6 +78,7 @@ class Experiment:
             "seed": self.seed,
             "chunk": self.chunk,
             "params": {str(p): dataclasses.asdict(self.params[p]) for p in self.players},
+            "files": {str(p): self.files[p] for p in self.players},
         }
 
     @property
@@ -107,15 +112,17 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
     name = _value(data, "name", str, default_name)
     if not _NAME.fullmatch(name):
         raise AtelierError(f"name {name!r} must be letters, digits, '_', '-' or '.', starting with a letter or digit")
+    if len(name) > MAX_NAME:
+        raise AtelierError(f"name must be at most {MAX_NAME} characters, got {len(name)}")
     game_name = _value(data, "game", str)
     game = get_game(game_name)
     players = _players(data)
     games = _value(data, "games", int)
     seed = _value(data, "seed", int)
     chunk = _value(data, "chunk", int, DEFAULT_CHUNK)
-    for key, value in (("games", games), ("chunk", chunk)):
-        if value < 1:
-            raise AtelierError(f"'{key}' must be at least 1, got {value}")
+    for key, value, most in (("games", games, MAX_GAMES), ("chunk", chunk, MAX_CHUNK)):
+        if not 1 <= value <= most:
+            raise AtelierError(f"'{key}' must be between 1 and {most:,}, got {value:,}")
     if seed < 0:
         raise AtelierError(f"'seed' must be 0 or more, got {seed}")
     overrides = _value(data, "params", dict, {})
@@ -130,7 +137,23 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
         seed=seed,
         chunk=chunk,
         params=params,
+        files={p: data_files(params[p]) for p in players},
     )
+
+
+def data_files(params: Any) -> dict[str, str]:
+    """SHA-256 of every data file the Params read, by field: the fields whose metadata names a default `file`.
+
+    The config hash covers these, so a run never resumes on an edited deck or components file."""
+    digests = {}
+    for spec in dataclasses.fields(params):
+        if "file" in spec.metadata:
+            path = Path(getattr(params, spec.name) or spec.metadata["file"])
+            try:
+                digests[spec.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as error:
+                raise AtelierError(f"cannot read {spec.name} file {path}: {error.strerror}") from None
+    return digests
 
 
 def pool_lineups(pool: list[str], players: int) -> tuple[tuple[str, ...], ...]:
@@ -163,6 +186,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise AtelierError("no such file") from None
     except OSError as error:
         raise AtelierError(f"cannot read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise AtelierError("is not UTF-8 text, as TOML must be") from None
     except tomllib.TOMLDecodeError as error:
         raise AtelierError(f"invalid TOML: {error}") from None
 

@@ -5,7 +5,8 @@ that `strategies/<name>.py` can import the game's rules without an import cycle)
 
 - `NAME: str` (registry key), `TITLE: str` (display name), `SUMMARY: str` (one line).
 - `PLAYER_COUNTS: tuple[int, ...]`: the player counts the rules allow.
-- `Params`: a frozen dataclass; every field has a default and a `help` entry in its metadata.
+- `Params`: a frozen dataclass; every field has a default and a `help` entry in its metadata. An int field
+  may declare `range: (lo, hi)` in its metadata (inclusive); without one it must fit in int64.
 - `make_params(players: int, overrides: dict) -> Params`: validated; raises `AtelierError`.
 - `STRATEGIES: dict[str, str]`: strategy (or strategy component) name -> one-line description.
 - `check_strategy(name: str) -> None`: raises `AtelierError` naming the unknown strategy.
@@ -23,9 +24,13 @@ that `strategies/<name>.py` can import the game's rules without an import cycle)
 from __future__ import annotations
 
 import dataclasses
+import tomllib
+from pathlib import Path
 from typing import Any
 
 from sim.errors import AtelierError
+
+INT64 = (-(2**63), 2**63 - 1)
 
 
 def params_from(cls: type, players: int, player_counts: tuple[int, ...], overrides: dict[str, Any]):
@@ -45,6 +50,9 @@ def params_from(cls: type, players: int, player_counts: tuple[int, ...], overrid
             value = float(value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise AtelierError(f"parameter '{key}' must be {expected.__name__}, got {value!r}")
+        low, high = fields[key].metadata.get("range", INT64)
+        if expected is int and not low <= value <= high:
+            raise AtelierError(f"parameter '{key}' must be between {low} and {high}, got {value}")
         values[key] = value
     params = cls(**values)
     if hasattr(params, "validate"):
@@ -55,3 +63,15 @@ def params_from(cls: type, players: int, player_counts: tuple[int, ...], overrid
 def describe_params(cls: type) -> list[tuple[str, Any, str]]:
     """(name, default, help) for each Params field, for `atelier games`."""
     return [(f.name, f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
+
+
+def read_toml(file: Path, what: str) -> dict[str, Any]:
+    """A game's data file as TOML, with one-line errors naming `what` and the file."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AtelierError(f"{what} {file} does not exist") from None
+    except OSError as err:  # a folder, no permission, a name too long, ...
+        raise AtelierError(f"{what} {file} cannot be read: {err.strerror or err}") from None
+    except ValueError as err:  # not UTF-8, or not TOML
+        raise AtelierError(f"{what} {file} is malformed: {err}") from None

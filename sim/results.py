@@ -1,24 +1,28 @@
-"""Results on disk: one Parquet part per chunk plus a manifest, every file written atomically.
+"""Results on disk, written: one Parquet part per chunk plus a manifest, every file written atomically.
 
-Layout of `<out>/<experiment name>/`:
+Layout of `<out>/<experiment name>/` (reports/load.py reads it):
 
 - `parts/P{players}-c{chunk:05d}.parquet`: the rows of one chunk (see `sim.runner` for the columns).
 - `manifest.json`: `experiment`, `config_hash`, `game`, `seed`, `resolved` (the experiment as
-  `Experiment.resolved()`), `versions` (atelier, numpy, polars, python), `chunks` (every chunk:
-  `id`, `players`, `deals` [start, stop), `games`), `finished` (ids of the chunks whose part is
-  written, sorted), `complete`, `games` (games per player count), `started` and `finished_at`
-  (UTC, ISO 8601; `finished_at` is null until the run is complete).
+  `Experiment.resolved()`, with the SHA-256 of every data file it reads), `versions` (atelier, numpy,
+  polars, python), `plan` (per player count: `deals`, `deals_per_chunk`, `chunks`), `finished` (chunk id ->
+  `games`, `rows`, `bytes` and `sha256` of its part), `complete`, `games` (games per player count), `started`
+  and `finished_at` (UTC, ISO 8601; `finished_at` is null until the run is complete).
 
 A file is written to a temporary name in its folder and renamed into place, so a killed run leaves
-either the old file or the new one, never half of one. The manifest is rewritten after every part.
+either the old file or the new one, never half of one. The manifest is rewritten after every part, and a
+part counts as finished only while its size and checksum match the manifest: a damaged part is played again.
+A run holds an exclusive lock on the experiment folder, so two runs never write into one folder at once.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -27,11 +31,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from reports.load import MANIFEST, PARTS, ResultsError, digest, part_is_intact, part_path, read_manifest
 from sim.errors import AtelierError
 from sim.experiment import Experiment
-
-MANIFEST = "manifest.json"
-PARTS = "parts"
 
 
 class ResultStore:
@@ -42,41 +44,82 @@ class ResultStore:
         self.manifest = manifest
 
     @classmethod
-    def open(cls, directory: Path, experiment: Experiment, chunks: list[dict[str, Any]]) -> ResultStore:
-        """Create the folder, or reopen it to resume the same experiment.
+    def open(cls, directory: Path, experiment: Experiment, plan: dict[str, Any]) -> ResultStore:
+        """Start the experiment in `directory` (which exists and is locked), or reopen it to resume.
 
-        Raises AtelierError if the folder holds a different experiment or is not a results folder.
+        Keeps only the finished parts whose size and checksum match the manifest; the others are played
+        again. Raises AtelierError if the folder holds a different experiment or is not a results folder.
         """
         manifest = check_target(directory, experiment.config_hash)
-        parts = directory / PARTS
-        parts.mkdir(parents=True, exist_ok=True)
-        for leftover in [*directory.glob(".*.tmp"), *parts.glob(".*.tmp")]:
+        for leftover in [*directory.glob(".*.tmp"), *directory.glob(f"{PARTS}/.*.tmp")]:
             leftover.unlink()
         if manifest is None:
-            manifest = _new_manifest(experiment, chunks)
-        manifest["finished"] = sorted(c for c in manifest["finished"] if (parts / f"{c}.parquet").exists())
-        manifest["complete"] = len(manifest["finished"]) == len(manifest["chunks"])
+            manifest = _new_manifest(experiment, plan)
+        manifest["finished"] = {chunk_id: recorded for chunk_id, recorded in sorted(manifest["finished"].items())
+                                if part_is_intact(directory, chunk_id, recorded)}
         store = cls(directory, manifest)
-        store._write_manifest()
+        store._update()
         return store
 
     @property
-    def finished(self) -> set[str]:
-        """Ids of the chunks whose part file is written."""
-        return set(self.manifest["finished"])
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """Chunk id -> what the manifest records of its part, for every finished chunk."""
+        return self.manifest["finished"]
 
-    def write_part(self, chunk_id: str, frame: pl.DataFrame) -> None:
+    def write_part(self, chunk_id: str, games: int, frame: pl.DataFrame) -> None:
         """Write one chunk's rows, then record the chunk as finished in the manifest."""
-        _atomic_write(self.directory / PARTS / f"{chunk_id}.parquet", frame.write_parquet)
-        self.manifest["finished"] = sorted(self.finished | {chunk_id})
-        self.manifest["complete"] = len(self.manifest["finished"]) == len(self.manifest["chunks"])
-        if self.manifest["complete"]:
-            self.manifest["finished_at"] = _now()
-        self._write_manifest()
+        (self.directory / PARTS).mkdir(exist_ok=True)
+        path = part_path(self.directory, chunk_id)
+        _atomic_write(path, frame.write_parquet)
+        self.finished[chunk_id] = {"games": games, "rows": frame.height, **digest(path)}
+        self._update()
 
-    def _write_manifest(self) -> None:
-        text = json.dumps(self.manifest, indent=2) + "\n"
+    def discard_if_empty(self) -> int:
+        """Remove the manifest and parts folder if no part is finished; return the number of finished parts."""
+        if self.finished:
+            return len(self.finished)
+        (self.directory / MANIFEST).unlink(missing_ok=True)
+        parts = self.directory / PARTS
+        if parts.is_dir():
+            for leftover in parts.glob(".*.tmp"):
+                leftover.unlink()
+            parts.rmdir()
+        return 0
+
+    def _update(self) -> None:
+        manifest = self.manifest
+        manifest["finished"] = dict(sorted(manifest["finished"].items()))
+        manifest["complete"] = len(manifest["finished"]) == sum(p["chunks"] for p in manifest["plan"].values())
+        manifest["finished_at"] = _now() if manifest["complete"] else None
+        text = json.dumps(manifest, indent=2) + "\n"
         _atomic_write(self.directory / MANIFEST, lambda path: path.write_text(text))
+
+
+@contextmanager
+def writing(directory: Path) -> Iterator[None]:
+    """Create `directory` and any missing parents, and hold an exclusive lock on it while the block runs.
+
+    Raises AtelierError if a folder cannot be created or another run holds the lock. If the block fails,
+    the folders created here are removed again, deepest first, as far as they are empty.
+    """
+    created = _make_folders(directory)
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        raise AtelierError(f"another atelier run is writing {directory}; wait for it to end") from None
+    try:
+        yield
+    except BaseException:
+        for folder in created:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+    finally:
+        os.close(handle)
 
 
 def check_target(directory: Path, config_hash: str) -> dict[str, Any] | None:
@@ -84,48 +127,40 @@ def check_target(directory: Path, config_hash: str) -> dict[str, Any] | None:
 
     Raises AtelierError if the folder holds a different experiment or other files.
     """
-    if (directory / MANIFEST).exists():
-        manifest = read_manifest(directory)
-        if manifest.get("config_hash") != config_hash:
-            raise AtelierError(
-                f"{directory} holds a different experiment (config {manifest.get('config_hash')}, "
-                f"this one {config_hash}); choose another --out or delete it"
-            )
-        return manifest
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise AtelierError(f"{directory} exists and is not an atelier results folder; choose another --out")
+    try:
+        if (directory / MANIFEST).exists():
+            manifest = read_manifest(directory)
+            if manifest["config_hash"] != config_hash:
+                raise AtelierError(
+                    f"{directory} holds a different experiment (config {manifest['config_hash']}, "
+                    f"this one {config_hash}); choose another --out or delete it"
+                )
+            return manifest
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            raise AtelierError(f"{directory} exists and is not an atelier results folder; choose another --out")
+    except ResultsError as error:
+        raise AtelierError(str(error)) from None
+    except OSError as error:
+        raise AtelierError(f"cannot use {directory}: {error.strerror}") from None
     return None
 
 
-def read_manifest(directory: Path) -> dict[str, Any]:
-    """The parsed manifest of a results folder; AtelierError if it is missing or unreadable."""
+def _make_folders(directory: Path) -> list[Path]:
+    """Create `directory` and its missing parents; return the ones created, deepest first."""
+    made: list[Path] = []
     try:
-        return json.loads((directory / MANIFEST).read_text())
-    except FileNotFoundError:
-        raise AtelierError(f"{directory} holds no results (no {MANIFEST})") from None
-    except (OSError, json.JSONDecodeError) as error:
-        raise AtelierError(f"{directory / MANIFEST} is unreadable: {error}") from None
+        for folder in reversed([directory, *directory.parents]):
+            if not folder.exists():
+                folder.mkdir()
+                made.append(folder)
+    except OSError as error:
+        for folder in reversed(made):
+            folder.rmdir()
+        raise AtelierError(f"cannot create {directory}: {error.strerror}") from None
+    return made[::-1]
 
 
-def load(directory: Path) -> pl.DataFrame:
-    """All finished rows of one results folder, sorted by game_id, seat."""
-    manifest = read_manifest(directory)
-    files = [directory / PARTS / f"{chunk_id}.parquet" for chunk_id in manifest["finished"]]
-    if not files:
-        raise AtelierError(f"{directory} holds no finished games yet")
-    frames = [pl.read_parquet(file) for file in files]
-    return pl.concat(frames, how="diagonal_relaxed").sort("game_id", "seat")
-
-
-def find_experiments(root: Path) -> list[Path]:
-    """Results folders under `root`: `root` itself and its children that hold a manifest."""
-    if not root.is_dir():
-        return []
-    candidates = [root, *sorted(p for p in root.iterdir() if p.is_dir())]
-    return [p for p in candidates if (p / MANIFEST).is_file()]
-
-
-def _new_manifest(experiment: Experiment, chunks: list[dict[str, Any]]) -> dict[str, Any]:
+def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any]:
     return {
         "experiment": experiment.name,
         "config_hash": experiment.config_hash,
@@ -133,8 +168,8 @@ def _new_manifest(experiment: Experiment, chunks: list[dict[str, Any]]) -> dict[
         "seed": experiment.seed,
         "resolved": experiment.resolved(),
         "versions": _versions(),
-        "chunks": chunks,
-        "finished": [],
+        "plan": plan,
+        "finished": {},
         "complete": False,
         "games": {str(p): experiment.games(p) for p in experiment.players},
         "started": _now(),
@@ -153,8 +188,12 @@ def _versions() -> dict[str, str]:
 
 def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    write(temporary)
-    os.replace(temporary, path)
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def _now() -> str:

@@ -14,8 +14,10 @@ experiment.
 from __future__ import annotations
 
 import importlib
-import shutil
+import signal
+import warnings
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +38,9 @@ from rich.progress import (
 from rich.text import Text
 
 import sim
-from sim.experiment import Experiment
+from sim import results
+from sim.errors import AtelierError, Interrupted
+from sim.experiment import Experiment, data_files
 from sim.results import ResultStore
 
 ENGINE_COLUMNS = ("game", "seat", "strategy", "score", "rank", "win")
@@ -65,14 +69,21 @@ def chunk_deals(experiment: Experiment, players: int) -> int:
     return deals
 
 
-def plan(experiment: Experiment) -> list[Chunk]:
-    """Every chunk of the experiment, player count by player count."""
-    chunks = []
+def plan_summary(experiment: Experiment) -> dict[str, dict[str, int]]:
+    """Per player count: the deals, the deals per chunk and the number of chunks, as the manifest records them."""
+    summary = {}
+    for players in experiment.players:
+        size, total = chunk_deals(experiment, players), experiment.deals[players]
+        summary[str(players)] = {"deals": total, "deals_per_chunk": size, "chunks": -(-total // size)}
+    return summary
+
+
+def plan(experiment: Experiment) -> Iterator[Chunk]:
+    """Every chunk of the experiment, player count by player count, made one at a time as they are needed."""
     for players in experiment.players:
         size, total = chunk_deals(experiment, players), experiment.deals[players]
         for index, start in enumerate(range(0, total, size)):
-            chunks.append(Chunk(players, index, start, min(start + size, total)))
-    return chunks
+            yield Chunk(players, index, start, min(start + size, total))
 
 
 def game_offsets(experiment: Experiment) -> dict[int, int]:
@@ -91,6 +102,8 @@ def play_chunk(experiment: Experiment, module: str, chunk: Chunk) -> pl.DataFram
     """
     game = importlib.import_module(module)
     players = chunk.players
+    if data_files(experiment.params[players]) != experiment.files[players]:
+        raise AtelierError("a data file of the experiment changed during the run; run it again into a new --out")
     lineups = np.array(experiment.lineups[players])  # (L, P) str: strategy by lineup position
     deal = np.repeat(np.arange(chunk.start, chunk.stop), len(lineups))  # (B,) global deal of each game
     lineup = np.tile(np.arange(len(lineups)), chunk.stop - chunk.start)  # (B,) lineup of each game
@@ -108,39 +121,56 @@ def play_chunk(experiment: Experiment, module: str, chunk: Chunk) -> pl.DataFram
 def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True) -> Path:
     """Play the experiment into `out_root/<name>/` and return that folder.
 
-    Resumes a stopped run of the same experiment. If the run fails, the folders this call created are
-    removed, so no half-written results remain; a KeyboardInterrupt leaves them to resume from.
+    Resumes a stopped run of the same experiment. If the run fails or is interrupted, the finished parts
+    stay for the next run to resume from; a run that finished no part removes everything it created.
     """
     directory = out_root / experiment.name
-    created = [path for path in (directory, out_root) if not path.exists()]
-    try:
-        _play_all(experiment, directory, jobs, progress)
-    except Exception:
-        for path in created:
-            shutil.rmtree(path, ignore_errors=True)
-        raise
+    with results.writing(directory):
+        store = ResultStore.open(directory, experiment, plan_summary(experiment))
+        try:
+            _play_all(experiment, store, jobs, progress)
+        except BaseException as error:
+            explained = _explained(error, directory, store.discard_if_empty())
+            if explained is None:
+                raise
+            raise explained from None
     return directory
 
 
-def _play_all(experiment: Experiment, directory: Path, jobs: int, progress: bool) -> None:
-    chunks = plan(experiment)
-    store = ResultStore.open(directory, experiment, [_describe(experiment, c) for c in chunks])
-    todo = [c for c in chunks if c.id not in store.finished]
+def _explained(error: BaseException, directory: Path, kept: int) -> AtelierError | None:
+    """The error as the user should read it, saying what became of the results folder; None for a bug."""
+    outcome = (f"{kept} finished part(s) kept in {directory}; the same command resumes the run" if kept
+               else "no results were written")
+    if isinstance(error, KeyboardInterrupt):
+        return Interrupted(f"interrupted; {outcome}")
+    if isinstance(error, BrokenProcessPool):
+        return AtelierError(f"a worker process died (out of memory or killed?); {outcome}")
+    if isinstance(error, AtelierError):
+        return AtelierError(f"{error}; {outcome}")
+    return None
+
+
+def _play_all(experiment: Experiment, store: ResultStore, jobs: int, progress: bool) -> None:
+    todo = (c for c in plan(experiment) if c.id not in store.finished)
     total = sum(experiment.games(p) for p in experiment.players)
-    done = total - sum(_games(experiment, c) for c in todo)
+    done = sum(part["games"] for part in store.finished.values())
     module = sim.GAMES[experiment.game]
     with _progress_bar(progress, experiment.name, total, done) as advance:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-        results = parallel(delayed(_play_task)(experiment, module, c) for c in todo)
+        played = parallel(delayed(_play_task)(experiment, module, c, jobs > 1) for c in todo)
         try:
-            for chunk, frame in results:
-                store.write_part(chunk.id, frame)
+            for chunk, frame in played:
+                store.write_part(chunk.id, _games(experiment, chunk), frame)
                 advance(_games(experiment, chunk))
         finally:
-            results.close()
+            with warnings.catch_warnings():  # joblib warns that the tasks in flight were cancelled: we meant to
+                warnings.filterwarnings("ignore", "(?s).*tasks which were still being processed", UserWarning)
+                played.close()
 
 
-def _play_task(experiment: Experiment, module: str, chunk: Chunk) -> tuple[Chunk, pl.DataFrame]:
+def _play_task(experiment: Experiment, module: str, chunk: Chunk, in_worker: bool) -> tuple[Chunk, pl.DataFrame]:
+    if in_worker:  # Ctrl-C reaches the whole process group; the driver alone answers it, and stops the workers
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     return chunk, play_chunk(experiment, module, chunk)
 
 
@@ -173,11 +203,6 @@ def _frame(
     }
     frame = pl.DataFrame({**added, **engine, **own}).with_columns(**constants)
     return frame.select(*constants, *added, *engine, *own).sort("game_id", "seat")
-
-
-def _describe(experiment: Experiment, chunk: Chunk) -> dict[str, Any]:
-    return {"id": chunk.id, "players": chunk.players, "deals": [chunk.start, chunk.stop],
-            "games": _games(experiment, chunk)}
 
 
 def _games(experiment: Experiment, chunk: Chunk) -> int:

@@ -1,7 +1,8 @@
 """Kintsugi players, batched: a player is a placement policy plus a guesser, named `policy+guesser`.
 
-A component may carry a knob after `@`, e.g. `camouflage@0.8+bayes@2`. Players see only what the engine's
-Observation shows (the table, the card in hand, legal placements) and their own secret colour.
+A component may carry a knob after `@`, a number from 0 to 100, e.g. `camouflage@0.8+bayes@2`. Players see
+only what the engine's Observation shows (the table, the card in hand, legal placements) and their own secret
+colour.
 
 Piece changes are estimated, not counted: the Euler number of a binary grid (pieces minus holes) is a sum
 over its 2x2 windows, and a placement changes only the 9 windows around it. Holes are rare, so the change in
@@ -16,6 +17,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from sim.errors import AtelierError
 
 N_COLORS = 4
+KNOB_RANGE = (0.0, 100.0)  # knobs weigh pieces: a negative one turns a heuristic around; 100 is already extreme
 
 POLICIES = {
     "random": "places uniformly at random among the legal placements",
@@ -142,8 +144,11 @@ class Belief(Component):
             return
         deltas = self.deltas(obs)
         chosen = deltas[np.arange(self.n), actions[self.idx]]
-        weights = np.exp(-self.knob * np.arange(-16, 17, dtype=np.float32))[deltas + 16]  # deltas lie in -16..16
-        self.log_post += -self.knob * chosen - np.log(weights.sum(axis=1))
+        # Log-sum-exp from each colour's best placement: every weight is at most 1 and the best is exactly 1,
+        # so no beta overflows the exponential (deltas lie in -16..16, their excess over the best in 0..32).
+        best = deltas.min(axis=1)
+        weights = np.exp(-self.knob * np.arange(33, dtype=np.float32))[deltas - best[:, None, :]]
+        self.log_post += -self.knob * (chosen - best) - np.log(weights.sum(axis=1))
 
     def probabilities(self) -> np.ndarray:
         post = np.exp(self.log_post - self.log_post.max(axis=1, keepdims=True))
@@ -265,8 +270,9 @@ def _component(text: str, table: dict) -> tuple[str, float | None]:
         value = float(knob)
     except ValueError:
         raise AtelierError(f"knob of '{text}' must be a number") from None
-    if not np.isfinite(value):
-        raise AtelierError(f"knob of '{text}' must be a finite number")
+    low, high = KNOB_RANGE
+    if not low <= value <= high:  # nan and inf too
+        raise AtelierError(f"knob of '{text}' must be a number from {low:g} to {high:g}")
     return base, value
 
 

@@ -7,8 +7,12 @@ index); rerolls and random choices come from `play_seed`.
 
 from __future__ import annotations
 
+import os
+import signal
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -45,6 +49,7 @@ class Params:
     players: int = field(default=2, metadata={"help": "number of players"})
     sides: int = field(default=6, metadata={"help": "faces on each die"})
     match: bool = field(default=False, metadata={"help": "play matches of one game per start seat"})
+    delay: float = field(default=0.0, metadata={"help": "seconds each batch takes (to test interruptions)"})
 
     def validate(self) -> None:
         """Raise AtelierError for values the game cannot use."""
@@ -63,8 +68,28 @@ def check_strategy(name: str) -> None:
         raise AtelierError(f"unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
 
 
+def kill_marker(seed: int) -> Path:
+    """A file that makes the worker playing one chunk of an experiment with this seed kill itself.
+
+    It holds `players,chunk`; the worker that plays that chunk removes the file and dies by SIGKILL, as an
+    out-of-memory kill would, so the next run plays the chunk normally."""
+    return Path(tempfile.gettempdir()) / f"atelier-dice-kill-{seed}"
+
+
+def _die_if_marked(deal_seed: np.random.SeedSequence) -> None:
+    marker = kill_marker(deal_seed.entropy)
+    try:
+        if marker.read_text() == ",".join(map(str, deal_seed.spawn_key[:2])):
+            marker.unlink()
+            os.kill(os.getpid(), signal.SIGKILL)
+    except FileNotFoundError:
+        pass
+
+
 def simulate(params, lineups, deal_index, deal_seed, play_seed) -> dict[str, np.ndarray]:
     """Play `len(lineups)` games at once; one row per (game, seat), game-major."""
+    _die_if_marked(deal_seed)
+    time.sleep(params.delay)
     dealt, rerolled, final = _play(params, np.asarray(lineups), np.asarray(deal_index), deal_seed, play_seed)
     batch, players = final.shape
     rank = 1 + (final[:, None, :] < final[:, :, None]).sum(axis=2)  # (B, P) 1 = lowest die

@@ -136,9 +136,94 @@ def test_bad_components_files_raise_atelier_error(tmp_path: Path) -> None:
         rules.load_components(str(tmp_path / "nowhere.toml"))
 
 
+FIELD_CHANGES = [  # (text in the default file, its replacement, the field the error names, its range)
+    ("cup = { count = 6", "cup = { count = 2.7", "types.cup.count", "0 to 127, got 2.7"),
+    ("cup = { count = 6", "cup = { count = true", "types.cup.count", "0 to 127, got True"),
+    ("vase = { count = 3, value = 3 }", "vase = { count = 3, value = 128 }", "types.vase.value", "0 to 127, got 128"),
+    ("supply = 14", "supply = 10001", "supply", "0 to 10000, got 10001"),
+    ("supply = 14", "supply = 14.0", "supply", "0 to 10000, got 14.0"),
+    ("patterns = 3", "patterns = 0", "patterns", "1 to 127, got 0"),
+    ("plate_pair = 6", "plate_pair = 99999999999999999999", "scoring.plate_pair",
+     "0 to 1000, got 99999999999999999999"),
+    ("plate_pair = 6", "plate_pair = 6.5", "scoring.plate_pair", "0 to 1000, got 6.5"),
+    ("tea_jar_most = 6", "tea_jar_most = -6", "scoring.tea_jar_most", "0 to 1000, got -6"),
+    ("vase = [0, 1, 5, 15]", "vase = [0, 1, 5, 1001]", "scoring.vase", "0 to 1000, got 1001"),
+    ("saucer = [2, 3]", "saucer = [0, 3]", "scoring.saucer", "1 to 1000, got 0"),
+    ("cup = [1, 3]", "cup = [1, false]", "scoring.cup", "0 to 1000, got False"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "name", "bounds"), FIELD_CHANGES)
+def test_components_numbers_must_be_whole_and_in_range(tmp_path: Path, old, new, name, bounds) -> None:
+    """Never truncated: card ids, values and patterns are int8, ingots int16, points int32 (rules.py)."""
+    path = tmp_path / "bad.toml"
+    path.write_text(rules.DEFAULT_COMPONENTS.read_text().replace(old, new, 1))
+    with pytest.raises(AtelierError) as err:
+        bb.make_params(2, {"components": str(path)})
+    assert str(err.value) == f"components file {path}: '{name}' must be a whole number from {bounds}"
+
+
+@pytest.mark.parametrize(("make", "problem"), [
+    (lambda path: path.mkdir(), "cannot be read: Is a directory"),
+    (lambda path: path.write_bytes(b"supply = 14\n\xff"), "is malformed: 'utf-8' codec can't decode byte 0xff"),
+])
+def test_unreadable_components_files_raise_one_line(tmp_path: Path, make, problem: str) -> None:
+    path = tmp_path / "kit.toml"
+    make(path)
+    with pytest.raises(AtelierError) as err:
+        bb.make_params(2, {"components": str(path)})
+    assert str(err.value).startswith(f"components file {path} {problem}") and "\n" not in str(err.value)
+
+
+def extreme_components(path: Path, types: str) -> str:
+    """A components file with every scoring number at its largest (no vase scores nothing), 10,000 ingots and the
+    given [types]."""
+    path.write_text(f"supply = {rules.MAX_SUPPLY}\npatterns = 1\n[types]\n{types}\n[scoring]\n"
+                    "cup = [1000, 1000]\nsaucer = [1000, 1000]\nplate_pair = 1000\nplate_repaired = 1000\n"
+                    "bowl_repaired = 1000\ntea_jar_most = 1000\ntea_jar_repaired = 1000\nvase = [0, 1000]\n"
+                    "vase_repaired = 1000\nteapot_repaired = 1000\ntray = 1000\nbox_cap = 1000\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(("types", "specs", "points"), [
+    # 63 cups each paired with a saucer: 1000 x 1000 apiece; the last saucer has no cup.
+    ("cup = { count = 63, value = 1 }\nsaucer = { count = 64, value = 1 }", ["cup"] * 63 + ["saucer"] * 64,
+     {"cup": 63 * 1000, "saucer": 63 * 1000 * 999}),
+    # 127 repaired teapots of one pattern: each is worth 127 matching items, times 1000.
+    ("teapot = { count = 127, value = 1 }", ["teapot:r"] * 127, {"teapot": 127 * 127 * 1000}),
+])
+def test_the_largest_scoring_numbers_score_exactly(tmp_path: Path, types: str, specs: list[str], points) -> None:
+    params = bb.make_params(2, {"components": extreme_components(tmp_path / "kit.toml", types)})
+    held = collections(specs, [], kit=params.kit)
+    game = reference.Game(params, [], held, [0, 0], params.kit.supply)
+    assert {k: v for k, v in reference.points_by_type(game, 0).items() if v} == points
+    by_type, scores = engine.standing(params, engine_state(params, held, [0, 0], params.kit.supply))[:2]
+    assert dict(zip(SCORED, by_type[0, 0].tolist())) == full(points)
+    assert scores[0].tolist() == [sum(points.values()), 0]
+
+
+def test_a_game_at_every_bound_plays_alike_in_both_engines(tmp_path: Path) -> None:
+    """127 cards worth 127 each, 10,000 ingots to share, scoring numbers of 1000 and a bank that never runs out."""
+    types = "\n".join(f"{kind} = {{ count = {n}, value = 127 }}" for kind, n in zip(TYPES, [13] * 9 + [10]))
+    params = bb.make_params(3, {"components": extreme_components(tmp_path / "kit.toml", types),
+                                "supply_shortfall": "unlimited", "new_player_ingots": 3333})
+    strategies = ["greedy", "banker", "hater"]
+    final = bb.trace(params, strategies, 5)["final"]
+    rng = np.random.default_rng(5)
+    played = engine.play(params, rules.deal(rng, 1, params), np.array([strategies]), rng, make_player)
+    assert played.scores[0].tolist() == final["scores"] and played.state.ingots[0].tolist() == final["ingots"]
+    assert np.flatnonzero(played.win[0] > 0).tolist() == final["winners"]
+    assert max(final["scores"]) > 32_767 and max(final["ingots"]) > 3333
+    out = bb.simulate(params, np.array([strategies] * 4), np.arange(4), np.random.SeedSequence(1),
+                      np.random.SeedSequence(2))
+    assert out["score"].dtype == np.int32 and out["score"].max() > 32_767
+    assert out["points_vase"].dtype == np.int32
+
+
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"supply_shortfall": "never"}, "supply_shortfall"),
     ({"new_player_ingots": -1}, "new_player_ingots"),
+    ({"new_player_ingots": 10**20}, "'new_player_ingots' must be between 0 and 10000"),
     ({"new_player_ingots": 5}, "new_player_ingots"),  # 3 players * 5 > 14 ingots
     ({"tie_items_count_broken": 1}, "must be bool"),
 ])
@@ -982,6 +1067,20 @@ def test_reference_play_refuses_the_same_illegal_choices(case: str) -> None:
         reference.play(game, decider)
     assert err.value.strategy == "crooked"
     assert re.search(BAD_CHOICES[case][2], str(err.value))
+
+
+def test_hater_margins_of_any_finite_size_play_legal_games() -> None:
+    """Unlike Kintsugi's knobs, the hater's margin enters no exponential: a huge one never spites, a hugely
+    negative one always does, and both pick only open slots (the engine raises IllegalMove otherwise)."""
+    params = rules.Params(players=3)
+    picks = {}
+    for knob in ("1e300", "-1e300"):
+        rng = np.random.default_rng(4)
+        lineups = np.array([[f"hater@{knob}", "greedy", "random"]] * 30)
+        record = engine.play(params, rules.deal(rng, 30, params), lineups, rng, make_player)
+        assert np.allclose(record.win.sum(axis=1), 1)
+        picks[knob] = record.picks
+    assert not np.array_equal(picks["1e300"], picks["-1e300"])
 
 
 def test_legal_strategies_play_both_engines_without_complaint() -> None:

@@ -7,7 +7,7 @@ import pytest
 from fakegame import EXPERIMENT as DICE_EXPERIMENT
 from typer.testing import CliRunner
 
-from sim import results
+from reports.load import load
 from sim.cli import app, parse_param
 
 cli = CliRunner()
@@ -18,9 +18,9 @@ def invoke(*args: str | Path):
     return cli.invoke(app, [str(arg) for arg in args])
 
 
-def assert_user_error(result, *fragments: str) -> None:
-    """Exit code 2 and one line `error: ...` on stderr holding every fragment, no traceback."""
-    assert result.exit_code == 2, result.output
+def assert_user_error(result, *fragments: str, code: int = 2) -> None:
+    """Exit code `code` and one line `error: ...` on stderr holding every fragment, no traceback."""
+    assert result.exit_code == code, result.output
     lines = result.stderr.splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("error: ")
@@ -66,7 +66,7 @@ def test_run_writes_results_and_applies_overrides(write_toml, tmp_path: Path) ->
     result = invoke("run", path, "--out", tmp_path / "out", "--games", "12", "--seed", "9", "--jobs", "2", "--quiet")
     assert result.exit_code == 0, result.output
     assert str(tmp_path / "out" / "exp") in result.stdout
-    frame = results.load(tmp_path / "out" / "exp")
+    frame = load(tmp_path / "out" / "exp")
     assert frame.height == 2 * 12 + 3 * 12
     manifest = json.loads((tmp_path / "out" / "exp" / "manifest.json").read_text())
     assert manifest["seed"] == 9
@@ -154,7 +154,7 @@ def test_kintsugi_end_to_end(write_toml, tmp_path: Path) -> None:
     path = write_toml(KINTSUGI_EXPERIMENT, "tiny")
     result = invoke("run", path, "--out", tmp_path / "out", "--quiet", "--jobs", "2")
     assert result.exit_code == 0, result.output
-    frame = results.load(tmp_path / "out" / "tiny")
+    frame = load(tmp_path / "out" / "tiny")
     assert frame.height == 2 * 64 + 3 * 60  # 3 players: 6 lineups, 10 deals
     assert frame["game_id"].n_unique() == 64 + 60
     assert set(frame["strategy"]) == {"random+uniform", "greedy+tracker"}

@@ -206,9 +206,11 @@ def test_engine_cell_encoding_is_the_documented_one() -> None:
         assert geo.step[k] == cell_of(params, dq, dr) - cell_of(params, 0, 0)
 
 
-@pytest.mark.parametrize("overrides", [{"first": -1}, {"second": -4}, {"tie_pool": -12}, {"monochrome": -2}])
-def test_negative_points_are_refused(overrides) -> None:
-    with pytest.raises(AtelierError, match="must not be negative"):
+@pytest.mark.parametrize("overrides", [{"first": -1}, {"second": -4}, {"tie_pool": -12}, {"monochrome": -2},
+                                       {"first": 1_000_001}, {"monochrome": 10**20}])
+def test_points_outside_0_to_a_million_are_refused(overrides) -> None:
+    ((key, value),) = overrides.items()
+    with pytest.raises(AtelierError, match=f"^parameter '{key}' must be between 0 and 1000000, got {value}$"):
         kaleido.make_params(3, overrides)
 
 
@@ -926,6 +928,22 @@ def test_simulate_returns_one_row_per_game_and_seat() -> None:
         assert len(mine) == out["boards_placed"][row]
         assert list(zip(q_list, r_list)) == [tuple(geo.qr[record.state.cell[g, b]].tolist()) for b in mine]
     assert out["boards_placed"].sum() > 0
+
+
+def test_points_beyond_int16_score_exactly_in_both_engines() -> None:
+    """40,000 points for first place: a seat's total passes 32,767, where an int16 score would wrap negative."""
+    params = kaleido.make_params(3, {"first": 40_000, "monochrome": 1_000_000})
+    strategies = ["greedy", "majority", "rotator"]
+    for seed in range(3):
+        record = kaleido.trace(params, strategies, seed)
+        assert audit(record)["scores"] == record["scores"]
+        out = kaleido.simulate(params, np.array([strategies]), np.zeros(1, np.int64), np.random.SeedSequence(0),
+                               np.random.SeedSequence(seed))
+        assert out["score"].dtype == np.int32
+        assert out["score"].tolist() == record["scores"]
+        assert max(record["scores"]) > 32_767 and min(record["scores"]) >= 0
+        assert out["rank"].tolist() == [1 + sum(o > s for o in record["scores"]) for s in record["scores"]]
+        assert np.array_equal(out["score"], out["midgame_points"] + out["endgame_points"])
 
 
 # ---------------------------------------------------------------------------------------------- strategies

@@ -100,6 +100,8 @@ BAD_DECKS = {
     "one card": "[[card]]\nlayout = [[0, 1], [2, 3]]\n",
     "fractional colour": "[[card]]\nlayout = [[0, 1.5], [2, 3]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
     "boolean colour": "[[card]]\nlayout = [[0, true], [2, 3]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "huge colour": "[[card]]\nlayout = [[0, 1], [2, 99999999999999999999]]\n[[card]]\nlayout = [[0, 1], [2, 3]]\n",
+    "130 cards": "[[card]]\nlayout = [[0, 1], [2, 3]]\n" * 130,
 }
 
 
@@ -111,6 +113,32 @@ def test_malformed_deck_files_raise_atelier_error(tmp_path: Path, problem: str) 
         rules.load_deck(str(path))
     with pytest.raises(AtelierError, match="deck file"):
         kintsugi.make_params(3, {"deck": str(path)})
+
+
+def test_a_deck_beyond_the_largest_is_refused_and_the_largest_deals_each_card_once(tmp_path: Path) -> None:
+    """Card ids are int8 and the board grows with the deck: MAX_CARDS is the documented limit."""
+    assert rules.MAX_CARDS == 64
+    path = tmp_path / "deck.toml"
+    path.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n" * 65)
+    with pytest.raises(AtelierError) as err:
+        kintsugi.make_params(3, {"deck": str(path)})
+    assert str(err.value) == f"deck file {path} must list 2 to 64 cards, each a 2x2 layout"
+    path.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n" * 64)
+    params = kintsugi.make_params(3, {"deck": str(path)})
+    order, _ = rules.deal(np.random.default_rng(0), 200, 3, len(params.cards))
+    assert (np.sort(order, axis=1) == np.arange(64)).all()
+
+
+@pytest.mark.parametrize(("make", "problem"), [
+    (lambda path: path.mkdir(), "cannot be read: Is a directory"),
+    (lambda path: path.write_bytes(b"\xff[[card]]\n"), "is malformed: 'utf-8' codec can't decode byte 0xff"),
+])
+def test_unreadable_deck_files_raise_one_line(tmp_path: Path, make, problem: str) -> None:
+    path = tmp_path / "deck.toml"
+    make(path)
+    with pytest.raises(AtelierError) as err:
+        kintsugi.make_params(3, {"deck": str(path)})
+    assert str(err.value).startswith(f"deck file {path} {problem}") and "\n" not in str(err.value)
 
 
 def test_missing_deck_file_raises_atelier_error(tmp_path: Path) -> None:
@@ -445,6 +473,34 @@ def test_narrate_refuses_a_doctored_trace() -> None:
         kintsugi.narrate(record)
 
 
+SMALL_DECK = ["[[0, 1], [2, 3]]", "[[3, 3], [3, 0]]", "[[1, 1], [1, 2]]"]
+
+
+@pytest.mark.parametrize("n_cards", [2, 3])
+def test_the_smallest_decks_play_in_the_batched_engine_and_the_trace(tmp_path: Path, n_cards: int) -> None:
+    """Boards of 2- and 3-card decks are narrower than the engine's usual window for counting pieces."""
+    path = tmp_path / "deck.toml"
+    path.write_text("".join(f"[[card]]\nlayout = {layout}\n" for layout in SMALL_DECK[:n_cards]))
+    params = kintsugi.make_params(3, {"deck": str(path)})
+    assert len(params.cards) == n_cards
+    lineups = np.array([[ALL_STRATEGIES[(g + s) % len(ALL_STRATEGIES)] for s in range(3)] for g in range(24)])
+    out = kintsugi.simulate(params, lineups, np.arange(24), np.random.SeedSequence(1), np.random.SeedSequence(2))
+    order, colors = rules.deal(np.random.default_rng(1), 24, 3, n_cards)
+    record = engine.play(params, order, colors, lineups, np.random.default_rng(2), make_player)
+    assert out["score"].tolist() == record.outcome.scores.ravel().tolist()
+    for g in range(24):
+        game = reference.new_game(params, order[g], colors[g])
+        for action in record.actions[g]:
+            previous = game.placements[-1]
+            reference.place(game, placement_for((previous.row, previous.col), action))
+        result = reference.final_result(game, record.outcome.guesses[g].tolist())
+        assert (result.pieces, result.scores) == (record.outcome.pieces[g].tolist(), record.outcome.scores[g].tolist())
+    trace = kintsugi.trace(params, list(lineups[0]), 3)
+    assert len(trace["placements"]) == n_cards - 1
+    checked = audit(trace)
+    assert (checked["pieces"], checked["scores"]) == (trace["pieces"], trace["scores"])
+
+
 # ---------------------------------------------------------------------------------------------- strategies
 
 ALL_STRATEGIES = [f"{policy}+{guesser}" for policy in POLICIES for guesser in GUESSERS]
@@ -470,7 +526,10 @@ def test_strategy_names_parse_with_knobs() -> None:
         ("sneaky+bayes", "unknown Kintsugi policy 'sneaky'; known: random, greedy, camouflage, spoiler"),
         ("greedy+psychic", "unknown Kintsugi guesser 'psychic'; known: uniform, tracker, bayes"),
         ("camouflage@lots+bayes", "knob of 'camouflage@lots' must be a number"),
-        ("spoiler@nan+bayes", "knob of 'spoiler@nan' must be a finite number"),
+        ("spoiler@nan+bayes", "knob of 'spoiler@nan' must be a number from 0 to 100"),
+        ("spoiler@inf+tracker", "knob of 'spoiler@inf' must be a number from 0 to 100"),
+        ("camouflage@-0.5+bayes", "knob of 'camouflage@-0.5' must be a number from 0 to 100"),
+        ("greedy+bayes@1e30", "knob of 'bayes@1e30' must be a number from 0 to 100"),
         ("greedy@3+bayes", "'greedy' takes no knob, got 'greedy@3'"),
         ("random+uniform@2", "'uniform' takes no knob, got 'uniform@2'"),
         ("greedy+bayes@x", "knob of 'bayes@x' must be a number"),
@@ -482,6 +541,16 @@ def test_unknown_strategies_raise_a_clear_error(name: str, message: str) -> None
     with pytest.raises(AtelierError) as err:
         kintsugi.check_strategy(name)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("player", ["greedy+bayes@100", "spoiler@100+bayes@100", "camouflage@100+bayes@0"])
+def test_guessers_at_the_ends_of_the_knob_range_never_name_their_own_colour(player: str) -> None:
+    """A steep beta once overflowed the exponential, and the guess fell on any colour, the guesser's own too."""
+    params = rules.Params(players=3)
+    rng = np.random.default_rng(8)
+    order, colors = rules.deal(rng, 300, 3, N_CARDS)
+    out = engine.play(params, order, colors, np.full((300, 3), player), rng, make_player).outcome
+    assert (out.guesses != colors).all()
 
 
 class Misbehaving:

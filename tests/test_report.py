@@ -1,13 +1,14 @@
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from resultsdir import write_experiment
 
-from reports.build import build_report, check_results, head_to_head, load_results
+from reports.build import build_report, check_results, head_to_head
 from reports.kintsugi import winner_changes
+from reports.load import ResultsError, load_results
 
 STRATEGIES = ["greedy+oracle", "random+uniform", "camouflage+uniform"]
 CHARTS = [
@@ -65,28 +66,18 @@ def synthetic_games(players: int, games: int, seed: int, match: bool = False) ->
     return pl.DataFrame(columns)
 
 
-def write_experiment(directory: Path, rows: pl.DataFrame, parts: int = 2) -> None:
-    """An experiment folder: manifest.json and the rows split over several Parquet parts."""
-    (directory / "parts").mkdir(parents=True)
-    manifest = {
-        "experiment": rows["experiment"][0],
-        "config_hash": "abc123",
-        "game": "kintsugi",
-        "seed": 1,
-        "complete": True,
-    }
-    (directory / "manifest.json").write_text(json.dumps(manifest))
+def write_split(directory: Path, rows: pl.DataFrame, parts: int = 2) -> None:
+    """An experiment folder with the rows split over several Parquet parts."""
     step = -(-rows.height // parts)
-    for i in range(parts):
-        rows.slice(i * step, step).write_parquet(directory / "parts" / f"part-{i:04d}.parquet")
+    write_experiment(directory, [rows.slice(i * step, step) for i in range(parts)], "kintsugi")
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("results")
     for players in (2, 3, 4):
-        write_experiment(root / f"exp{players}", synthetic_games(players, 1500, seed=players))
-    write_experiment(root / "match3", synthetic_games(3, 600, seed=9, match=True))
+        write_split(root / f"exp{players}", synthetic_games(players, 1500, seed=players))
+    write_split(root / "match3", synthetic_games(3, 600, seed=9, match=True))
     return root
 
 
@@ -147,16 +138,16 @@ def test_loaded_win_shares_sum_to_one_per_game(results):
 
 def test_inconsistent_win_shares_are_rejected(results):
     rows, _ = load_results(results)
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ResultsError, match="sum to 1"):
         check_results(rows.with_columns(win=pl.col("win") * 2))
 
 
 def test_empty_results_raise(tmp_path):
-    with pytest.raises(ValueError, match="No results"):
+    with pytest.raises(ResultsError, match="holds no results"):
         build_report(tmp_path, tmp_path / "report")
     (tmp_path / "exp" / "parts").mkdir(parents=True)
     (tmp_path / "exp" / "manifest.json").write_text("{}")
-    with pytest.raises(ValueError, match="No results"):
+    with pytest.raises(ResultsError, match="is not an atelier manifest"):
         build_report(tmp_path, tmp_path / "report")
 
 

@@ -5,7 +5,6 @@ Planted: the start player (seat 0) gets 2 extra tray points; "greedy-no-teapot" 
 to plates, so its scores are distributed exactly like greedy's and its win share should not change.
 """
 
-import json
 import re
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 from matplotlib.figure import Figure
+from resultsdir import write_experiment
 from test_report import synthetic_games
 
 from reports.broken_beautiful import (
@@ -90,21 +90,13 @@ def synthetic_bb(players: int, games: int, seed: int, strategies: list[str] = ST
     return pl.DataFrame(columns)
 
 
-def write_experiment(directory: Path, rows: pl.DataFrame, game: str) -> None:
-    """An experiment folder: manifest.json and one Parquet part."""
-    (directory / "parts").mkdir(parents=True)
-    manifest = {"experiment": rows["experiment"][0], "config_hash": "def456", "game": game, "seed": 1, "complete": True}
-    (directory / "manifest.json").write_text(json.dumps(manifest))
-    rows.write_parquet(directory / "parts" / "part-0000.parquet")
-
-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     """A report over a folder holding both games: three Broken and Beautiful experiments and one Kintsugi."""
     root = tmp_path_factory.mktemp("bb_results")
     for players in (2, 3, 4):
-        write_experiment(root / f"bb{players}", synthetic_bb(players, 2000, seed=players), "broken_beautiful")
-    write_experiment(root / "kintsugi3", synthetic_games(3, 600, seed=3), "kintsugi")
+        write_experiment(root / f"bb{players}", [synthetic_bb(players, 2000, seed=players)], "broken_beautiful")
+    write_experiment(root / "kintsugi3", [synthetic_games(3, 600, seed=3)], "kintsugi")
     return build_report(root, tmp_path_factory.mktemp("bb_report"))
 
 

@@ -6,13 +6,13 @@ mid-game points); the start player (seat 0) gets 6 extra mid-game points; 60% of
 hoarder never uses a white tile. The tournament carries board positions, the rotation experiment does not.
 """
 
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from resultsdir import write_experiment
 from test_report import synthetic_games
 
 from reports.build import build_report
@@ -99,16 +99,6 @@ def synthetic_kaleido(
             q.append([c[0] for c in placed])
             r.append([c[1] for c in placed])
     return rows.with_columns(board_q=pl.Series(q, dtype=pl.List(pl.Int8)), board_r=pl.Series(r, dtype=pl.List(pl.Int8)))
-
-
-def write_experiment(directory: Path, parts: list[pl.DataFrame], game: str) -> None:
-    """An experiment folder: manifest.json and one Parquet part per frame."""
-    (directory / "parts").mkdir(parents=True)
-    experiment = parts[0]["experiment"][0]
-    manifest = {"experiment": experiment, "config_hash": "kal123", "game": game, "seed": 1, "complete": True}
-    (directory / "manifest.json").write_text(json.dumps(manifest))
-    for i, rows in enumerate(parts):
-        rows.write_parquet(directory / "parts" / f"part-{i:04d}.parquet")
 
 
 @pytest.fixture(scope="module")

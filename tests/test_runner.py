@@ -8,8 +8,9 @@ import polars as pl
 import pytest
 from fakegame import EXPERIMENT as DICE_EXPERIMENT
 
-from sim import results, runner
-from sim.errors import AtelierError
+from reports.load import find_experiments, load
+from sim import runner
+from sim.errors import AtelierError, Interrupted
 from sim.experiment import deal_count, load_experiment, pool_lineups
 
 pytestmark = pytest.mark.usefixtures("dice")
@@ -27,7 +28,7 @@ POOL = 'pool = ["keep", "chase"]\n'
         ('game = "dice"\ngames = 6\nseed = 1\n' + POOL, "missing key 'players'"),
         (BASE.replace("games = 60", 'games = "many"') + POOL, "'games' must be an integer, got 'many'"),
         (BASE.replace("games = 60", "games = true") + POOL, "'games' must be an integer, got True"),
-        (BASE.replace("games = 60", "games = 0") + POOL, "'games' must be at least 1"),
+        (BASE.replace("games = 60", "games = 0") + POOL, "'games' must be between 1 and 1,000,000,000,000, got 0"),
         (BASE.replace("seed = 5", "seed = -1") + POOL, "'seed' must be 0 or more"),
         (BASE.replace("[2, 3]", '[2, "3"]') + POOL, "'players' must be an integer or a list of integers"),
         (BASE.replace("[2, 3]", "5") + POOL, "5 players is not allowed; this game takes 2, 3, 4"),
@@ -106,7 +107,7 @@ def test_config_hash_ignores_layout_but_not_content(write_toml) -> None:
 
 def test_chunks_cover_every_deal_once(write_toml) -> None:
     experiment = load_experiment(write_toml(DICE_EXPERIMENT))  # 6 lineups, chunk 12: 2 deals per chunk
-    chunks = runner.plan(experiment)
+    chunks = list(runner.plan(experiment))
     for players in experiment.players:
         mine = [c for c in chunks if c.players == players]
         assert [c.index for c in mine] == list(range(len(mine)))
@@ -123,7 +124,7 @@ def test_match_chunks_hold_whole_matches(write_toml) -> None:
 
 def run_dice(write_toml, out: Path, text: str = DICE_EXPERIMENT, jobs: int = 1) -> pl.DataFrame:
     """Run an experiment file quietly and load its results."""
-    return results.load(runner.run(load_experiment(write_toml(text)), out, jobs, progress=False))
+    return load(runner.run(load_experiment(write_toml(text)), out, jobs, progress=False))
 
 
 def test_rows_columns_and_ids(write_toml, tmp_path: Path) -> None:
@@ -166,7 +167,10 @@ def test_manifest(write_toml, tmp_path: Path) -> None:
     assert manifest["complete"] is True
     assert manifest["config_hash"] == experiment.config_hash
     assert manifest["resolved"] == json.loads(json.dumps(experiment.resolved()))
-    assert manifest["finished"] == sorted(c.id for c in runner.plan(experiment))
+    assert list(manifest["finished"]) == sorted(c.id for c in runner.plan(experiment))
+    assert manifest["plan"] == {"2": {"deals": 10, "deals_per_chunk": 2, "chunks": 5},
+                                "3": {"deals": 10, "deals_per_chunk": 2, "chunks": 5}}
+    assert {part["games"] for part in manifest["finished"].values()} == {12}
     assert manifest["games"] == {"2": 60, "3": 60}
     assert set(manifest["versions"]) == {"atelier", "numpy", "polars", "python"}
     assert manifest["finished_at"] is not None
@@ -175,17 +179,17 @@ def test_manifest(write_toml, tmp_path: Path) -> None:
 
 def interrupt_after(monkeypatch: pytest.MonkeyPatch, write_toml, out: Path, parts: int) -> Path:
     """Run the dice experiment, stopping it with KeyboardInterrupt once `parts` parts are written."""
-    write_part, written = results.ResultStore.write_part, []
+    write_part, written = runner.ResultStore.write_part, []
 
-    def write_then_stop(store, chunk_id: str, frame: pl.DataFrame) -> None:
+    def write_then_stop(store, chunk_id: str, games: int, frame: pl.DataFrame) -> None:
         if len(written) == parts:
             raise KeyboardInterrupt
         written.append(chunk_id)
-        write_part(store, chunk_id, frame)
+        write_part(store, chunk_id, games, frame)
 
     with monkeypatch.context() as patch:
-        patch.setattr(results.ResultStore, "write_part", write_then_stop)
-        with pytest.raises(KeyboardInterrupt):
+        patch.setattr(runner.ResultStore, "write_part", write_then_stop)
+        with pytest.raises(Interrupted, match=f"interrupted; {parts} finished part"):
             runner.run(load_experiment(write_toml(DICE_EXPERIMENT)), out, 1, progress=False)
     return out / "exp"
 
@@ -210,7 +214,7 @@ def test_interrupted_run_resumes_to_the_same_data(monkeypatch, write_toml, tmp_p
     assert (manifest["complete"], len(manifest["finished"])) == (False, 3)
     played = count_chunks_played(monkeypatch)
     resumed = run_dice(write_toml, tmp_path / "cut")
-    assert len(played) == len(manifest["chunks"]) - 3
+    assert len(played) == sum(p["chunks"] for p in manifest["plan"].values()) - 3
     assert resumed.equals(whole)
 
 
@@ -248,7 +252,7 @@ def test_a_different_experiment_is_refused(write_toml, tmp_path: Path) -> None:
     before = run_dice(write_toml, tmp_path / "out")
     with pytest.raises(AtelierError, match=r"holds a different experiment .*choose another --out or delete it"):
         run_dice(write_toml, tmp_path / "out", DICE_EXPERIMENT.replace("seed = 5", "seed = 6"))
-    assert results.load(tmp_path / "out" / "exp").equals(before)
+    assert load(tmp_path / "out" / "exp").equals(before)
 
 
 def test_a_foreign_folder_is_refused(write_toml, tmp_path: Path) -> None:
@@ -275,6 +279,6 @@ def test_match_mode_rotates_the_start_player(write_toml, tmp_path: Path) -> None
 def test_find_experiments(write_toml, tmp_path: Path) -> None:
     directory = runner.run(load_experiment(write_toml(DICE_EXPERIMENT)), tmp_path / "out", 1, progress=False)
     (tmp_path / "out" / "stray").mkdir()
-    assert results.find_experiments(tmp_path / "out") == [directory]
-    assert results.find_experiments(directory) == [directory]
-    assert results.find_experiments(tmp_path / "nowhere") == []
+    assert find_experiments(tmp_path / "out") == [directory]
+    assert find_experiments(directory) == [directory]
+    assert find_experiments(tmp_path / "nowhere") == []

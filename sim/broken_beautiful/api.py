@@ -44,7 +44,7 @@ def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
         "items": record.items.ravel().astype(np.int8),
     }
     for t, kind in enumerate(SCORED):
-        columns[f"points_{kind}"] = record.points[:, :, t].ravel().astype(np.int16)
+        columns[f"points_{kind}"] = record.points[:, :, t].ravel().astype(np.int32)
     return columns
 
 
@@ -112,11 +112,12 @@ def narrate(record: dict) -> str:
 
 
 def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference (on the first hundredth of the deals)."""
+    """Games per second of the batched engine and of the reference (on the first hundredth of the deals, at
+    least 10 of them, at most all)."""
     params = make_params(players, {})
     check_strategy(strategy)
     lineup = [strategy] * players
-    ref_games = max(10, games // 100)
+    ref_games = min(games, max(10, games // 100))
 
     def session(rng):
         order = deal(rng, games, params)

@@ -6,7 +6,6 @@ patterns, values) come from components.toml, which a designer can copy and edit.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.errors import AtelierError
+from sim.game import read_toml
 
 PLAYER_COUNTS = (2, 3, 4)
 DEFAULT_COMPONENTS = Path(__file__).with_name("components.toml")
@@ -28,6 +28,13 @@ INTACT, BROKEN, REPAIRED = 0, 1, 2  # condition of a card in a collection
 CONDITIONS = ("intact", "broken", "repaired")
 SUPPLY_RULES = ("partial", "unlimited")
 
+# What a components file may hold, so that no dtype overflows: card ids, values and patterns are int8; ingots
+# and the supply are int16 (a seat's ingots stay below MAX_SUPPLY + MAX_CARDS * MAX_VALUE = 26,129, the
+# supply above -16,129); points are int32 (with every scoring number at most MAX_POINTS, a seat holding all
+# the cards scores under 10^8).
+MAX_CARDS, MAX_VALUE, MAX_SUPPLY, MAX_POINTS = 127, 127, 10_000, 1000
+LISTS = ("cup", "saucer", "vase")  # the scoring entries that are lists of numbers
+
 
 @dataclass(frozen=True)
 class Params:
@@ -35,7 +42,8 @@ class Params:
 
     players: int = field(default=3, metadata={"help": "number of players, 2-4"})
     components: str = field(
-        default="", metadata={"help": "path to an alternative components TOML; empty = the default set"}
+        default="", metadata={"file": DEFAULT_COMPONENTS,
+                               "help": "path to an alternative components TOML; empty = the default set"}
     )
     supply_shortfall: str = field(
         default="partial",
@@ -43,7 +51,8 @@ class Params:
                           "seller takes what is left; 'unlimited' = the bank never runs out"},
     )
     new_player_ingots: int = field(
-        default=0, metadata={"help": "ingots each player takes from the supply at setup ('New Player' rule)"}
+        default=0, metadata={"help": "ingots each player takes from the supply at setup ('New Player' rule)",
+                             "range": (0, MAX_SUPPLY)}
     )
     tie_items_count_broken: bool = field(
         default=True,
@@ -53,7 +62,7 @@ class Params:
     def validate(self) -> None:
         if self.supply_shortfall not in SUPPLY_RULES:
             raise AtelierError(f"parameter 'supply_shortfall' must be one of {', '.join(SUPPLY_RULES)}")
-        if self.new_player_ingots < 0 or self.new_player_ingots * self.players > self.kit.supply:
+        if self.new_player_ingots * self.players > self.kit.supply:
             raise AtelierError("parameter 'new_player_ingots' must be between 0 and supply / players")
 
     @property
@@ -108,28 +117,34 @@ class Components:
 @lru_cache(maxsize=16)
 def load_components(path: str = "") -> Components:
     file = Path(path) if path else DEFAULT_COMPONENTS
+    data = read_toml(file, "components file")
+
+    def whole(name: str, value, low: int, high: int) -> int:
+        if type(value) is not int or not low <= value <= high:
+            raise AtelierError(f"components file {file}: '{name}' must be a whole number from {low} to {high}, "
+                               f"got {value!r}")
+        return value
+
     try:
-        data = tomllib.loads(file.read_text())
         types, scoring = data["types"], data["scoring"]
         unknown = set(types) - set(TYPES)
         if unknown:
             raise ValueError(f"unknown card type {sorted(unknown)[0]!r}")
-        counts = [int(types.get(name, {}).get("count", 0)) for name in TYPES]
-        values = [int(types.get(name, {}).get("value", 0)) for name in TYPES]
-        patterns = int(data["patterns"])
-        sc = Scoring(**{k: tuple(v) if isinstance(v, list) else int(v) for k, v in scoring.items()})
-        supply = int(data["supply"])
-    except FileNotFoundError:
-        raise AtelierError(f"components file {file} does not exist") from None
-    except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        kinds = [types.get(name, {}) for name in TYPES]
+        counts = [whole(f"types.{name}.count", k.get("count", 0), 0, MAX_CARDS) for name, k in zip(TYPES, kinds)]
+        values = [whole(f"types.{name}.value", k.get("value", 0), 0, MAX_VALUE) for name, k in zip(TYPES, kinds)]
+        patterns = whole("patterns", data["patterns"], 1, MAX_CARDS)
+        supply = whole("supply", data["supply"], 0, MAX_SUPPLY)
+        sc = Scoring(**{key: tuple(whole(f"scoring.{key}", v, int(key == "saucer"), MAX_POINTS) for v in value)
+                        if key in LISTS else whole(f"scoring.{key}", value, 0, MAX_POINTS)
+                        for key, value in scoring.items()})
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise AtelierError(f"components file {file} is malformed: {err}") from None
-    if min(counts) < 0 or min(values) < 0 or patterns < 1 or supply < 0 or sum(counts) == 0:
-        raise AtelierError(f"components file {file} needs non-negative counts, values and supply, and patterns >= 1")
-    if sum(counts) > 127 or max(values) > 127:  # card ids and values are stored as int8
-        raise AtelierError(f"components file {file} may hold at most 127 cards, each worth at most 127")
-    if len(sc.cup) != 2 or len(sc.saucer) != 2 or not sc.vase or min(sc.saucer) < 1:
+    if not 1 <= sum(counts) <= MAX_CARDS:
+        raise AtelierError(f"components file {file} must hold at least 1 and at most {MAX_CARDS} cards")
+    if len(sc.cup) != 2 or len(sc.saucer) != 2 or not sc.vase:
         raise AtelierError(f"components file {file}: scoring needs cup and saucer as [unbroken, repaired] "
-                           "(saucer multipliers at least 1) and at least one vase entry")
+                           "and at least one vase entry")
     kind = np.repeat(np.arange(len(TYPES)), counts).astype(np.int8)
     index = np.concatenate([np.arange(n) for n in counts])
     pattern = np.where(kind <= TEAPOT, index % patterns, -1).astype(np.int8)
@@ -164,7 +179,7 @@ def tally(owner: np.ndarray, cond: np.ndarray, players: int, comp: Components) -
     teapot = by_pattern * (comp.type == TEAPOT)[:, None]
     counts = [whole @ by_type, repaired @ by_type, broken @ by_type, whole @ by_pattern, whole @ teapot,
               repaired @ teapot]
-    return Tally(*(c.astype(np.int16) for c in counts))
+    return Tally(*(c.astype(np.int32) for c in counts))
 
 
 def points(t: Tally, ingots: np.ndarray, rival_tea_jars: np.ndarray, comp: Components) -> np.ndarray:

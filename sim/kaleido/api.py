@@ -43,8 +43,8 @@ def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
 
     return {
         **seat_rows(lineups, record.scores, record.rank, record.win),
-        "midgame_points": by_seat(state.midgame).astype(np.int16),
-        "endgame_points": by_seat(state.endgame).astype(np.int16),
+        "midgame_points": by_seat(state.midgame).astype(np.int32),
+        "endgame_points": by_seat(state.endgame).astype(np.int32),
         "boards_placed": state.boards_placed.ravel().astype(np.int8),
         "whites_used": state.whites_used.ravel().astype(np.int8),
         "turns": state.turns_played.ravel().astype(np.int8),
@@ -126,11 +126,11 @@ def narrate(record: dict) -> str:
 
 
 def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference (on games // 200 games)."""
+    """Games per second of the batched engine and of the reference (on games // 200 games: at least 5, at most all)."""
     params = make_params(players, {})
     check_strategy(strategy)
     lineup = [strategy] * players
-    ref_games = max(5, games // 200)
+    ref_games = min(games, max(5, games // 200))
 
     def session(rng):
         return (lambda: engine.play(params, games, np.array([lineup] * games), rng, make_player),

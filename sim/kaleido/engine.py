@@ -57,8 +57,8 @@ class State:
     tiles: np.ndarray  # (B, colours) int8: coloured tiles left
     whites: np.ndarray  # (B, P) int8
     stock: np.ndarray  # (B, P) int8: boards left
-    midgame: np.ndarray  # (B, colours) int16: points from boards scored during play
-    endgame: np.ndarray  # (B, colours) int16: points from end-game hexagons
+    midgame: np.ndarray  # (B, colours) int32: points from boards scored during play
+    endgame: np.ndarray  # (B, colours) int32: points from end-game hexagons
     whites_used: np.ndarray  # (B, P) int16
     turns_played: np.ndarray  # (B, P) int16: turns in which the player placed a tile
     done: np.ndarray  # (B,) bool
@@ -117,7 +117,7 @@ def init(params: Params, batch: int) -> State:
         tiles=np.full((batch, colours), params.tiles, np.int8),
         whites=np.full((batch, players), params.whites_each, np.int8),
         stock=np.full((batch, players), params.boards_each, np.int8),
-        midgame=np.zeros((batch, colours), np.int16), endgame=np.zeros((batch, colours), np.int16),
+        midgame=np.zeros((batch, colours), np.int32), endgame=np.zeros((batch, colours), np.int32),
         whites_used=zeros, turns_played=zeros.copy(),
         done=np.zeros(batch, bool), stalled=np.zeros(batch, bool),
     )
@@ -195,7 +195,7 @@ def score_boards(params: Params, state: State) -> tuple[State, np.ndarray]:
     games, boards = np.nonzero(full)
     points = majority(colour_counts(state.slots[games, boards], params.colours), params)
     midgame = state.midgame.copy()
-    np.add.at(midgame, games, points.astype(np.int16))
+    np.add.at(midgame, games, points.astype(np.int32))
     return replace(state, midgame=midgame, scored=state.scored | full), full
 
 
@@ -231,7 +231,7 @@ def endgame_scoring(params: Params, state: State, geo: Geometry) -> State:
     games, boards, corners = np.nonzero(complete)
     points = majority(colour_counts(tiles[games, boards, corners], params.colours), params)
     endgame = state.endgame.copy()
-    np.add.at(endgame, games, points.astype(np.int16))
+    np.add.at(endgame, games, points.astype(np.int32))
     return replace(state, endgame=endgame)
 
 

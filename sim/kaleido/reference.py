@@ -316,7 +316,7 @@ def to_state(game: Game) -> engine.State:
         return np.array([values], dtype)
 
     return engine.State(slots, cell, placer, rot, scored, grid, row(game.tiles, np.int8), row(game.whites, np.int8),
-                        row(game.stock, np.int8), row(game.midgame, np.int16), row(game.endgame, np.int16),
+                        row(game.stock, np.int8), row(game.midgame, np.int32), row(game.endgame, np.int32),
                         row(game.whites_used, np.int16),
                         row(game.turns_played, np.int16), np.array([game.over]), np.array([game.stalled]),
                         game.turn)

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.errors import AtelierError
-
 PLAYER_COUNTS = (2, 3, 4, 5)
 COLORS = ("red", "yellow", "green", "blue", "purple")
 WHITE = len(COLORS)  # the code of a white tile in a hole
@@ -29,6 +27,9 @@ STARTING_BOARDS = ((0, 0), (1, 0))  # ids 0 and 1, joined side by side
 
 # Set-up table: own-colour tiles per player (two of them become score markers), boards and white tiles.
 TILES = {3: 14 - 2, 4: 13 - 2, 5: 13 - 2}
+# Points per scoring. A colour scores at most once per board (at most 12) and per end-game hexagon (fewer than
+# two per board), twice that for a 2-player seat: under 72 million points, well inside the engines' int32.
+POINTS = (0, 1_000_000)
 
 
 @dataclass(frozen=True)
@@ -36,20 +37,19 @@ class Params:
     """What a Kaleido experiment may vary."""
 
     players: int = field(default=3, metadata={"help": "number of players, 2-5 (2 = the two-colour variant)"})
-    first: int = field(default=8, metadata={"help": "points for the most tiles on a board or hexagon"})
-    second: int = field(default=4, metadata={"help": "points for the second most, split (rounded down) on a tie"})
+    first: int = field(default=8, metadata={"help": "points for the most tiles on a board or hexagon",
+                                            "range": POINTS})
+    second: int = field(default=4, metadata={"help": "points for the second most, split (rounded down) on a tie",
+                                             "range": POINTS})
     tie_pool: int = field(default=12, metadata={"help": "points split (rounded down) by a tie for first; "
-                                                        "nobody else scores"})
-    monochrome: int = field(default=12, metadata={"help": "points when one colour fills all six holes"})
+                                                        "nobody else scores", "range": POINTS})
+    monochrome: int = field(default=12, metadata={"help": "points when one colour fills all six holes",
+                                                  "range": POINTS})
     monochrome_with_white: bool = field(
         default=False,
         metadata={"help": "a board of one colour plus white tiles also scores `monochrome` (the rulebook is "
                           "silent; off: it scores `first`, with no second place)"},
     )
-
-    def validate(self) -> None:
-        if min(self.first, self.second, self.tie_pool, self.monochrome) < 0:
-            raise AtelierError("Kaleido points must not be negative")
 
     @property
     def two_colour(self) -> bool:

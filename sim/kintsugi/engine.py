@@ -146,6 +146,7 @@ def count_pieces(state: State, connectivity: int) -> np.ndarray:
 
 
 def _label_counts(board: np.ndarray, corner: np.ndarray, size: int, connectivity: int) -> np.ndarray:
+    size = min(size, board.shape[1])  # the smallest decks' boards are narrower than the small window
     corner = np.minimum(corner, np.array(board.shape[1:]) - size)
     windows = sliding_window_view(board, (size, size), axis=(1, 2))[np.arange(len(board)), corner[:, 0], corner[:, 1]]
     masks = windows[:, None] == np.arange(N_COLORS, dtype=np.int8)[None, :, None, None]

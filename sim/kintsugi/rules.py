@@ -7,7 +7,6 @@ previous one, so it covers exactly one of its fragments. Colours: 0 blue, 1 yell
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -15,11 +14,15 @@ from pathlib import Path
 import numpy as np
 
 from sim.errors import AtelierError
+from sim.game import read_toml
 
 COLORS = ("blue", "yellow", "white", "red")
 N_COLORS = len(COLORS)
 PLAYER_COUNTS = (2, 3, 4)  # 2-3 on the box; 4 Pottery Color cards allow a fourth player (DESIGN.md)
 DEFAULT_DECK = Path(__file__).with_name("cards.toml")
+# The most cards a deck may hold. Card ids are int8, and the batched board takes (2N + 2)^2 cells per game:
+# 4096 games of a 64-card deck at once peak near 300 MB, and memory grows with the square of the deck.
+MAX_CARDS = 64
 
 # A candidate placement is (offset, rotation): action = 4 * offset + rotation.
 # Offsets move the card's top-left cell diagonally from the previous card's; rotation counts quarter turns
@@ -39,10 +42,12 @@ class Params:
     connectivity: int = field(
         default=8,
         metadata={"help": "8: fragments touching corner to corner join one piece (rulebook: gold lacquer "
-                          "'can even connect fragments corner to corner'); 4: only edge neighbours join"},
+                          "'can even connect fragments corner to corner'); 4: only edge neighbours join",
+                  "range": (4, 8)},
     )
     deck: str = field(
-        default="", metadata={"help": "path to an alternative deck TOML; empty = sim/kintsugi/cards.toml"}
+        default="", metadata={"file": DEFAULT_DECK, "help": f"path to an alternative deck TOML of 2 to {MAX_CARDS} "
+                                                                   "cards; empty = sim/kintsugi/cards.toml"}
     )
     match: bool = field(
         default=False,
@@ -65,18 +70,16 @@ class Params:
 def load_deck(path: str = "") -> np.ndarray:
     """Read a deck file: a TOML list of `[[card]] layout = [[c, c], [c, c]]`. Returns (N, 2, 2) int8."""
     file = Path(path) if path else DEFAULT_DECK
+    data = read_toml(file, "deck file")
     try:
-        data = tomllib.loads(file.read_text())
         layouts = [card["layout"] for card in data["card"]]
         cards = np.array(layouts, dtype=np.int64)
-    except FileNotFoundError:
-        raise AtelierError(f"deck file {file} does not exist") from None
-    except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
+    except (KeyError, TypeError, ValueError, OverflowError) as err:
         raise AtelierError(f"deck file {file} is malformed: {err}") from None
+    if cards.ndim != 3 or cards.shape[1:] != (2, 2) or not 2 <= len(cards) <= MAX_CARDS:
+        raise AtelierError(f"deck file {file} must list 2 to {MAX_CARDS} cards, each a 2x2 layout")
     if not all(type(c) is int for layout in layouts for row in layout for c in row):
         raise AtelierError(f"deck file {file} must give colours as whole numbers")
-    if cards.ndim != 3 or cards.shape[1:] != (2, 2) or len(cards) < 2:
-        raise AtelierError(f"deck file {file} must list at least 2 cards, each a 2x2 layout")
     if cards.min() < 0 or cards.max() >= N_COLORS:
         raise AtelierError(f"deck file {file} uses a colour outside 0..{N_COLORS - 1}")
     cards = cards.astype(np.int8)

@@ -1,0 +1,118 @@
+"""Bad game input through the command line: one line `error: ...`, exit code 2, no traceback; and the smallest
+inputs the games accept (a 2-card Kintsugi deck, `bench --games 1`) work."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+
+cli = CliRunner()
+DEFAULT_COMPONENTS = Path(__file__).parents[1] / "sim" / "broken_beautiful" / "components.toml"
+SEATS = {"kintsugi": "random+uniform,random+uniform", "broken_beautiful": "greedy,greedy", "kaleido": "greedy,greedy"}
+DATA_PARAM = {"kintsugi": ("deck", "deck file"), "broken_beautiful": ("components", "components file")}
+
+
+def invoke(*args: str | Path):
+    """Run `atelier ARGS...` in-process."""
+    return cli.invoke(app, [str(arg) for arg in args])
+
+
+def assert_user_error(result, *fragments: str) -> None:
+    """Exit code 2 and one line `error: ...` on stderr holding every fragment, no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert "Traceback" not in result.output
+
+
+def play(game: str, *params: str, strategies: str | None = None, as_json: bool = False):
+    """`atelier play GAME` for two players with the given `--param key=value` overrides."""
+    options = [option for param in params for option in ("--param", param)] + ["--json"] * as_json
+    return invoke("play", game, "--players", 2, "--strategies", strategies or SEATS[game], *options)
+
+
+@pytest.mark.parametrize(("game", "param", "message"), [
+    ("kaleido", "first=99999999999999999999", "parameter 'first' must be between 0 and 1000000, got 9999"),
+    ("kaleido", "monochrome=1000001", "parameter 'monochrome' must be between 0 and 1000000, got 1000001"),
+    ("kintsugi", "connectivity=-99999999999999999999", "parameter 'connectivity' must be between 4 and 8"),
+    ("broken_beautiful", "new_player_ingots=10001", "parameter 'new_player_ingots' must be between 0 and 10000"),
+])
+def test_integer_parameters_beyond_their_range_are_one_line(game: str, param: str, message: str) -> None:
+    assert_user_error(play(game, param), message)
+
+
+def test_kaleido_points_within_range_but_beyond_int16_score_correctly() -> None:
+    result = play("kaleido", "first=40000", as_json=True)
+    assert result.exit_code == 0, result.output
+    trace = json.loads(result.stdout)
+    assert max(trace["scores"]) > 32_767 and min(trace["scores"]) >= 0
+
+
+@pytest.mark.parametrize("game", sorted(DATA_PARAM))
+@pytest.mark.parametrize(("write", "problem"), [
+    (lambda path: path.mkdir(), "cannot be read: Is a directory"),
+    (lambda path: path.write_bytes(b"\xff\xfe"), "is malformed: 'utf-8' codec can't decode"),
+])
+def test_data_files_that_cannot_be_read_are_one_line(tmp_path: Path, game: str, write, problem: str) -> None:
+    param, what = DATA_PARAM[game]
+    path = tmp_path / "data.toml"
+    write(path)
+    assert_user_error(play(game, f"{param}={path}"), f"{what} {path} {problem}")
+
+
+def test_a_fractional_component_count_is_refused_not_truncated(tmp_path: Path) -> None:
+    path = tmp_path / "kit.toml"
+    path.write_text(DEFAULT_COMPONENTS.read_text().replace("cup = { count = 6", "cup = { count = 2.7"))
+    assert_user_error(play("broken_beautiful", f"components={path}"),
+                      f"components file {path}: 'types.cup.count' must be a whole number from 0 to 127, got 2.7")
+
+
+def test_a_huge_scoring_number_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "kit.toml"
+    path.write_text(DEFAULT_COMPONENTS.read_text().replace("tray = 2 ", "tray = 40000 "))
+    assert_user_error(play("broken_beautiful", f"components={path}"),
+                      f"components file {path}: 'scoring.tray' must be a whole number from 0 to 1000, got 40000")
+
+
+def test_a_deck_of_130_cards_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deck.toml"
+    path.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n" * 130)
+    assert_user_error(play("kintsugi", f"deck={path}"), f"deck file {path} must list 2 to 64 cards")
+
+
+def test_the_smallest_kintsugi_deck_plays_and_runs(tmp_path: Path) -> None:
+    deck = tmp_path / "deck2.toml"
+    deck.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n[[card]]\nlayout = [[0, 0], [1, 1]]\n")
+    played = play("kintsugi", f"deck={deck}", as_json=True)
+    assert played.exit_code == 0, played.output
+    assert len(json.loads(played.stdout)["placements"]) == 1
+    experiment = tmp_path / "small.toml"
+    experiment.write_text(f'game = "kintsugi"\nplayers = [2, 3]\ngames = 12\nseed = 1\n'
+                          f'pool = ["random+uniform", "greedy+bayes", "spoiler+tracker"]\n[params]\ndeck = "{deck}"\n')
+    ran = invoke("run", experiment, "--out", tmp_path / "out", "--quiet")
+    assert ran.exit_code == 0, ran.output
+    assert "small: 24 games" in ran.stdout
+
+
+@pytest.mark.parametrize(("game", "strategies", "message"), [
+    ("kintsugi", "greedy+bayes@1e30,random+uniform", "knob of 'bayes@1e30' must be a number from 0 to 100"),
+    ("kintsugi", "camouflage@-1+bayes,random+uniform", "knob of 'camouflage@-1' must be a number from 0 to 100"),
+    ("broken_beautiful", "hater@inf,greedy", "knob of 'hater@inf' must be a finite number"),
+    ("kaleido", "greedy@1e30,greedy", "unknown Kaleido strategy 'greedy@1e30'"),
+])
+def test_knobs_outside_their_range_are_one_line(game: str, strategies: str, message: str) -> None:
+    assert_user_error(play(game, strategies=strategies), message)
+
+
+@pytest.mark.parametrize("game", ["kintsugi", "broken_beautiful", "kaleido"])
+def test_bench_plays_a_single_game(game: str) -> None:
+    result = invoke("bench", game, "--games", 1, "--repeats", 1, "--json")
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert (figures["engine_games"], figures["reference_games"]) == (1, 1)
