@@ -32,6 +32,7 @@ import numpy as np
 import polars as pl
 
 from reports.load import MANIFEST, PARTS, ResultsError, digest, part_is_intact, part_path, read_manifest
+from sim import get_game
 from sim.errors import AtelierError
 from sim.experiment import Experiment
 
@@ -165,6 +166,7 @@ def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any
         "experiment": experiment.name,
         "config_hash": experiment.config_hash,
         "game": experiment.game,
+        **_game_facts(experiment),
         "seed": experiment.seed,
         "resolved": experiment.resolved(),
         "versions": _versions(),
@@ -175,6 +177,13 @@ def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any
         "started": _now(),
         "finished_at": None,
     }
+
+
+def _game_facts(experiment: Experiment) -> dict[str, Any]:
+    """What the report needs to know of the game's rules: the reports import no rules, only read these."""
+    game = get_game(experiment.game)
+    return {"title": game.TITLE, "lowest_wins": game.LOWEST_WINS,
+            "facts": {str(p): game.facts(experiment.params[p]) for p in experiment.players}}
 
 
 def _versions() -> dict[str, str]:

@@ -21,6 +21,7 @@ from sim.game import params_from
 
 NAME = "dice"
 TITLE = "Dice"
+LOWEST_WINS = True
 SUMMARY = "Each player may reroll one die once; the lowest die wins."
 PLAYER_COUNTS = (2, 3, 4)
 BENCH_STRATEGY = "chase"
@@ -60,6 +61,11 @@ class Params:
 def make_params(players: int, overrides: dict) -> Params:
     """Validated Params for `players` with the given overrides."""
     return params_from(Params, players, PLAYER_COUNTS, overrides)
+
+
+def facts(params: Params) -> dict:
+    """What the report needs to know of the rules."""
+    return {"sides": params.sides}
 
 
 def check_strategy(name: str) -> None:

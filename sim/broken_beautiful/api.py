@@ -11,10 +11,12 @@ from sim.batch import seat_rows
 from sim.bench import compare
 from sim.broken_beautiful import engine, reference
 from sim.broken_beautiful.rules import BROKEN, CONDITIONS, PLAYER_COUNTS, SCORED, Params, deal
+from sim.broken_beautiful.rules import facts as facts
 from sim.game import params_from
 from strategies.broken_beautiful import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
 
 NAME = "broken_beautiful"
+LOWEST_WINS = False
 TITLE = "Broken and Beautiful"
 SUMMARY = ("snake-draft pottery, keep it or sell it for ingots, suffer breakage, pay to repair; most points "
            "wins. Strategies may add -no-TYPE, e.g. greedy-no-teapot")

@@ -151,6 +151,11 @@ def load_components(path: str = "") -> Components:
     return Components(supply, patterns, kind, pattern, np.array(values, np.int8)[kind], sc)
 
 
+def facts(params: Params) -> dict:
+    """What the report needs to know of these rules, recorded in the manifest (reports import no rules)."""
+    return {"types": list(SCORED), "rounds": params.kit.rounds(params.players), "supply": params.kit.supply}
+
+
 def deal(rng: np.random.Generator, n: int, params: Params) -> np.ndarray:
     """Shuffle the deck for n games: (n, C) int8 card ids from the top. Seat 0 holds the first player marker
     in round 1; the rulebook picks that player by who last washed the dishes, which is as good as random."""

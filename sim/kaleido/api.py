@@ -13,10 +13,12 @@ from sim.bench import compare
 from sim.game import params_from
 from sim.kaleido import engine, reference
 from sim.kaleido.rules import COLORS, PLAYER_COUNTS, WHITE, Params
+from sim.kaleido.rules import facts as facts
 from strategies.kaleido import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
 
 NOT_PLACED = -128  # a marker for list slots of boards a seat did not place
 NAME = "kaleido"
+LOWEST_WINS = False
 TITLE = "Kaleido"
 SUMMARY = ("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
            "for end-game hexagons; most points wins (2 players: two colours each)")

@@ -84,6 +84,14 @@ class Params:
         return colour % self.players
 
 
+def facts(params: Params) -> dict:
+    """What the report needs to know of these rules, recorded in the manifest (reports import no rules)."""
+    own = 2 if params.two_colour else 1
+    return {"colours": list(COLORS[: params.colours]), "tiles_each": own * params.tiles,
+            "boards_each": params.boards_each, "whites_each": params.whites_each,
+            "starting_boards": [list(qr) for qr in STARTING_BOARDS]}
+
+
 def majority(counts: np.ndarray, params: Params) -> np.ndarray:
     """Scoring of one board or hexagon: counts (..., colours) of coloured tiles (white never counts) ->
     points (..., colours).

@@ -12,9 +12,11 @@ from sim.bench import compare
 from sim.game import params_from
 from sim.kintsugi import engine, reference
 from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Params, deal
+from sim.kintsugi.rules import facts as facts
 from strategies.kintsugi import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
 
 NAME = "kintsugi"
+LOWEST_WINS = True
 TITLE = "Kintsugi"
 SUMMARY = ("place 2x2 fragment cards, keep your secret colour in few pieces, guess your left neighbour's colour; "
            "lowest score wins. A player is POLICY+GUESSER, e.g. camouflage+bayes")

@@ -87,6 +87,11 @@ def load_deck(path: str = "") -> np.ndarray:
     return cards
 
 
+def facts(params: Params) -> dict:
+    """What the report needs to know of these rules, recorded in the manifest (reports import no rules)."""
+    return {"colours": list(COLORS), "guess_chance": 1 / (N_COLORS - 1), "cards": len(params.cards)}
+
+
 def rotated_layouts(cards: np.ndarray) -> np.ndarray:
     """(N, 4, 2, 2): every card under each rotation, as numpy.rot90(layout, rotation)."""
     return np.stack([np.rot90(cards, k, axes=(1, 2)) for k in range(N_ROTATIONS)], axis=1)
