@@ -22,6 +22,7 @@ demo: $(STAMP)
 	$(BIN)/atelier report $(RESULTS) --out $(REPORT)
 
 test: $(STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 clean:

@@ -1,19 +1,19 @@
-"""Report building blocks (sections, tables, charts), number formats, and HTML / Markdown rendering."""
+"""Report building blocks (tables, charts, findings, sections), number formats, chart helpers, and the HTML and
+Markdown renderers (both with a table of contents that links to every heading)."""
 
 import html
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import numpy as np
 import polars as pl
-import seaborn as sns
-from matplotlib.figure import Figure
+
+from reports.fmt import num, num_ci, pct, pct_ci
 
 
 @dataclass(frozen=True)
 class Table:
     """A table of already formatted cells."""
-
     caption: str
     columns: list[str]
     rows: list[list[str]]
@@ -22,7 +22,6 @@ class Table:
 @dataclass(frozen=True)
 class Chart:
     """A PNG written next to the report."""
-
     file: str
     caption: str
 
@@ -30,8 +29,15 @@ class Chart:
 @dataclass(frozen=True)
 class Heading:
     """A sub-heading inside a section."""
-
     text: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One answer for the summary: a bold label, one or two sentences, and the numbers in a small table beside it."""
+    label: str
+    text: str
+    table: Table | None = None
 
 
 Block = str | Table | Chart | Heading
@@ -39,109 +45,93 @@ Block = str | Table | Chart | Heading
 
 @dataclass
 class Section:
-    """One part of the report: its content, its one-line findings for the summary, and its caveats."""
-
+    """One part of the report: its content, its findings for the summary, its headline charts and its caveats."""
     title: str
     blocks: list[Block] = field(default_factory=list)
-    findings: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    headline: list[Chart] = field(default_factory=list)
     caveats: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Report:
     """The whole report, ready to render."""
-
     title: str
     overview: list[Block]
-    summary: list[tuple[str, list[str]]]  # (heading, findings) per game
+    summary: list[tuple[str, list[Chart], list[Finding]]]  # (game title, headline charts, findings) per game
     sections: list[Section]
     caveats: list[str]
 
 
-def pct(x: float) -> str:
-    """0.4567 -> '45.7%'."""
-    return f"{100 * x:.1f}%"
+# ---------------------------------------------------------------- tables from column specs
+
+Column = tuple  # (header, key | (keys...) | callable(row), format=str)
 
 
-def pct_ci(lo: float, hi: float) -> str:
-    """An interval of proportions: '43.2–48.1%' (more decimals where one would hide its width)."""
-    digits = 1
-    while digits < 3 and lo != hi and f"{100 * lo:.{digits}f}" == f"{100 * hi:.{digits}f}":
-        digits += 1
-    return f"{100 * lo:.{digits}f}–{100 * hi:.{digits}f}%"
+def table(caption: str, rows: pl.DataFrame | Iterable[dict], *columns: Column) -> Table:
+    """A Table from records and a column spec: each column is (header, key, format); key names a field, a tuple of
+    fields passed to format together (an interval), or a function of the record. A missing (None) value shows '–'."""
+    records = rows.iter_rows(named=True) if isinstance(rows, pl.DataFrame) else rows
+    return Table(caption, [c[0] for c in columns], [[_cell(r, *c) for c in columns] for r in records])
 
 
-def pp(x: float) -> str:
-    """A signed difference of proportions in percentage points: '+4.3 pp'."""
-    return f"{100 * x:+.1f} pp"
+def _cell(record: dict, header: str, key, fmt: Callable = str) -> str:
+    if callable(key):
+        return fmt(key(record))
+    values = [record[k] for k in (key if isinstance(key, tuple) else (key,))]
+    return "–" if any(v is None for v in values) else fmt(*values)
 
 
-def pp_ci(lo: float, hi: float) -> str:
-    """An interval of differences in percentage points: '+3.1 to +5.6 pp'."""
-    return f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
+def est(header: str, key: str, fmt: Callable = num, interval: Callable = num_ci, lo: str = "", hi: str = "") -> list:
+    """Two columns: an estimate and its 95% interval (fields key_lo and key_hi unless lo and hi are given)."""
+    return [(header, key, fmt), ("95% CI", (lo or f"{key}_lo", hi or f"{key}_hi"), interval)]
 
 
-def num(x: float, digits: int = 2) -> str:
-    """A plain number with fixed decimals."""
-    return f"{x:.{digits}f}"
+def share_ci(header: str, key: str = "share", lo: str = "lo", hi: str = "hi") -> list:
+    """A proportion and its Wilson interval."""
+    return est(header, key, pct, pct_ci, lo, hi)
 
 
-def num_ci(lo: float, hi: float, digits: int = 2) -> str:
-    """An interval of plain numbers."""
-    return f"{lo:.{digits}f} to {hi:.{digits}f}"
+# ---------------------------------------------------------------- rendering
 
 
-def count(n: int) -> str:
-    """An integer with thousands separators."""
-    return f"{n:,}"
+def slugs(titles: Iterable[str]) -> list[str]:
+    """GitHub-style heading anchors, numbered -1, -2 ... on repeats, so the same links work in HTML and Markdown."""
+    seen: dict[str, int] = {}
+    out = []
+    for title in titles:
+        base = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.append(base if n == 0 else f"{base}-{n}")
+    return out
 
 
-def chart_style() -> dict:
-    """matplotlib rc settings for all charts: seaborn's white grid, readable fonts, Agg-friendly."""
-    return {
-        **sns.axes_style("whitegrid"),
-        **sns.plotting_context("notebook", font_scale=0.95),
-        "figure.dpi": 110,
-        "savefig.dpi": 110,
-        "axes.titleweight": "bold",
-    }
-
-
-def palette(n: int) -> list:
-    """n colour-blind friendly colours (seaborn 'colorblind', cycled beyond 10)."""
-    return sns.color_palette("colorblind", n)
-
-
-def new_figure(width: float, height: float) -> Figure:
-    """A pyplot-free figure, so nothing leaks between charts or threads."""
-    return Figure(figsize=(width, height), layout="constrained")
-
-
-def legend_below(fig: Figure, ax) -> None:
-    """One legend for the whole figure, under the panels, taken from ax."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), frameon=False)
-
-
-def save_chart(fig: Figure, out_dir: Path, file: str, caption: str) -> Chart:
-    """Write fig as out_dir/file and return its Chart block."""
-    fig.savefig(out_dir / file)
-    return Chart(file, caption)
+def outline(report: Report) -> list[tuple[int, str]]:
+    """Every heading of the report in order, as (level, text): the levels and texts both renderers write."""
+    heads = [(2, "Summary")] + [(3, title) for title, _, _ in report.summary]
+    for section in report.sections:
+        heads += [(2, section.title)] + [(3, b.text) for b in section.blocks if isinstance(b, Heading)]
+    return [*heads, (2, "Caveats")]
 
 
 def render_html(report: Report) -> str:
     """A self-contained HTML page (inline CSS; only the PNG charts are linked)."""
-    body = [f"<h1>{_esc(report.title)}</h1>"]
-    body += [_block_html(b) for b in report.overview]
-    body.append("<h2>Summary</h2>")
-    for heading, findings in report.summary:
-        body.append(f"<h3>{_esc(heading)}</h3>")
-        items = (f"<li><strong>{_esc(label)}</strong>{_esc(rest)}</li>" for label, rest in map(_lead, findings))
-        body.append("<ul>" + "".join(items) + "</ul>")
+    heads = outline(report)
+    anchors = iter(slugs(text for _, text in heads))
+
+    def heading(level: int, text: str) -> str:
+        return f'<h{level} id="{next(anchors)}">{_esc(text)}</h{level}>'
+
+    body = [f"<h1>{_esc(report.title)}</h1>", *map(_block_html, report.overview), _toc_html(heads)]
+    body.append(heading(2, "Summary"))
+    for title, charts, findings in report.summary:
+        body += [heading(3, title), '<div class="headline">' + "".join(map(_block_html, charts)) + "</div>"]
+        body += [_finding_html(f) for f in findings]
     for section in report.sections:
-        body.append(f"<h2>{_esc(section.title)}</h2>")
-        body += [_block_html(b) for b in section.blocks]
-    body.append("<h2>Caveats</h2>")
+        body.append(heading(2, section.title))
+        body += [heading(3, b.text) if isinstance(b, Heading) else _block_html(b) for b in section.blocks]
+    body.append(heading(2, "Caveats"))
     body += [f"<p>{_esc(c)}</p>" for c in report.caveats]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -152,13 +142,21 @@ def render_html(report: Report) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    """The same report as Markdown (charts as image links)."""
+    """The same report as Markdown (charts as image links, each summary table under its finding)."""
+    heads = outline(report)
     lines = [f"# {report.title}", ""]
     for block in report.overview:
         lines += [_block_markdown(block), ""]
-    lines += ["## Summary", ""]
-    for heading, findings in report.summary:
-        lines += [f"### {heading}", ""] + [_lead_markdown(*_lead(f)) for f in findings] + [""]
+    lines += ["## Contents", ""]
+    anchors = slugs(text for _, text in heads)
+    lines += [f"{'  ' * (level - 2)}- [{text}](#{slug})" for (level, text), slug in zip(heads, anchors)]
+    lines += ["", "## Summary", ""]
+    for title, charts, findings in report.summary:
+        lines += [f"### {title}", ""] + [line for c in charts for line in (_block_markdown(c), "")]
+        for finding in findings:
+            lines += [f"- **{finding.label}** {finding.text}", ""]
+            if finding.table:
+                lines += ["  " + line if line else "" for line in _table_markdown(finding.table).splitlines()] + [""]
     for section in report.sections:
         lines += [f"## {section.title}", ""]
         for block in section.blocks:
@@ -169,18 +167,28 @@ def render_markdown(report: Report) -> str:
     return "\n".join(lines)
 
 
-def _lead(finding: str) -> tuple[str, str]:
-    """Split a finding into its label ('Seat advantage.', 'Points:') and the rest, so the label can stand out."""
-    ends = [i + 1 for i in (finding.find(". "), finding.find(": ")) if 0 < i < 90]
-    return (finding[: min(ends)], finding[min(ends) :]) if ends else ("", finding)
-
-
-def _lead_markdown(label: str, rest: str) -> str:
-    return f"- **{label}**{rest}" if label else f"- {rest}"
+def _toc_html(heads: list[tuple[int, str]]) -> str:
+    items, depth = [], 2
+    for (level, text), slug in zip(heads, slugs(t for _, t in heads)):
+        if level > depth:
+            items.append("<ul>")
+        elif level < depth:
+            items.append("</ul></li>")
+        elif items:
+            items.append("</li>")
+        items.append(f'<li><a href="#{slug}">{_esc(text)}</a>')
+        depth = level
+    closing = "</li></ul></li>" if depth > 2 else "</li>"
+    return '<nav class="toc"><h2>Contents</h2><ul>' + "".join(items) + closing + "</ul></nav>"
 
 
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+def _finding_html(finding: Finding) -> str:
+    text = f"<p><strong>{_esc(finding.label)}</strong> {_esc(finding.text)}</p>"
+    return f'<div class="finding">{text}{_block_html(finding.table) if finding.table else ""}</div>'
 
 
 def _block_html(block: Block) -> str:
@@ -194,11 +202,16 @@ def _block_html(block: Block) -> str:
     if isinstance(block, Table):
         head = "".join(f"<th>{_esc(c)}</th>" for c in block.columns)
         rows = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in row) + "</tr>" for row in block.rows)
-        return (
-            f"<table><caption>{_esc(block.caption)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        )
+        caption = f"<caption>{_esc(block.caption)}</caption>" if block.caption else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
     return f"<p>{_esc(block)}</p>"
+
+
+def _table_markdown(table: Table) -> str:
+    lines = [f"*{table.caption}*", ""] if table.caption else []
+    lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(v.replace("|", "\\|") for v in row) + " |" for row in table.rows]
+    return "\n".join(lines)
 
 
 def _block_markdown(block: Block) -> str:
@@ -207,100 +220,22 @@ def _block_markdown(block: Block) -> str:
     if isinstance(block, Chart):
         return f"![{block.caption}]({block.file})"
     if isinstance(block, Table):
-        lines = [f"*{block.caption}*", "", "| " + " | ".join(block.columns) + " |"]
-        lines.append("|" + "---|" * len(block.columns))
-        lines += ["| " + " | ".join(v.replace("|", "\\|") for v in row) + " |" for row in block.rows]
-        return "\n".join(lines)
+        return _table_markdown(block)
     return block
 
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 72rem;
        margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.5; }
-h1 { border-bottom: 2px solid #444; padding-bottom: .3rem; }
-h2 { margin-top: 2.5rem; border-bottom: 1px solid #bbb; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .3rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #bbb; }
 table { border-collapse: collapse; margin: 1rem 0 1.5rem; font-size: .92rem; }
 caption { text-align: left; font-weight: 600; padding-bottom: .4rem; }
-th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; }
-th { background: #f0f0f0; }
-td:first-child, th:first-child { text-align: left; }
-tbody tr:nth-child(even) { background: #fafafa; }
-figure { margin: 1rem 0 2rem; }
-figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
-figcaption { font-size: .9rem; color: #555; }
-li { margin-bottom: .3rem; }
+th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; } th { background: #f0f0f0; }
+td:first-child, th:first-child { text-align: left; } tbody tr:nth-child(even) { background: #fafafa; }
+figure { margin: 1rem 0 2rem; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: .9rem; color: #555; } li { margin-bottom: .3rem; }
+.toc ul { margin: .2rem 0; } .toc li { margin-bottom: .1rem; } .toc h2 { border: none; }
+.headline { display: flex; flex-wrap: wrap; gap: 1rem; } .headline figure { flex: 1 1 30rem; margin: .5rem 0; }
+.finding { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; border-top: 1px solid #eee; }
+.finding p { flex: 1 1 22rem; margin: .6rem 0; } .finding table { margin: .6rem 0; font-size: .85rem; }
 """
-
-
-def bars_with_ci(ax, categories: list[str], groups: dict[str, tuple], horizontal: bool = False) -> None:
-    """Grouped bars with asymmetric 95% error bars.
-
-    groups maps a legend label to (values, lo, hi), three arrays aligned with categories (NaN = no bar).
-    """
-    colours = palette(len(groups))
-    width = 0.8 / len(groups)
-    positions = np.arange(len(categories))
-    for i, (label, (values, lo, hi)) in enumerate(groups.items()):
-        values, lo, hi = (np.asarray(a, dtype=float) for a in (values, lo, hi))
-        offsets = positions - 0.4 + width * (i + 0.5)
-        error = np.nan_to_num([values - lo, hi - values])
-        style = {
-            "color": colours[i],
-            "label": label,
-            "ecolor": "#333",
-            "capsize": 3,
-            "error_kw": {"elinewidth": 1},
-        }
-        if horizontal:
-            ax.barh(offsets, values, height=width, xerr=error, **style)
-        else:
-            ax.bar(offsets, values, width=width, yerr=error, **style)
-    if horizontal:
-        ax.set_yticks(positions, categories)
-        if not ax.yaxis_inverted():  # panels sharing y share the inversion: flip once, not once per panel
-            ax.invert_yaxis()
-    elif max(map(len, categories)) > 6:
-        ax.set_xticks(positions, categories, rotation=25, ha="right", rotation_mode="anchor")
-    else:
-        ax.set_xticks(positions, categories)
-
-
-def handicap_words(handicap: int) -> str:
-    """0 -> 'no adjustment to', 1 -> 'adding 1 point to', -2 -> 'subtracting 2 points from'."""
-    if handicap == 0:
-        return "no adjustment to"
-    points = f"{abs(handicap)} point{'s' if abs(handicap) > 1 else ''}"
-    return f"adding {points} to" if handicap > 0 else f"subtracting {points} from"
-
-
-def compensation_finding(compensation: pl.DataFrame, higher_wins: bool) -> str:
-    """Plain words on the whole-point adjustment to the start player's final score that comes closest to
-    fair. `compensation` has players, handicap, share, lo, hi: the start player's win share with `handicap`
-    points added to their score."""
-    tried = sorted(compensation["handicap"].unique().to_list())
-    parts = []
-    for (players,), group in sorted(compensation.partition_by("players", as_dict=True).items()):
-        fair = 1 / players
-        base = group.filter(pl.col("handicap") == 0).row(0, named=True)
-        if base["lo"] <= fair <= base["hi"]:
-            parts.append(f"at {players} players none is called for (the start player's share is not "
-                         "distinguishable from fair)")
-            continue
-        best = group.with_columns(gap=(pl.col("share") - fair).abs()).sort("gap", pl.col("handicap").abs())
-        best = best.row(0, named=True)
-        ahead = base["share"] > fair
-        situation = (f"the start player is {'ahead' if ahead else 'behind'} ({pct(base['share'])} against a fair "
-                     f"{pct(fair)})")
-        if best["handicap"] == 0:
-            step = group.filter(pl.col("handicap") == (-1 if ahead == higher_wins else 1)).row(0, named=True)
-            parts.append(f"at {players} players {situation}, an edge worth less than a point: "
-                         f"{handicap_words(step['handicap'])} their final score would give {pct(step['share'])} "
-                         f"(95% CI {pct_ci(step['lo'], step['hi'])})")
-            continue
-        edge = (f" (a bigger adjustment than the {tried[0]:+d} to {tried[-1]:+d} points tried may be needed)"
-                if best["handicap"] in (tried[0], tried[-1]) else "")
-        parts.append(f"at {players} players {situation} and {handicap_words(best['handicap'])} their final score "
-                     f"gives {pct(best['share'])} (95% CI {pct_ci(best['lo'], best['hi'])}){edge}")
-    direction = "highest" if higher_wins else "lowest"
-    return (f"Seat compensation. The whole-point adjustment to the start player's final score that comes closest "
-            f"to fair ({direction} score wins): " + "; ".join(parts) + ".")

@@ -19,8 +19,7 @@ def wilson(successes, n, z: float = Z_95):
 
     Works on scalars or numpy arrays (elementwise). `successes` may be fractional (a tie shared by k
     players counts 1/k). Where n == 0 there is no information and the interval is (0, 1), the limit of
-    the formula as n -> 0. Returns (lo, hi), clipped to [0, 1].
-    """
+    the formula as n -> 0. Returns (lo, hi), clipped to [0, 1]."""
     successes = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     safe_n = np.where(n > 0, n, 1.0)
@@ -45,36 +44,21 @@ def with_wilson(frame: pl.DataFrame, successes: str, trials: str) -> pl.DataFram
 def bootstrap_mean_ci(values, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap interval for the mean of `values`.
 
-    Returns (nan, nan) for an empty sample. Deterministic for a given seed.
-    """
+    Returns (nan, nan) for an empty sample. Deterministic for a given seed."""
     values = np.asarray(values, dtype=float).ravel()
     if values.size == 0:
         return float("nan"), float("nan")
-    distinct, counts = np.unique(values, return_counts=True)
-    means = _resampled_means(distinct, counts, n_boot, np.random.default_rng(seed))
+    means = resampled_sums(values[:, None], n_boot, seed)[:, 0] / values.size
     tail = (1 - level) / 2
     lo, hi = np.quantile(means, [tail, 1 - tail])
     return float(lo), float(hi)
-
-
-def _resampled_means(distinct: np.ndarray, counts: np.ndarray, n_boot: int, rng) -> np.ndarray:
-    """Means of n_boot resamples with replacement, drawn as multinomial counts of the distinct values."""
-    n = int(counts.sum())
-    probabilities = counts / n
-    block = max(1, _MAX_CELLS // distinct.size)
-    means = [
-        rng.multinomial(n, probabilities, size=min(block, n_boot - start)) @ distinct / n
-        for start in range(0, n_boot, block)
-    ]
-    return np.concatenate(means)
 
 
 def resampled_sums(units: np.ndarray, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
     """Column sums of n_boot bootstrap resamples of the rows of units (n, k): an (n_boot, k) array.
 
     A resample draws n rows with replacement; like bootstrap_mean_ci it draws multinomial
-    counts of the distinct rows, so it is fast when rows repeat (small integer counts do).
-    """
+    counts of the distinct rows, so it is fast when rows repeat (small integer counts do)."""
     distinct, counts = np.unique(np.asarray(units, dtype=float), axis=0, return_counts=True)
     n = int(counts.sum())
     rng = np.random.default_rng(seed)

@@ -1,25 +1,6 @@
 """atelier: a Monte Carlo balance lab for tabletop games.
 
-`GAMES` maps each game's name to the module that implements the contract in `sim.game`; modules are
-imported only when a game is asked for, so a broken or slow game never costs the others anything.
+Layers, from the bottom (import-linter checks them): the contract (game.py, scoring.py, errors.py); the
+games' rules, engines and references (one package each); the players (the top-level `strategies` package);
+the wiring (registry.py, experiment.py, runner.py, results.py, bench.py, cli.py).
 """
-
-from __future__ import annotations
-
-import importlib
-from types import ModuleType
-
-from sim.errors import AtelierError
-
-GAMES: dict[str, str] = {
-    "kintsugi": "sim.kintsugi.api",
-    "broken_beautiful": "sim.broken_beautiful.api",
-    "kaleido": "sim.kaleido.api",
-}
-
-
-def get_game(name: str) -> ModuleType:
-    """Import and return the game module registered as `name`; raise AtelierError for an unknown name."""
-    if name not in GAMES:
-        raise AtelierError(f"unknown game '{name}'; known: {', '.join(sorted(GAMES))}")
-    return importlib.import_module(GAMES[name])

@@ -17,12 +17,12 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-import sim
 from reports.load import ResultsError, find_experiments
-from sim import results, runner
+from sim import registry, results, runner
 from sim.errors import AtelierError
 from sim.experiment import Experiment, load_experiment
 from sim.game import describe_params
+from sim.registry import get_game
 
 # typer's usage errors (an unknown option, --jobs 0) derive from click's ClickException, which typer vendors in
 # recent versions; reach it through a public subclass so that either layout works.
@@ -77,7 +77,7 @@ def _user_errors(command: Callable) -> Callable:
 @_user_errors
 def games_command() -> None:
     """List the games with their player counts, parameters and strategies."""
-    typer.echo("\n\n".join(describe_game(name) for name in sim.GAMES))
+    typer.echo("\n\n".join(describe_game(name) for name in registry.GAMES))
 
 
 @app.command("run")
@@ -127,9 +127,8 @@ def play_command(
     """Play one game and tell it turn by turn (or print its trace as JSON)."""
     names = [name.strip() for name in strategies.split(",")]
     overrides = dict(parse_param(text) for text in param or [])
-    module = sim.get_game(game)
     trace = play_game(game, players=players, strategies=names, seed=seed, overrides=overrides)
-    typer.echo(json.dumps(trace) if as_json else module.narrate(trace))
+    typer.echo(json.dumps(trace) if as_json else get_game(game).rules.narrate(trace))
 
 
 @app.command("bench")
@@ -155,13 +154,14 @@ def bench_command(
 
 def describe_game(name: str) -> str:
     """A game's title, summary, player counts, parameters and strategies, for `atelier games`."""
-    game = sim.get_game(name)
-    lines = [f"{name}: {game.TITLE}", f"  {game.SUMMARY}",
-             f"  players: {', '.join(map(str, game.PLAYER_COUNTS))}", "  parameters:"]
-    lines += [f"    {field} = {default!r}  {help_text}" for field, default, help_text in describe_params(game.Params)
+    game = get_game(name)
+    rules, players = game.rules, game.players
+    lines = [f"{name}: {rules.title}", f"  {rules.summary}",
+             f"  players: {', '.join(map(str, rules.player_counts))}", "  parameters:"]
+    lines += [f"    {field} = {default!r}  {help_text}" for field, default, help_text in describe_params(rules.params)
               if field != "players"]
     lines.append("  strategies:")
-    lines += [f"    {strategy:<20} {summary}" for strategy, summary in game.STRATEGIES.items()]
+    lines += [f"    {strategy:<20} {summary}" for strategy, summary in players.strategies.items()]
     return "\n".join(lines)
 
 
@@ -184,7 +184,7 @@ def play_game(name: str, *, players: int, strategies: list[str], seed: int, over
     """Validate the setup and return the trace of one game."""
     if seed < 0:
         raise AtelierError(f"--seed must be 0 or more, got {seed}")
-    game = sim.get_game(name)
+    game = get_game(name)
     params = game.make_params(players, overrides)
     if len(strategies) != players:
         raise AtelierError(f"{players} players need {players} strategies, got {len(strategies)}")
@@ -195,9 +195,9 @@ def play_game(name: str, *, players: int, strategies: list[str], seed: int, over
 
 def bench_game(name: str, *, games: int, players: int, strategy: str | None, repeats: int) -> dict:
     """Engine and reference speed of a game, as returned by its `bench`."""
-    game = sim.get_game(name)
+    game = get_game(name)
     game.make_params(players, {})
-    strategy = strategy or game.BENCH_STRATEGY
+    strategy = strategy or game.players.bench
     game.check_strategy(strategy)
     return game.bench(games=games, players=players, strategy=strategy, repeats=repeats)
 

@@ -24,11 +24,10 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from sim import get_game
 from sim.errors import AtelierError
+from sim.registry import GameSpec, get_game
 
 DEFAULT_CHUNK = 4096
 MAX_GAMES = 10**12  # per player count; game ids stay far inside int64
@@ -213,7 +212,7 @@ def _players(data: dict[str, Any]) -> tuple[int, ...]:
     return tuple(sorted(set(counts)))
 
 
-def _lineups(data: dict[str, Any], players: tuple[int, ...], game: ModuleType) -> dict[int, tuple]:
+def _lineups(data: dict[str, Any], players: tuple[int, ...], game: GameSpec) -> dict[int, tuple]:
     if ("pool" in data) == ("seats" in data):
         raise AtelierError("give exactly one of 'pool' (rotated through every seating) and 'seats' (fixed)")
     key = "pool" if "pool" in data else "seats"

@@ -1,36 +1,113 @@
-"""The contract every game package in `sim/` fulfils, so the runner, CLI and reports stay game-agnostic.
+"""The contract every game fulfils, so that simulate, trace, bench, the runner, the CLI and the reports are
+written once for all games.
 
-A game package `sim/<name>/` exposes, from its `api.py` (kept apart from the package's `__init__.py` so
-that `strategies/<name>.py` can import the game's rules without an import cycle):
+A game is two modules joined by the registry (sim/registry.py):
+- `sim/<name>/api.py` declares `RULES: GameRules`: the rules side, which depends on no bots.
+- `strategies/<name>.py` declares `PLAYERS: Catalogue` (strategies/common.py): its scripted players.
 
-- `NAME: str` (registry key), `TITLE: str` (display name), `SUMMARY: str` (one line).
-- `PLAYER_COUNTS: tuple[int, ...]`: the player counts the rules allow.
-- `Params`: a frozen dataclass; every field has a default and a `help` entry in its metadata. An int field
-  may declare `range: (lo, hi)` in its metadata (inclusive); without one it must fit in int64.
-- `make_params(players: int, overrides: dict) -> Params`: validated; raises `AtelierError`.
-- `STRATEGIES: dict[str, str]`: strategy (or strategy component) name -> one-line description.
-- `check_strategy(name: str) -> None`: raises `AtelierError` naming the unknown strategy.
-- `simulate(params, lineups, deal_index, deal_seed, play_seed) -> dict[str, np.ndarray]`:
-  plays `B = len(lineups)` games at once with the batched engine. `lineups` is a `(B, P)` array of
-  strategy names by seat (seat 0 starts). Games with the same `deal_index` share the random deal
-  (common random numbers). Returns equal-length columns (numpy arrays, or polars Series for list
-  columns) with one row per (game, seat), game-major:
-  `game` (0..B-1), `seat`, `strategy`, `score`, `rank`, `win`, plus the game's own columns.
-- `trace(params, strategies, seed) -> dict`: one game as an auditable, JSON-ready dict.
-- `narrate(trace: dict) -> str`: the same game told turn by turn for people.
-- `bench(games, players, strategy, repeats) -> dict`: engine and reference games per second.
+The batched engine, `sim/<name>/engine.py`, is steppable (after Pgx). A `State` holds B games, every array
+with the batch axis first; `step` returns a new State and never changes its argument, so a State can be kept
+and continued from, for example by a search player's rollouts:
+- `init(params, deal) -> State`: the games set up from a deal (see `GameRules.deal`);
+- `decision(params, state) -> Decision`: the decision the batch faces now (its kind, the acting seat, the
+  legal mask, the acting seat's observation);
+- `step(params, state, choice) -> State`: one choice per game, used where the decision asks;
+- `terminal(state) -> bool`: whether every game of the batch has ended;
+- `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns.
+`play` below is the loop over `step` that plays a batch to the end with a `choose` callback.
+
+The scalar reference, `sim/<name>/reference.py`, keeps its readable form; it asks the same `choose`
+callback through a Decision over a batch of one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 from sim.errors import AtelierError
 
 INT64 = (-(2**63), 2**63 - 1)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the batch must decide now: one kind of decision by one seat, in the games where `asked`."""
+
+    kind: str  # the game's name for it, e.g. "place", "guess", "draft", "keep", "repair", "tile", "rotate"
+    seat: int  # the acting seat, the same in every game of the batch
+    legal: np.ndarray  # (B, A) bool: the choices the rules allow in each game
+    asked: np.ndarray  # (B,) bool: the games whose answer counts; the others' answers are ignored (a Table
+    # answers 0 for them, which may be a real choice elsewhere: an engine must never read it)
+    observation: Any  # what the acting seat may see; never another seat's secret or the face-down deck
+    where: str = ""  # when in the game, for messages about the choice: "at turn 3", "in round 2"
+
+
+Choose = Callable[[Decision, np.random.Generator], np.ndarray]  # a decision -> (B,) choices, checked legal
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished batch: the standings and the game's own result columns."""
+
+    scores: np.ndarray  # (B, P)
+    rank: np.ndarray  # (B, P) int8, 1 = best, tied seats share the better rank
+    win: np.ndarray  # (B, P) float32, 1/k for each of k seats tied for first
+    columns: dict[str, Any]  # the game's own columns: (B, P) or (B,) arrays, or polars Series of B * P rows
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """The rules side of a game: everything but its players.
+
+    `params` is a frozen dataclass. Every field has a default and a `help` in its metadata; an int field may
+    declare `range: (lo, hi)` (without one it must fit in int64), and a field naming a data file declares
+    `file: <default path>`, so the config hash covers the file's contents. A `validate()` method, if any,
+    raises AtelierError for values the rules cannot take. A bool field `match` asks the runner to play
+    matches: `players` consecutive deals in which each player starts once.
+    """
+
+    name: str  # the registry key
+    title: str  # the name for people
+    summary: str  # one line for `atelier games`
+    player_counts: tuple[int, ...]
+    lowest_wins: bool  # the score direction
+    params: type  # the frozen Params dataclass; every field has a default and a `help`
+    deal: Callable[[Any, np.random.Generator, int], Any]  # (params, rng, n) -> n deals, a NamedTuple of arrays
+    engine: ModuleType  # the steppable batched engine
+    reference: Callable[[Any, Any, Choose, np.random.Generator], list]  # plays the one game of a deal -> scores
+    columns: dict[str, Any]  # the game's own result columns -> polars dtype
+    trace: Callable[[Any, Any, Choose, np.random.Generator], dict]  # the reference's game as auditable data
+    replay: Callable[[dict], list]  # a trace's choices replayed through the reference -> scores
+    narrate: Callable[[dict], str]  # a trace told turn by turn for people
+    facts: Callable[[Any], dict]  # what the report needs to know of the rules, recorded in the manifest
+    secrets: Callable[[Any], np.ndarray | None] = lambda deal: None  # (B, P): what each seat knows privately
+    tie_breakers: tuple[str, ...] = ()  # result columns that settle equal scores, in order (the most wins)
+
+    def make_params(self, players: int, overrides: dict[str, Any]):
+        """Validated Params for `players` with the given overrides; AtelierError names any mistake."""
+        return params_from(self.params, players, self.player_counts, overrides)
+
+
+def play(engine: ModuleType, params: Any, deal: Any, choose: Choose, rng: np.random.Generator):
+    """Play a batch to the end: init, then ask and step until every game has ended. Returns the final State."""
+    state = engine.init(params, deal)
+    while not engine.terminal(state):
+        decision = engine.decision(params, state)
+        state = engine.step(params, state, choose(decision, rng))
+    return state
+
+
+def take(deal: Any, games: np.ndarray | slice) -> Any:
+    """Some games of a deal (a NamedTuple of arrays, batch axis first)."""
+    return type(deal)(*(part[games] for part in deal))
 
 
 def params_from(cls: type, players: int, player_counts: tuple[int, ...], overrides: dict[str, Any]):

@@ -32,9 +32,9 @@ import numpy as np
 import polars as pl
 
 from reports.load import MANIFEST, PARTS, ResultsError, digest, part_is_intact, part_path, read_manifest
-from sim import get_game
 from sim.errors import AtelierError
 from sim.experiment import Experiment
+from sim.registry import get_game
 
 
 class ResultStore:
@@ -182,8 +182,9 @@ def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any
 def _game_facts(experiment: Experiment) -> dict[str, Any]:
     """What the report needs to know of the game's rules: the reports import no rules, only read these."""
     game = get_game(experiment.game)
-    return {"title": game.TITLE, "lowest_wins": game.LOWEST_WINS,
-            "facts": {str(p): game.facts(experiment.params[p]) for p in experiment.players}}
+    return {"title": game.rules.title, "lowest_wins": game.rules.lowest_wins,
+            "tie_breakers": list(game.rules.tie_breakers),
+            "facts": {str(p): game.rules.facts(experiment.params[p]) for p in experiment.players}}
 
 
 def _versions() -> dict[str, str]:

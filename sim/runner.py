@@ -13,7 +13,6 @@ experiment.
 
 from __future__ import annotations
 
-import importlib
 import signal
 import warnings
 from collections.abc import Callable, Iterator
@@ -37,10 +36,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
-import sim
-from sim import results
+from sim import registry, results
 from sim.errors import AtelierError, Interrupted
 from sim.experiment import Experiment, data_files
+from sim.registry import GameSpec
 from sim.results import ResultStore
 
 ENGINE_COLUMNS = ("game", "seat", "strategy", "score", "rank", "win")
@@ -95,12 +94,12 @@ def game_offsets(experiment: Experiment) -> dict[int, int]:
     return offsets
 
 
-def play_chunk(experiment: Experiment, module: str, chunk: Chunk) -> pl.DataFrame:
-    """Play one chunk with the game in `module` and return its rows, sorted by game_id, seat.
+def play_chunk(experiment: Experiment, modules: tuple[str, str], chunk: Chunk) -> pl.DataFrame:
+    """Play one chunk of the game from `modules` and return its rows, sorted by game_id, seat.
 
-    Runs in a worker process, so it takes the module's import path rather than a registry name.
+    Runs in a worker process, so it takes the game's module paths rather than a registry name.
     """
-    game = importlib.import_module(module)
+    game = GameSpec.load(modules)
     players = chunk.players
     if data_files(experiment.params[players]) != experiment.files[players]:
         raise AtelierError("a data file of the experiment changed during the run; run it again into a new --out")
@@ -112,10 +111,7 @@ def play_chunk(experiment: Experiment, module: str, chunk: Chunk) -> pl.DataFram
     seated = np.take_along_axis(lineups[lineup], player, axis=1)  # (B, P) str: strategy by seat
     seeds = [np.random.SeedSequence(experiment.seed, spawn_key=(players, chunk.index, s)) for s in (0, 1)]
     columns = game.simulate(experiment.params[players], seated, deal - chunk.start, *seeds)
-    missing = [c for c in ENGINE_COLUMNS if c not in columns]
-    if missing:
-        raise ValueError(f"{module}.simulate returned no '{missing[0]}' column")
-    return _frame(experiment, chunk, columns, deal, lineup, player)
+    return _frame(experiment, chunk, columns, deal, lineup, player).cast(game.rules.columns)
 
 
 def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True) -> Path:
@@ -154,10 +150,10 @@ def _play_all(experiment: Experiment, store: ResultStore, jobs: int, progress: b
     todo = (c for c in plan(experiment) if c.id not in store.finished)
     total = sum(experiment.games(p) for p in experiment.players)
     done = sum(part["games"] for part in store.finished.values())
-    module = sim.GAMES[experiment.game]
+    modules = registry.GAMES[experiment.game]
     with _progress_bar(progress, experiment.name, total, done) as advance:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-        played = parallel(delayed(_play_task)(experiment, module, c, jobs > 1) for c in todo)
+        played = parallel(delayed(_play_task)(experiment, modules, c, jobs > 1) for c in todo)
         try:
             for chunk, frame in played:
                 store.write_part(chunk.id, _games(experiment, chunk), frame)
@@ -168,10 +164,11 @@ def _play_all(experiment: Experiment, store: ResultStore, jobs: int, progress: b
                 played.close()
 
 
-def _play_task(experiment: Experiment, module: str, chunk: Chunk, in_worker: bool) -> tuple[Chunk, pl.DataFrame]:
+def _play_task(experiment: Experiment, modules: tuple[str, str], chunk: Chunk, in_worker: bool
+               ) -> tuple[Chunk, pl.DataFrame]:
     if in_worker:  # Ctrl-C reaches the whole process group; the driver alone answers it, and stops the workers
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return chunk, play_chunk(experiment, module, chunk)
+    return chunk, play_chunk(experiment, modules, chunk)
 
 
 def _frame(

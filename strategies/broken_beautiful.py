@@ -1,7 +1,9 @@
 """Broken and Beautiful players, batched. Drafting, keep-or-sell and repairing are separate decisions.
 
 Names: `base[@knob][-no-TYPE]`, e.g. `greedy`, `hater@3`, `greedy-no-teapot`. The `-no-TYPE` variants
-never keep cards of that type, so a designer can see how much the type matters.
+never keep cards of that type, so a designer can see how much the type matters. A knob is a number from -1e6
+to 1e6 (KNOB_RANGE). A player answers each decision the engine asks with the method named by its kind: `draft`,
+`keep` and `repair` (strategies/common.py).
 
 Players value a position by its end score as if the game ended now (the rulebook's table applied to the
 table as it stands), plus INGOT_WORTH points per ingot held, since ingots pay for repairs. Breakage risk
@@ -17,6 +19,7 @@ import numpy as np
 
 from sim.broken_beautiful.rules import GOLD, TEA_JAR, TEAPOT, TYPES, Tally, points, tally
 from sim.errors import AtelierError
+from strategies.common import Catalogue, parse_knob, pick_best
 
 INGOT_WORTH = 0.5
 BASES = {
@@ -31,6 +34,7 @@ BASES = {
 }
 STRATEGIES = {**BASES, "BASE-no-TYPE": "BASE that never keeps cards of TYPE, e.g. greedy-no-teapot"}
 BENCH_STRATEGY = "greedy"
+KNOB_RANGE = (-1e6, 1e6)  # the hater's margin in points: a negative one spites even at a loss; 1e6 never spites
 SETS = (("cup", "saucer", "teapot"), ("plate", "bowl"), ("vase", "tea_jar"))
 
 
@@ -66,20 +70,13 @@ def _kinds(kit) -> tuple[np.ndarray, np.ndarray]:
     return first, kind_of
 
 
-def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Index of the highest score among allowed options per row, ties broken uniformly at random."""
-    score = np.where(allowed, score, -np.inf)
-    ties = score >= score.max(axis=1, keepdims=True) - 1e-9
-    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
-
-
 class Player:
     """Greedy play; the other strategies change what a kept card is worth, the draft, or when to repair."""
 
     default_knob: float | None = None
 
-    def __init__(self, name: str, *, seat: int, players: int, idx, params, knob=None, banned: int | None = None):
-        self.name, self.seat, self.players, self.idx, self.params = name, seat, players, idx, params
+    def __init__(self, name: str, *, seat: int, params, games, knob=None, banned: int | None = None):
+        self.name, self.seat, self.players, self.idx, self.params = name, seat, params.players, games, params
         self.kit = params.kit
         self.knob = self.default_knob if knob is None else knob
         self.banned = banned
@@ -235,27 +232,25 @@ CLASSES = {"random": Random, "greedy": Player, "collector": Collector, "banker":
 def parse_strategy(name: str) -> tuple[str, float | None, int | None]:
     """`base[@knob][-no-TYPE]` -> (base, knob, banned type index); AtelierError if unknown."""
     head, restricted, banned = name.partition("-no-")
-    base, with_knob, knob = head.partition("@")
+    base = head.partition("@")[0]
     if base not in CLASSES:
         raise AtelierError(f"unknown Broken and Beautiful strategy '{name}'; known: {', '.join(CLASSES)}, "
                            "each optionally with -no-TYPE")
     if restricted and banned not in TYPES[:-1]:
         raise AtelierError(f"'{name}': no card type '{banned}'; types: {', '.join(TYPES[:-1])}")
-    if with_knob and CLASSES[base].default_knob is None:
-        raise AtelierError(f"'{base}' takes no knob, got '{head}'")
-    try:
-        value = float(knob) if with_knob else None
-    except ValueError:
-        raise AtelierError(f"knob of '{head}' must be a number") from None
-    if value is not None and not np.isfinite(value):
-        raise AtelierError(f"knob of '{head}' must be a finite number")
-    return base, value, TYPES.index(banned) if restricted else None
+    _, knob = parse_knob(head, CLASSES[base].default_knob, KNOB_RANGE)
+    return base, knob, TYPES.index(banned) if restricted else None
 
 
 def check_strategy(name: str) -> None:
     parse_strategy(name)
 
 
-def make_player(name: str, *, seat: int, players: int, idx, params) -> Player:
+def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
+    """A Broken and Beautiful player for one seat in `games` (an index array or a slice); the game has no
+    secrets, so `secret` is None."""
     base, knob, banned = parse_strategy(name)
-    return CLASSES[base](name, seat=seat, players=players, idx=idx, params=params, knob=knob, banned=banned)
+    return CLASSES[base](name, seat=seat, params=params, games=games, knob=knob, banned=banned)
+
+
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)

@@ -1,6 +1,7 @@
 """Kaleido players, batched. Each turn asks up to four decisions: an extra action before the tile (or a
 board, when every hole is full), the tile, an extra action after it, and how far to turn each board just
-scored. Players see the whole table; Kaleido hides nothing.
+scored. The three extra actions are decisions of kind "extra"; the Observation's `phase` says which ("before",
+"forced" or "after"). Players see the whole table; Kaleido hides nothing.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ import numpy as np
 from sim.errors import AtelierError
 from sim.kaleido.engine import NONE, Geometry, State, colour_counts, hexagons
 from sim.kaleido.rules import EMPTY, majority
+from strategies.common import Catalogue, pick_best
 
 STRATEGIES = {
     "random": "uniformly random legal choices; takes an extra action half the time",
     "greedy": "the tile (and white tile) with the best immediate points; a board only when forced",
     "majority": "greedy, but plays where it can still take first place and avoids boards where it cannot",
     "rotator": "greedy, and turns each board it scores to make the most of end-game hexagons",
-    "hoarder": "saves white tiles and boards to close boards on its own turn; avoids leaving a board one "
-               "hole from full",
+    "hoarder": "greedy, but plays a white tile only to close a board that pays it first place (before or after "
+               "its tile), and avoids leaving a board one hole from full",
 }
 BENCH_STRATEGY = "greedy"
 
@@ -52,13 +54,6 @@ def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np
     return np.where(mine, counts, 0).sum(axis=-1), np.where(mine, -1, counts).max(axis=-1)
 
 
-def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Index of the highest score among allowed options per row, ties broken uniformly at random."""
-    score = np.where(allowed, score, -np.inf)
-    ties = score >= score.max(axis=1, keepdims=True) - 1e-9
-    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
-
-
 def compact_spots(state: State, geo: Geometry) -> np.ndarray:
     """(B, cells): how many boards touch each cell; boards packed together make end-game hexagons."""
     occupied = (state.grid >= 0).astype(np.int8)
@@ -69,7 +64,7 @@ class Player:
     """Greedy play; the other strategies override one decision or the value of a hole."""
 
     def __init__(self, name: str, *, seat: int, idx, params):
-        self.name, self.seat, self.idx, self.params = name, seat, idx, params
+        self.name, self.seat, self.idx, self.params = name, seat, idx, params  # idx: the player's games
 
     def extra(self, obs, rng):
         """A board only when forced, on the most crowded spot; after the tile, a white tile that closes a
@@ -185,6 +180,11 @@ def check_strategy(name: str) -> None:
         raise AtelierError(f"unknown Kaleido strategy '{name}'; known: {', '.join(CLASSES)}")
 
 
-def make_player(name: str, *, seat: int, idx, params) -> Player:
+def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
+    """A Kaleido player for one seat in `games` (an index array or a slice of the batch); Kaleido has no
+    secrets."""
     check_strategy(name)
-    return CLASSES[name](name, seat=seat, idx=idx, params=params)
+    return CLASSES[name](name, seat=seat, idx=games, params=params)
+
+
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from sim.errors import AtelierError
+from strategies.common import Catalogue, parse_knob, pick_best
 
 N_COLORS = 4
 KNOB_RANGE = (0.0, 100.0)  # knobs weigh pieces: a negative one turns a heuristic around; 100 is already extreme
@@ -99,13 +100,6 @@ def piece_deltas(obs, connectivity: int) -> np.ndarray:
     return obs.memo[key]
 
 
-def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Index of the lowest score among allowed options per row, ties broken uniformly at random."""
-    score = np.where(allowed, score, np.inf)
-    ties = score <= score.min(axis=1, keepdims=True) + 1e-9
-    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
-
-
 class Component:
     """Shared context of a policy or guesser: its seat, its games (index or slice) and its own colour."""
 
@@ -160,12 +154,12 @@ class Belief(Component):
 class RandomPolicy(Component):
     def place(self, obs, rng):
         legal = obs.legal[self.idx]
-        return pick_best(np.zeros(legal.shape), legal, rng)
+        return pick_best(np.zeros(legal.shape), legal, rng, lowest=True)
 
 
 class GreedyPolicy(Component):
     def place(self, obs, rng):
-        return pick_best(self.own(self.deltas(obs)), obs.legal[self.idx], rng)
+        return pick_best(self.own(self.deltas(obs)), obs.legal[self.idx], rng, lowest=True)
 
 
 class CamouflagePolicy(Component):
@@ -176,7 +170,7 @@ class CamouflagePolicy(Component):
         others = np.ones((self.n, 1, N_COLORS), bool)
         np.put_along_axis(others, self.colors[:, None, None], False, axis=2)
         decoys = np.minimum(((deltas < 0) & others).sum(axis=2), 2)
-        return pick_best(self.own(deltas) - self.knob * decoys, obs.legal[self.idx], rng)
+        return pick_best(self.own(deltas) - self.knob * decoys, obs.legal[self.idx], rng, lowest=True)
 
 
 class SpoilerPolicy(Component):
@@ -193,7 +187,7 @@ class SpoilerPolicy(Component):
     def place(self, obs, rng):
         deltas = self.deltas(obs)
         critic_gain = (deltas * self.belief.probabilities()[:, None, :]).sum(axis=2)
-        return pick_best(self.own(deltas) - self.knob * critic_gain, obs.legal[self.idx], rng)
+        return pick_best(self.own(deltas) - self.knob * critic_gain, obs.legal[self.idx], rng, lowest=True)
 
 
 # Guessers: guess(rng) -> (n,) colours for the left neighbour, the next seat.
@@ -215,7 +209,7 @@ class TrackerGuesser(Component):
 
     def guess(self, rng):
         allowed = np.arange(N_COLORS) != self.colors[:, None]
-        return pick_best(-self.reduced, allowed, rng)
+        return pick_best(-self.reduced, allowed, rng, lowest=True)
 
 
 class BayesGuesser(Belief):
@@ -223,7 +217,7 @@ class BayesGuesser(Belief):
         super().__init__(**context, target=(context["seat"] + 1) % context["players"])
 
     def guess(self, rng):
-        return pick_best(-self.log_post, np.isfinite(self.log_post), rng)
+        return pick_best(-self.log_post, np.isfinite(self.log_post), rng, lowest=True)
 
 
 POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy, "camouflage": CamouflagePolicy,
@@ -240,11 +234,12 @@ class Player:
     def place(self, obs, rng):
         return self.policy.place(obs, rng)
 
-    def observe(self, obs, actions):
-        self.policy.observe(obs, actions)
-        self.guesser.observe(obs, actions)
+    def observe(self, decision, choices):
+        if decision.kind == "place":
+            self.policy.observe(decision.observation, choices)
+            self.guesser.observe(decision.observation, choices)
 
-    def guess(self, rng):
+    def guess(self, obs, rng):
         return self.guesser.guess(rng)
 
 
@@ -258,30 +253,24 @@ def parse_strategy(name: str) -> tuple[tuple[str, float | None], tuple[str, floa
 
 
 def _component(text: str, table: dict) -> tuple[str, float | None]:
-    base, _, knob = text.partition("@")
+    base = text.partition("@")[0]
     if base not in table:
         kind = "policy" if table is POLICY_CLASSES else "guesser"
         raise AtelierError(f"unknown Kintsugi {kind} '{base}'; known: {', '.join(table)}")
-    if not knob:
-        return base, None
-    if table[base].default_knob is None:
-        raise AtelierError(f"'{base}' takes no knob, got '{text}'")
-    try:
-        value = float(knob)
-    except ValueError:
-        raise AtelierError(f"knob of '{text}' must be a number") from None
-    low, high = KNOB_RANGE
-    if not low <= value <= high:  # nan and inf too
-        raise AtelierError(f"knob of '{text}' must be a number from {low:g} to {high:g}")
-    return base, value
+    return parse_knob(text, table[base].default_knob, KNOB_RANGE)
 
 
 def check_strategy(name: str) -> None:
     parse_strategy(name)
 
 
-def make_player(name: str, *, seat: int, players: int, colors: np.ndarray, idx, connectivity: int) -> Player:
+def make_player(name: str, *, seat: int, params, games, secret: np.ndarray) -> Player:
+    """A Kintsugi player; `secret` is its own colour in each of its games."""
     (policy, p_knob), (guesser, g_knob) = parse_strategy(name)
-    context = {"seat": seat, "players": players, "colors": colors, "idx": idx, "connectivity": connectivity}
+    context = {"seat": seat, "players": params.players, "colors": secret, "idx": games,
+               "connectivity": params.connectivity}
     return Player(name, POLICY_CLASSES[policy](**context, knob=p_knob),
                   GUESSER_CLASSES[guesser](**context, knob=g_knob))
+
+
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)

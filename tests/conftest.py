@@ -6,13 +6,13 @@ from pathlib import Path
 import fakegame
 import pytest
 
-import sim
+from sim import registry
 
 
 @pytest.fixture
 def dice(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the fake dice game under the name 'dice'."""
-    monkeypatch.setitem(sim.GAMES, "dice", fakegame.__name__)
+    monkeypatch.setitem(registry.GAMES, "dice", (fakegame.__name__, fakegame.__name__))
 
 
 @pytest.fixture

@@ -1,30 +1,29 @@
-"""Dice: a tiny game that fulfils the `sim.game` contract, so runner and CLI tests need no real game.
+"""Dice: a tiny game on the game contract (sim/game.py), so runner and CLI tests need no real game.
 
-Every seat is dealt one die. In seat order each player may reroll their die once; the lowest die
-wins, ties share the win. The deal comes from `deal_seed` (shared by games with the same deal
-index); rerolls and random choices come from `play_seed`.
+Every seat is dealt one die, and a spare die lies face down beside it. In seat order each player may
+reroll once: the spare replaces the die. The lowest die wins, ties share the win. This one module holds
+both sides of the contract, `RULES` and `PLAYERS`; the `dice` fixture registers it.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
+import polars as pl
 
-from sim.errors import AtelierError, IllegalMove
-from sim.game import params_from
+from sim import game
+from sim.errors import AtelierError
+from sim.scoring import standings
+from strategies.common import Catalogue
 
-NAME = "dice"
-TITLE = "Dice"
-LOWEST_WINS = True
-SUMMARY = "Each player may reroll one die once; the lowest die wins."
-PLAYER_COUNTS = (2, 3, 4)
-BENCH_STRATEGY = "chase"
 # An experiment file over this game, for the runner and CLI tests.
 EXPERIMENT = """\
 game = "dice"
@@ -48,135 +47,133 @@ class Params:
     """Knobs of the dice game."""
 
     players: int = field(default=2, metadata={"help": "number of players"})
-    sides: int = field(default=6, metadata={"help": "faces on each die"})
+    sides: int = field(default=6, metadata={"help": "faces on each die", "range": (2, 1000)})
     match: bool = field(default=False, metadata={"help": "play matches of one game per start seat"})
     delay: float = field(default=0.0, metadata={"help": "seconds each batch takes (to test interruptions)"})
 
-    def validate(self) -> None:
-        """Raise AtelierError for values the game cannot use."""
-        if self.sides < 2:
-            raise AtelierError(f"parameter 'sides' must be at least 2, got {self.sides}")
+
+class Deal(NamedTuple):
+    dealt: np.ndarray  # (n, P) the die each seat is dealt
+    spare: np.ndarray  # (n, P) the die a reroll gives
 
 
-def make_params(players: int, overrides: dict) -> Params:
-    """Validated Params for `players` with the given overrides."""
-    return params_from(Params, players, PLAYER_COUNTS, overrides)
-
-
-def facts(params: Params) -> dict:
-    """What the report needs to know of the rules."""
-    return {"sides": params.sides}
-
-
-def check_strategy(name: str) -> None:
-    """Raise AtelierError unless `name` is a strategy of this game."""
-    if name not in STRATEGIES:
-        raise AtelierError(f"unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
+@dataclass(frozen=True)
+class State:
+    deal: Deal
+    final: np.ndarray  # (B, P) the dice now
+    rerolled: np.ndarray  # (B, P) bool
+    turn: int = 0
 
 
 def kill_marker(seed: int) -> Path:
-    """A file that makes the worker playing one chunk of an experiment with this seed kill itself.
+    """A file that makes the worker dealing one chunk of an experiment with this seed kill itself.
 
-    It holds `players,chunk`; the worker that plays that chunk removes the file and dies by SIGKILL, as an
+    It holds `players,chunk`; the worker that deals that chunk removes the file and dies by SIGKILL, as an
     out-of-memory kill would, so the next run plays the chunk normally."""
     return Path(tempfile.gettempdir()) / f"atelier-dice-kill-{seed}"
 
 
-def _die_if_marked(deal_seed: np.random.SeedSequence) -> None:
-    marker = kill_marker(deal_seed.entropy)
+def _die_if_marked(seeds: np.random.SeedSequence) -> None:
     try:
-        if marker.read_text() == ",".join(map(str, deal_seed.spawn_key[:2])):
-            marker.unlink()
+        if kill_marker(seeds.entropy).read_text() == ",".join(map(str, seeds.spawn_key[:2])):
+            kill_marker(seeds.entropy).unlink()
             os.kill(os.getpid(), signal.SIGKILL)
     except FileNotFoundError:
         pass
 
 
-def simulate(params, lineups, deal_index, deal_seed, play_seed) -> dict[str, np.ndarray]:
-    """Play `len(lineups)` games at once; one row per (game, seat), game-major."""
-    _die_if_marked(deal_seed)
+def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
+    _die_if_marked(rng.bit_generator.seed_seq)
     time.sleep(params.delay)
-    dealt, rerolled, final = _play(params, np.asarray(lineups), np.asarray(deal_index), deal_seed, play_seed)
-    batch, players = final.shape
-    rank = 1 + (final[:, None, :] < final[:, :, None]).sum(axis=2)  # (B, P) 1 = lowest die
-    winners = (rank == 1).sum(axis=1, keepdims=True)
-    return {
-        "game": np.repeat(np.arange(batch), players),
-        "seat": np.tile(np.arange(players, dtype=np.int8), batch),
-        "strategy": np.asarray(lineups).ravel(),
-        "score": final.ravel(),
-        "rank": rank.ravel().astype(np.int8),
-        "win": np.where(rank == 1, 1.0 / winners, 0.0).ravel(),
-        "dealt": dealt.ravel(),
-        "rerolled": rerolled.ravel(),
-        "low": np.repeat(final.min(axis=1), players),
-    }
+    dice = rng.integers(1, params.sides + 1, size=(2, n, params.players))
+    return Deal(dice[0], dice[1])
 
 
-def trace(params: Params, strategies: list[str], seed: int) -> dict:
-    """One game as a JSON-ready dict."""
-    seeds = [np.random.SeedSequence(seed, spawn_key=(s,)) for s in (0, 1)]
-    dealt, rerolled, final = _play(params, np.array([strategies]), np.zeros(1, int), *seeds)
-    return {"game": NAME, "seed": seed, "sides": params.sides, "strategies": list(strategies),
-            "dealt": dealt[0].tolist(),
-            "rerolled": rerolled[0].tolist(), "final": final[0].tolist()}
+def init(params: Params, dealt: Deal) -> State:
+    return State(dealt, dealt.dealt.copy(), np.zeros(dealt.dealt.shape, bool))
 
 
-def narrate(trace: dict) -> str:
+def decision(params: Params, state: State) -> game.Decision:
+    batch = len(state.final)
+    legal = np.ones((batch, 2), bool)
+    lowest = state.final[:, : state.turn].min(axis=1) if state.turn else np.full(batch, params.sides + 1)
+    view = {"die": state.final[:, state.turn], "lowest": lowest, "sides": params.sides}
+    return game.Decision("reroll", state.turn, legal, np.ones(batch, bool), view)
+
+
+def step(params: Params, state: State, choice: np.ndarray) -> State:
+    seat = state.turn
+    final, rerolled = state.final.copy(), state.rerolled.copy()
+    rerolled[:, seat] = choice == 1
+    final[:, seat] = np.where(rerolled[:, seat], state.deal.spare[:, seat], final[:, seat])
+    return replace(state, final=final, rerolled=rerolled, turn=seat + 1)
+
+
+def terminal(state: State) -> bool:
+    return state.turn == state.final.shape[1]
+
+
+def outcome(params: Params, state: State) -> game.Outcome:
+    rank, win = standings(state.final)
+    return game.Outcome(state.final, rank, win, {"dealt": state.deal.dealt, "rerolled": state.rerolled,
+                                                  "low": state.final.min(axis=1)})
+
+
+def play_reference(params: Params, one: Deal, choose: game.Choose, rng: np.random.Generator) -> list[int]:
+    return trace(params, one, choose, rng)["final"]
+
+
+def trace(params: Params, one: Deal, choose: game.Choose, rng: np.random.Generator) -> dict:
+    state = game.play(sys.modules[__name__], params, one, choose, rng)
+    return {"sides": params.sides, "dealt": one.dealt[0].tolist(), "spare": one.spare[0].tolist(),
+            "rerolled": state.rerolled[0].tolist(), "final": state.final[0].tolist()}
+
+
+def replay(record: dict) -> list[int]:
+    return [s if r else d for d, s, r in zip(record["dealt"], record["spare"], record["rerolled"], strict=True)]
+
+
+def narrate(record: dict) -> str:
     """The traced game told seat by seat."""
-    lines = [
-        f"seat {s} ({name}) was dealt {d}" + (f", rerolled to {f}" if r else ", kept it")
-        for s, (name, d, r, f) in enumerate(zip(trace["strategies"], trace["dealt"], trace["rerolled"],
-                                                trace["final"], strict=True))
-    ]
-    return "\n".join([*lines, f"lowest die: {min(trace['final'])}"])
+    lines = [f"seat {s} ({name}) was dealt {d}" + (f", rerolled to {f}" if r else ", kept it")
+             for s, (name, d, r, f) in enumerate(zip(record["strategies"], record["dealt"], record["rerolled"],
+                                                     record["final"], strict=True))]
+    return "\n".join([*lines, f"lowest die: {min(record['final'])}"])
 
 
-def bench(games: int, players: int, strategy: str, repeats: int) -> dict:
-    """Games per second of the batched engine and of one-game-at-a-time play."""
-    params = make_params(players, {})
-    lineups = np.full((games, players), strategy)
-    seeds = [np.random.SeedSequence(0, spawn_key=(s,)) for s in (0, 1)]
-    engine = _best_rate(lambda: simulate(params, lineups, np.arange(games), *seeds), games, repeats)
-    single = max(1, games // 100)
-    reference = _best_rate(lambda: [simulate(params, lineups[:1], np.zeros(1, int), *seeds)
-                                    for _ in range(single)], single, repeats)
-    return {"game": NAME, "engine_games_per_s": engine, "reference_games_per_s": reference,
-            "ratio": engine / reference, "games": games, "players": players, "strategy": strategy}
+def facts(params: Params) -> dict:
+    return {"sides": params.sides}
 
 
-def _best_rate(play, games: int, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        play()
-        times.append(time.perf_counter() - start)
-    return games / max(min(times), 1e-9)
+class Player:
+    def __init__(self, name: str, games):
+        self.name, self.games = name, games
+
+    def reroll(self, view: dict, rng: np.random.Generator) -> np.ndarray:
+        die, lowest = view["die"][self.games], view["lowest"][self.games]
+        coins = rng.random(len(die))
+        return {
+            "keep": np.zeros(len(die), int),
+            "high": (die > view["sides"] / 2).astype(int),
+            "chase": (die >= lowest).astype(int),
+            "random": (coins < 0.5).astype(int),
+            "cheat": np.full(len(die), 2),
+        }[self.name]
 
 
-def _play(params: Params, lineups: np.ndarray, deal_index: np.ndarray, deal_seed, play_seed):
-    """(dealt, rerolled, final), each (B, P): the dice dealt, who rerolled, the dice at the end."""
-    batch, players = lineups.shape
-    deals = np.random.default_rng(deal_seed).integers(1, params.sides + 1, size=(deal_index.max() + 1, players))
-    dealt = deals[deal_index]
-    rng = np.random.default_rng(play_seed)
-    rerolls, coins = rng.integers(1, params.sides + 1, size=(batch, players)), rng.random((batch, players))
-    final, rerolled = dealt.copy(), np.zeros((batch, players), bool)
-    for seat in range(players):
-        lowest = final[:, :seat].min(axis=1) if seat else np.full(batch, params.sides + 1)
-        choices = {
-            "keep": np.zeros(batch, int),
-            "high": (dealt[:, seat] > params.sides / 2).astype(int),
-            "chase": (dealt[:, seat] >= lowest).astype(int),
-            "random": (coins[:, seat] < 0.5).astype(int),
-            "cheat": np.full(batch, 2),
-        }
-        choice = np.zeros(batch, int)
-        for name, answer in choices.items():
-            choice = np.where(lineups[:, seat] == name, answer, choice)
-        illegal = (choice != 0) & (choice != 1)
-        if illegal.any():
-            raise IllegalMove(str(lineups[illegal.argmax(), seat]), f"choice {choice[illegal.argmax()]}")
-        rerolled[:, seat] = choice == 1
-        final[:, seat] = np.where(rerolled[:, seat], rerolls[:, seat], dealt[:, seat])
-    return dealt, rerolled, final
+def check_strategy(name: str) -> None:
+    if name not in STRATEGIES:
+        raise AtelierError(f"unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
+
+
+def make_player(name: str, *, seat: int, params: Params, games, secret) -> Player:
+    return Player(name, games)
+
+
+RULES = game.GameRules(
+    name="dice", title="Dice", summary="Each player may reroll one die once; the lowest die wins.",
+    player_counts=(2, 3, 4), lowest_wins=True, params=Params, deal=deal, engine=sys.modules[__name__],
+    reference=play_reference, columns={"dealt": pl.Int64, "rerolled": pl.Boolean, "low": pl.Int64},
+    trace=trace, replay=replay, narrate=narrate, facts=facts,
+)
+PLAYERS = Catalogue(STRATEGIES, "chase", make_player, check_strategy)

@@ -5,7 +5,8 @@ Expected values are worked out by hand from the rulebook (../shared/rules/broken
 documented default components (DESIGN.md, components.toml), never copied from the code. Collections are written
 as specs 'type[/pattern][:state]', state i(ntact, the default), b(roken) or r(epaired); each spec takes the next
 unused card of that type (and pattern) from the catalog. Every score is computed by reference.points_by_type and
-by engine.standing (rules.tally + rules.points) on hand-built State arrays, and both must agree.
+by engine.standing (rules.tally + rules.points) on hand-built State arrays, and both must agree. Scripted rounds
+are played by one `choose` callback (sim/game.py) through both engines.
 """
 
 from __future__ import annotations
@@ -18,13 +19,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_broken_beautiful_differential import Record, Recorder, play_recorded, record_of
 
-import sim.broken_beautiful.api as bb
 from sim.broken_beautiful import engine, reference, rules
 from sim.broken_beautiful.engine import KEEP, SELL
 from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, SCORED, TYPES
 from sim.errors import AtelierError, IllegalMove
-from strategies.broken_beautiful import Player, make_player, parse_strategy
+from sim.game import Decision, play
+from sim.registry import get_game
+from strategies.broken_beautiful import PLAYERS, Player, make_player, parse_strategy
+from strategies.common import Table
+
+bb = get_game("broken_beautiful")
 
 KIT = rules.load_components()
 C = 46
@@ -62,8 +68,9 @@ def engine_state(params: rules.Params, held: list[dict[int, int]], ingots: list[
     for seat, collection in enumerate(held):
         for card, state in collection.items():
             owner[0, card], cond[0, card] = seat, state
-    return engine.State(np.arange(size, dtype=np.int8)[None], owner, cond, np.array([ingots], np.int16),
-                        np.array([supply], np.int16), dealt=size)
+    start = engine.init(params, rules.Deal(np.arange(size, dtype=np.int8)[None]))
+    return replace(start, owner=owner, cond=cond, ingots=np.array([ingots], np.int16),
+                   supply=np.array([supply], np.int16))
 
 
 def score_both(*seats: list[str], ingots: list[int] | None = None, **overrides) -> reference.Result:
@@ -121,7 +128,7 @@ def test_round_counts_of_the_default_deck(players: int, draft: int, rounds: int)
 
 
 def test_deal_gives_permutations_of_the_deck() -> None:
-    order = rules.deal(np.random.default_rng(0), 300, rules.Params())
+    (order,) = rules.deal(rules.Params(), np.random.default_rng(0), 300)
     assert order.shape == (300, C)
     assert (np.sort(order, axis=1) == np.arange(C)).all()
     assert len({tuple(row) for row in order}) == 300
@@ -210,7 +217,7 @@ def test_a_game_at_every_bound_plays_alike_in_both_engines(tmp_path: Path) -> No
     strategies = ["greedy", "banker", "hater"]
     final = bb.trace(params, strategies, 5)["final"]
     rng = np.random.default_rng(5)
-    played = engine.play(params, rules.deal(rng, 1, params), np.array([strategies]), rng, make_player)
+    played = play_recorded(params, rules.deal(params, rng, 1).order, [strategies], rng)
     assert played.scores[0].tolist() == final["scores"] and played.state.ingots[0].tolist() == final["ingots"]
     assert np.flatnonzero(played.win[0] > 0).tolist() == final["winners"]
     assert max(final["scores"]) > 32_767 and max(final["ingots"]) > 3333
@@ -419,63 +426,47 @@ def test_tie_breakers(seats, broken_count: bool, scores, ranks, wins) -> None:
 # ---------------------------------------------------------------------------------------------- scripted rounds
 
 
-class Script:
-    """A scripted decider: picks are (card, keep) in drafting order, repairs a card or None (pass) per repair
-    turn. When a list runs out it drafts the first open card and keeps it (selling gold), and passes. It
-    records the seat asked to draft and, per repair turn, the seat and the repairs on offer with their cost."""
+def offer_cost(params: rules.Params, card: int, done: int, free: bool) -> int:
+    """Repairing Pottery, written out here: the card's value plus one per item already fixed this round; with a
+    gold card showing, the first item each player fixes costs nothing."""
+    return 0 if free and done == 0 else int(params.kit.value[card]) + done
 
-    def __init__(self, picks=(), repairs=()):
+
+class Script:
+    """A scripted `choose` for a batch of one game, for either engine: picks are (card, keep) in drafting order,
+    repairs a card or None (pass) per repair turn. When a list runs out it drafts the first open card and keeps
+    it (selling gold), and passes. It records the seat asked to draft and, per repair turn, the seat and the
+    repairs on offer (the choices the engine allows) with their cost. Every choice must be allowed."""
+
+    def __init__(self, params: rules.Params, picks=(), repairs=()):
+        self.params = params
         self.picks, self.repairs = list(picks), list(repairs)
         self.drafts: list[int] = []
         self.turns: list[tuple[int, dict[int, int]]] = []
         self.keeping = True
 
-    def next_pick(self, seat: int, area: list[int], kind) -> int:
-        self.drafts.append(seat)
-        if self.picks:
-            card, self.keeping = self.picks.pop(0)
+    def __call__(self, decision: Decision, rng) -> np.ndarray:
+        obs, seat = decision.observation, decision.seat
+        assert decision.asked.tolist() == [True] and (obs.decision, obs.seat) == (decision.kind, seat)
+        if decision.kind == "draft":
+            self.drafts.append(seat)
+            dealt = obs.draft[0].tolist()
+            if self.picks:
+                card, self.keeping = self.picks.pop(0)
+            else:
+                card = next(c for c, is_open in zip(dealt, obs.open[0]) if is_open)
+                self.keeping = TYPES[self.params.kit.type[card]] != "gold"
+            choice = dealt.index(card)
+        elif decision.kind == "keep":
+            choice = KEEP if self.keeping else SELL
         else:
-            card = area[0]
-            self.keeping = kind(card) != "gold"
-        return card
-
-    def next_repair(self, seat: int, offer: dict[int, int]):
-        self.turns.append((seat, offer))
-        return self.repairs.pop(0) if self.repairs else None
-
-    # the reference's decider protocol
-    def draft(self, game, seat, dealt, area):
-        assert area == [c for c in dealt if c in area]  # the drafting area keeps the dealt order
-        return self.next_pick(seat, area, game.kind)
-
-    def keep(self, game, seat, dealt, area, card):
-        return self.keeping
-
-    def repair(self, game, seat, dealt, affordable, done, free):
-        return self.next_repair(seat, dict(affordable))
-
-
-class ScriptSeat:
-    """The same script as an engine player for one seat of a batch of one game."""
-
-    def __init__(self, script: Script, seat: int, params: rules.Params, name: str = "script"):
-        self.script, self.seat, self.params, self.name = script, seat, params, name
-
-    def draft(self, obs, rng):
-        assert obs.seat == self.seat and obs.decision == "draft"
-        dealt = obs.draft[0].tolist()
-        area = [c for c, is_open in zip(dealt, obs.open[0]) if is_open]
-        card = self.script.next_pick(self.seat, area, lambda c: TYPES[self.params.kit.type[c]])
-        return np.array([dealt.index(card)])
-
-    def keep(self, obs, rng):
-        return np.array([KEEP if self.script.keeping else SELL])
-
-    def repair(self, obs, rng):
-        cards = np.flatnonzero(obs.legal[0, :-1])
-        cost = engine.repair_cost(self.params, cards, obs.repairs[:, self.seat], obs.free)[0]
-        choice = self.script.next_repair(self.seat, {int(c): int(k) for c, k in zip(cards, cost)})
-        return np.array([self.params.kit.size if choice is None else choice])
+            done, free = int(obs.repairs[0, seat]), bool(obs.free[0])
+            offer = {int(c): offer_cost(self.params, c, done, free) for c in np.flatnonzero(decision.legal[0, :-1])}
+            self.turns.append((seat, offer))
+            card = self.repairs.pop(0) if self.repairs else None
+            choice = self.params.kit.size if card is None else card
+        assert decision.legal[0, choice], (decision.kind, choice)
+        return np.array([choice])
 
 
 def engine_collections(state: engine.State, players: int) -> list[dict[int, int]]:
@@ -495,20 +486,20 @@ def play_both(players: int, deck: list[int], picks=(), repairs=(), held=None, in
     in_hand = sorted(c for collection in held for c in collection)
     deck = list(deck) + [c for c in range(kit.size) if c not in deck and c not in in_hand]
     assert not in_hand or rounds * kit.draft_size(players) < len(deck)
+    rng = np.random.default_rng(0)
 
     game = reference.Game(params, list(deck), [dict(c) for c in held], list(ingots), supply, round=start)
-    script = Script(picks, repairs)
+    script = Script(params, picks, repairs)
     for _ in range(rounds):
-        reference.play_round(game, script)
+        reference.play_round(game, script, rng)
 
-    state = engine.init(params, np.array([deck + in_hand], np.int8))
+    # The engine deals the first round's draft at setup; the prepared table then replaces the empty one.
+    state = engine.init(params, rules.Deal(np.array([deck + in_hand], np.int8)))
     table = engine_state(params, held, ingots, supply)
     state = replace(state, owner=table.owner, cond=table.cond, ingots=table.ingots, supply=table.supply, round=start)
-    twin = Script(picks, repairs)
-    seats = [[(slice(None), ScriptSeat(twin, s, params))] for s in range(players)]
-    rng = np.random.default_rng(0)
-    for _ in range(rounds):
-        state, *_ = engine.play_round(params, state, seats, rng)
+    twin = Script(params, picks, repairs)
+    while state.round < start + rounds:
+        state = engine.step(params, state, twin(engine.decision(params, state), rng))
 
     assert script.picks == [] and script.repairs == [], "the script was not played out"
     assert twin.picks == [] and twin.repairs == []
@@ -682,7 +673,7 @@ def test_new_player_ingots_come_from_the_supply(players: int, each: int, supply:
     params = bb.make_params(players, {"new_player_ingots": each})
     game = reference.new_game(params, range(C))
     assert (game.ingots, game.supply) == ([each] * players, supply)
-    state = engine.init(params, np.tile(np.arange(C, dtype=np.int8), (3, 1)))
+    state = engine.init(params, rules.Deal(np.tile(np.arange(C, dtype=np.int8), (3, 1))))
     assert state.ingots.tolist() == [[each] * players] * 3
     assert state.supply.tolist() == [supply] * 3
     with pytest.raises(AtelierError, match="new_player_ingots"):
@@ -701,13 +692,12 @@ def test_a_whole_game_snake_drafts_and_passes_the_marker_left(players: int, roun
     """First player picks first and last; the marker passes to the left each round; repair turns start with
     the first player; the deck's top card shows at each breakage; the game ends when a draft cannot be dealt."""
     params = rules.Params(players=players)
-    order = rules.deal(np.random.default_rng(players), 1, params)
+    (order,) = rules.deal(params, np.random.default_rng(players), 1)
     expected = [seat for r in range(rounds) for seat in SNAKE[players][r % players]]
     draft = 2 * players + 1
 
-    script = Script()
-    game = reference.new_game(params, order[0])
-    result = reference.play(game, script)
+    script = Script(params)
+    game, result = reference.play(params, order[0], script, None)
     assert len(game.log) == rounds
     assert len(game.deck) == left
     assert game.deck == order[0, rounds * draft:].tolist()
@@ -719,12 +709,9 @@ def test_a_whole_game_snake_drafts_and_passes_the_marker_left(players: int, roun
         assert entry["dealt"] == order[0, r * draft:(r + 1) * draft].tolist()
         assert entry["deck_top"] == int(order[0, (r + 1) * draft])  # never empty with 46 cards
 
-    twin = Script()
-
-    def factory(name, *, seat, players, idx, params):
-        return ScriptSeat(twin, seat, params, name)
-
-    record = engine.play(params, order, np.array([["a"] * players]), np.random.default_rng(0), factory)
+    twin = Recorder(Script(params))
+    record = record_of(params, order, twin.log, play(engine, params, rules.Deal(order), twin, None))
+    twin = twin.choose
     assert twin.drafts == expected
     assert twin.turns == script.turns
     assert record.picks.shape == record.keeps.shape == (1, rounds, 2 * players)
@@ -777,7 +764,7 @@ def test_an_empty_deck_at_breakage_leaves_only_the_leftover(tmp_path: Path) -> N
     assert result.winners == [1]
 
     params = rules.Params(players=2, components=components)
-    played = reference.play(reference.new_game(params, order), Script(picks, repairs))
+    _, played = reference.play(params, order, Script(params, picks, repairs), None)
     assert played.scores == [4, 5]
 
 
@@ -820,8 +807,8 @@ def test_trace_equals_the_engine_with_the_same_seed(players, strategies, seed, o
 
     # The engine, given the same seed sequence, plays the very same game.
     rng = np.random.default_rng(seed)
-    order = rules.deal(rng, 1, params)
-    played = engine.play(params, order, np.array([strategies]), rng, make_player)
+    (order,) = rules.deal(params, rng, 1)
+    played = play_recorded(params, order, [strategies], rng)
     draft = 2 * players + 1
     for r, entry in enumerate(record["rounds"]):
         assert entry["dealt"] == order[0, r * draft:(r + 1) * draft].tolist()
@@ -837,11 +824,62 @@ def test_trace_equals_the_engine_with_the_same_seed(players, strategies, seed, o
     assert [dict(zip(SCORED, p)) for p in played.points[0].tolist()] == final["points_by_type"]
     assert played.scores[0].tolist() == final["scores"]
     assert np.flatnonzero(played.win[0] > 0).tolist() == final["winners"]
+    # The trace's choices, replayed through the reference, give the same scores.
+    assert bb.rules.replay(record) == final["scores"]
+
+
+def greedy_trace_with_repairs() -> dict:
+    return next(r for seed in range(40) for r in [json.loads(json.dumps(bb.trace(bb.make_params(3, {}),
+                                                                                ["greedy"] * 3, seed)))]
+                if any(entry["repairs"] for entry in r["rounds"]) and any(
+                    p["card"] in GOLD for entry in r["rounds"] for p in entry["picks"]))
+
+
+def tamper_repair(record: dict) -> str:
+    entry = next(entry for entry in record["rounds"] if entry["repairs"])
+    card = next(c for c in range(C) if all(c not in e["dealt"] for e in record["rounds"]))  # never dealt
+    entry["repairs"][0]["card"] = card
+    return f"cannot repair card {card}"
+
+
+def tamper_gold(record: dict) -> str:
+    pick = next(p for entry in record["rounds"] for p in entry["picks"] if p["card"] in GOLD)
+    pick["action"] = "keep"
+    return f"gold card {pick['card']} must be sold"
+
+
+def tamper_draft(record: dict) -> str:
+    first, second = record["rounds"][0]["picks"][:2]
+    second["card"] = first["card"]  # taken already
+    return f"card {first['card']} is no longer in the drafting area"
+
+
+def tamper_undealt(record: dict) -> str:
+    card = next(c for c in range(C) if all(c not in e["dealt"] for e in record["rounds"]))
+    record["rounds"][1]["picks"][0]["card"] = card
+    return f"card {card} was not dealt in round 2"
+
+
+def tamper_cost(record: dict) -> str:
+    entry = next(entry for entry in record["rounds"] if entry["repairs"])
+    entry["repairs"][0]["cost"] += 1
+    return "does not follow from its choices: repairs differ"
+
+
+@pytest.mark.parametrize("tamper", [tamper_repair, tamper_gold, tamper_draft, tamper_undealt, tamper_cost])
+def test_a_tampered_trace_does_not_replay(tamper) -> None:
+    """Replay plays the trace's choices under the rules (the reference's own checks, not a strategy table's) and
+    insists that the rounds it plays are the trace's."""
+    record = greedy_trace_with_repairs()
+    assert bb.rules.replay(record) == record["final"]["scores"]
+    message = tamper(record)
+    with pytest.raises(AtelierError, match=re.escape(message)):
+        bb.rules.replay(record)
 
 
 def test_narrate_tells_every_round_and_the_winners() -> None:
     record = bb.trace(rules.Params(players=3), ["greedy", "hater", "collector"], 5)
-    text = bb.narrate(record)
+    text = bb.rules.narrate(record)
     assert text.count("\nRound ") == 6
     for r, entry in enumerate(record["rounds"], start=1):
         assert f"Round {r}: seat {entry['first']} holds the first player marker" in text
@@ -873,9 +911,12 @@ def test_strategy_names_parse() -> None:
     for base in ALL_BASES:
         assert parse_strategy(base) == (base, None, None)
         bb.check_strategy(f"{base}-no-cup")
-    player = make_player("hater@3", seat=1, players=3, idx=slice(None), params=rules.Params())
-    assert (player.name, player.seat, player.knob, player.banned) == ("hater@3", 1, 3.0, None)
-    assert make_player("hater", seat=0, players=3, idx=slice(None), params=rules.Params()).knob == 2.0
+    assert parse_strategy("hater@-2.5") == ("hater", -2.5, None)  # a negative margin spites even at a loss
+    assert parse_strategy("hater@1e6")[1] == parse_strategy("hater@-1e6-no-cup")[1] * -1 == 1e6
+    player = make_player("hater@3", seat=1, params=rules.Params(), games=slice(None), secret=None)
+    assert (player.name, player.seat, player.players, player.knob, player.banned) == ("hater@3", 1, 3, 3.0, None)
+    assert make_player("hater", seat=0, params=rules.Params(), games=slice(None), secret=None).knob == 2.0
+    assert PLAYERS.make is make_player and PLAYERS.bench == "greedy" and set(ALL_BASES) <= set(PLAYERS.strategies)
 
 
 @pytest.mark.parametrize(("name", "message"), [
@@ -887,8 +928,10 @@ def test_strategy_names_parse() -> None:
     ("hater@lots", "knob of 'hater@lots' must be a number"),
     ("hater@", "knob of 'hater@' must be a number"),
     ("greedy-no-", "'greedy-no-': no card type ''"),
-    ("hater@inf", "knob of 'hater@inf' must be a finite number"),
-    ("hater@nan-no-cup", "knob of 'hater@nan' must be a finite number"),
+    ("hater@inf", "knob of 'hater@inf' must be a number from -1e+06 to 1e+06"),
+    ("hater@nan-no-cup", "knob of 'hater@nan' must be a number from -1e+06 to 1e+06"),
+    ("hater@-inf", "knob of 'hater@-inf' must be a number from -1e+06 to 1e+06"),
+    ("hater@1e300", "knob of 'hater@1e300' must be a number from -1e+06 to 1e+06"),
 ])
 def test_unknown_strategies_raise_a_clear_error(name: str, message: str) -> None:
     with pytest.raises(AtelierError) as err:
@@ -902,7 +945,7 @@ def snake_seats(players: int, rounds: int) -> np.ndarray:
                      for r in range(rounds)])
 
 
-def picked_cards(record: engine.Record, players: int) -> np.ndarray:
+def picked_cards(record: Record, players: int) -> np.ndarray:
     """(B, R, 2P) the card taken at each pick: the recorded slot of that round's dealt cards."""
     batch, rounds, _ = record.picks.shape
     draft = 2 * players + 1
@@ -924,9 +967,9 @@ def test_no_type_variants_never_keep_that_type(players: int) -> None:
     games = 300
     params = rules.Params(players=players)
     rng = np.random.default_rng(30 + players)
-    order = rules.deal(rng, games, params)
+    (order,) = rules.deal(params, rng, games)
     lineups = rng.choice(names, size=(games, players))
-    record = engine.play(params, order, lineups, rng, make_player)
+    record = play_recorded(params, order, lineups, rng)
     cards = picked_cards(record, players)
     seats = snake_seats(players, KIT.rounds(players))
     kept_kind = np.where(record.keeps == KEEP, KIT.type[cards], -1)
@@ -950,9 +993,9 @@ def test_banker_keeps_nothing_in_the_first_half_and_repairs_only_in_the_last_two
     games = 240
     params = rules.Params(players=players)
     rng = np.random.default_rng(40 + players)
-    order = rules.deal(rng, games, params)
+    (order,) = rules.deal(params, rng, games)
     lineups, seat = hero_lineups("banker", ["greedy", "random", "hater"], games, players, rng)
-    record = engine.play(params, order, lineups, rng, make_player)
+    record = play_recorded(params, order, lineups, rng)
     rounds = KIT.rounds(players)
     is_banker = (snake_seats(players, rounds)[None] == seat[:, None, None])  # (B, R, 2P)
     first_half = np.arange(rounds) < rounds // 2  # rounds wholly in the first half
@@ -974,9 +1017,9 @@ def test_greedy_beats_random(players: int) -> None:
     games = 600
     params = rules.Params(players=players)
     rng = np.random.default_rng(100 + players)
-    order = rules.deal(rng, games, params)
+    (order,) = rules.deal(params, rng, games)
     lineups, seat = hero_lineups("greedy", ["random"], games, players, rng)
-    record = engine.play(params, order, lineups, rng, make_player)
+    record = play_recorded(params, order, lineups, rng)
     share = record.win[np.arange(games), seat]
     # Win shares lie in [0, 1]: 4 standard errors above the fair share 1/P is far beyond chance.
     assert share.mean() - 4 * share.std(ddof=1) / np.sqrt(games) > 1 / players
@@ -1017,14 +1060,15 @@ def _rows(player, obs):
 
 
 BAD_CHOICES = {
-    "draft a taken slot": ("draft", _taken_slot, "draft in round 1 is not allowed"),
+    "draft a taken slot": ("draft", _taken_slot, r"draft choice \d in round 1 is not allowed by the rules"),
     "draft past the area": ("draft", lambda p, o: np.full(_rows(p, o), 7), r"outside 0\.\.6"),
     "draft float": ("draft", lambda p, o: np.zeros(_rows(p, o)), "must be"),
     "draft shape": ("draft", lambda p, o: np.zeros(_rows(p, o) + 1, np.int64), "must be"),
     "keep 2": ("keep", lambda p, o: np.full(_rows(p, o), 2), r"outside 0\.\.1"),
-    "keep gold": ("keep", lambda p, o: np.full(_rows(p, o), KEEP), r"keep in round \d+ is not allowed"),
+    "keep gold": ("keep", lambda p, o: np.full(_rows(p, o), KEEP),
+                  r"keep choice 1 in round \d+ is not allowed by the rules"),
     "repair a card not on offer": ("repair", lambda p, o: (~o.legal[p.idx][:, :-1]).argmax(axis=1),
-                                   "repair in round 1 is not allowed"),
+                                   r"repair choice \d+ in round \d+ is not allowed by the rules"),
     "repair past pass": ("repair", lambda p, o: np.full(_rows(p, o), C + 1), r"outside 0\.\.46"),
     "repair bool": ("repair", lambda p, o: np.zeros(_rows(p, o), bool), "must be"),
 }
@@ -1033,10 +1077,10 @@ BAD_CHOICES = {
 def crooked_factory(case: str):
     decision, bad, _ = BAD_CHOICES[case]
 
-    def factory(name, *, seat, players, idx, params):
+    def factory(name, *, seat, params, games, secret):
         if name != "crooked":
-            return make_player(name, seat=seat, players=players, idx=idx, params=params)
-        player = Crooked(name, decision, bad, seat=seat, players=players, idx=idx, params=params)
+            return make_player(name, seat=seat, params=params, games=games, secret=secret)
+        player = Crooked(name, decision, bad, seat=seat, params=params, games=games)
         if case == "keep gold":  # go for the gold cards, then try to keep them
             player.draft = lambda obs, rng: _grab_gold(player, obs)
         return player
@@ -1048,10 +1092,10 @@ def crooked_factory(case: str):
 def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> None:
     params = rules.Params(players=3)
     rng = np.random.default_rng(0)
-    order = rules.deal(rng, 6, params)
+    (order,) = rules.deal(params, rng, 6)
     lineups = np.array([["greedy", "crooked", "random"]] * 3 + [["greedy"] * 3] * 3)
     with pytest.raises(IllegalMove) as err:
-        engine.play(params, order, lineups, rng, crooked_factory(case))
+        play_recorded(params, order, lineups, rng, crooked_factory(case))
     assert err.value.strategy == "crooked"
     assert "strategy 'crooked'" in str(err.value)
     assert re.search(BAD_CHOICES[case][2], str(err.value))
@@ -1061,34 +1105,35 @@ def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> No
 def test_reference_play_refuses_the_same_illegal_choices(case: str) -> None:
     params = rules.Params(players=3)
     rng = np.random.default_rng(1)
-    game = reference.new_game(params, rules.deal(rng, 1, params)[0])
-    decider = reference.StrategyDecider(game, ["greedy", "crooked", "random"], rng, crooked_factory(case))
+    (order,) = rules.deal(params, rng, 1)
+    crooked = replace(PLAYERS, make=crooked_factory(case))
+    table = Table(crooked, params, np.array([["greedy", "crooked", "random"]]), None)
     with pytest.raises(IllegalMove) as err:
-        reference.play(game, decider)
+        reference.play(params, order[0], table.choose, rng)
     assert err.value.strategy == "crooked"
     assert re.search(BAD_CHOICES[case][2], str(err.value))
 
 
 def test_hater_margins_of_any_finite_size_play_legal_games() -> None:
-    """Unlike Kintsugi's knobs, the hater's margin enters no exponential: a huge one never spites, a hugely
-    negative one always does, and both pick only open slots (the engine raises IllegalMove otherwise)."""
+    """Unlike Kintsugi's knobs, the hater's margin enters no exponential: the largest one allowed never spites, the
+    most negative one always does, and both pick only open slots (the table raises IllegalMove otherwise)."""
     params = rules.Params(players=3)
     picks = {}
-    for knob in ("1e300", "-1e300"):
+    for knob in ("1e6", "-1e6"):
         rng = np.random.default_rng(4)
         lineups = np.array([[f"hater@{knob}", "greedy", "random"]] * 30)
-        record = engine.play(params, rules.deal(rng, 30, params), lineups, rng, make_player)
+        record = play_recorded(params, rules.deal(params, rng, 30).order, lineups, rng)
         assert np.allclose(record.win.sum(axis=1), 1)
         picks[knob] = record.picks
-    assert not np.array_equal(picks["1e300"], picks["-1e300"])
+    assert not np.array_equal(picks["1e6"], picks["-1e6"])
 
 
 def test_legal_strategies_play_both_engines_without_complaint() -> None:
     # The same factory with no crooked player plays whole games: the errors above come from the bad choices.
     params = rules.Params(players=3)
     rng = np.random.default_rng(2)
-    record = engine.play(params, rules.deal(rng, 4, params), np.array([["greedy", "random", "hater"]] * 4), rng,
-                         crooked_factory("keep gold"))
+    record = play_recorded(params, rules.deal(params, rng, 4).order, np.array([["greedy", "random", "hater"]] * 4),
+                           rng, crooked_factory("keep gold"))
     assert np.allclose(record.win.sum(axis=1), 1)
 
 

@@ -1,180 +1,169 @@
-"""Broken and Beautiful: the batched engine replayed decision by decision through the scalar reference, and
-batch = singles.
+"""Broken and Beautiful: the batched engine replayed decision by decision through the scalar reference, batch =
+singles, and a state copied mid-game.
 
-The engine plays batches with mixed lineups; a recording wrapper keeps every observation it hands out. Each
-game is then replayed through reference.play_round with a decider that returns the engine's recorded choices
-(Record.picks, .keeps, .repairs), checking before every decision that the reference's table and legal set
-equal the engine's. The reference derives legality from the rules (the drafting area; gold cannot be kept;
-the affordable broken cards) and scores with its own code, so agreement over thousands of games with every
-strategy mix is strong evidence that both implement the rulebook.
+The engine plays batches with mixed lineups; a recording `choose` keeps every Decision it is asked and the
+choices made. Each game is then replayed through reference.play with a `choose` that returns the engine's
+recorded choices, checking before every decision that the reference asks the same seat the same kind of
+decision, over the same table, and allows the same choices as the engine did. The reference derives legality
+from the rules (the drafting area; gold cannot be kept; the affordable broken cards) and scores with its own
+code, so agreement over thousands of games with every strategy mix is strong evidence that both implement the
+rulebook.
+
+The helpers here (Record, play_recorded) are shared by the other Broken and Beautiful tests.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 
 from sim.broken_beautiful import engine, reference, rules
-from sim.broken_beautiful.engine import KEEP, SELL
+from sim.broken_beautiful.engine import SELL
 from sim.broken_beautiful.rules import SCORED
-from strategies.broken_beautiful import make_player
+from sim.game import Decision, play
+from strategies.broken_beautiful import PLAYERS
+from strategies.common import Table
 
 POOL = np.array(["random", "greedy", "collector", "banker", "hater", "hater@3", "greedy-no-teapot",
                  "collector-no-tea_jar", "random-no-cup", "banker-no-plate"])
 
 
+class Record(NamedTuple):
+    """A finished batch: every decision in order (to replay it), the choices by kind and the final standing."""
+
+    order: np.ndarray  # (B, C) the deck
+    decisions: list  # (Decision, (B,) choices) in the order they were asked
+    picks: np.ndarray  # (B, R, 2P) drafting-area slot taken at each pick
+    keeps: np.ndarray  # (B, R, 2P) KEEP or SELL
+    repairs: list  # per round, (B, S) card repaired at each repair turn, C = pass (also where not asked)
+    state: engine.State  # the final state
+    points: np.ndarray  # (B, P, len(SCORED))
+    scores: np.ndarray  # (B, P)
+    repaired: np.ndarray  # (B, P) repaired items
+    items: np.ndarray  # (B, P) items in the collection (broken ones too, unless tie_items_count_broken is off)
+    broken: np.ndarray  # (B, P) broken items
+    rank: np.ndarray
+    win: np.ndarray
+
+
 class Recorder:
-    """Wraps a real player and notes every observation the engine hands out (once per decision)."""
+    """A `choose` callback that asks another one and notes every decision with the choices made."""
 
-    def __init__(self, player, log: list):
-        self.player, self.log, self.name = player, log, player.name
+    def __init__(self, choose):
+        self.choose, self.log = choose, []
 
-    def note(self, obs) -> None:
-        if not self.log or self.log[-1][0] is not obs:
-            # obs.repairs is updated in place during a repair phase: keep a copy
-            self.log.append((obs, obs.repairs.copy(), obs.legal.copy()))
-
-    def draft(self, obs, rng):
-        self.note(obs)
-        return self.player.draft(obs, rng)
-
-    def keep(self, obs, rng):
-        self.note(obs)
-        return self.player.keep(obs, rng)
-
-    def repair(self, obs, rng):
-        self.note(obs)
-        return self.player.repair(obs, rng)
+    def __call__(self, decision: Decision, rng) -> np.ndarray:
+        choice = self.choose(decision, rng)
+        decision.observation.memo.clear()  # the strategies' scratch space: not needed to replay, and large
+        self.log.append((decision, np.array(choice)))
+        return choice
 
 
-def play_recorded(params: rules.Params, games: int, seed: int, pool=POOL):
+def record_of(params: rules.Params, order: np.ndarray, log: list, state: engine.State) -> Record:
+    """The Record of a finished batch from the log of its decisions."""
+    rounds, size = params.kit.rounds(params.players), params.kit.size
+    by_kind: dict = {(kind, r): [] for kind in ("draft", "keep", "repair") for r in range(rounds)}
+    for decision, choice in log:
+        choice = np.where(decision.asked, choice, size) if decision.kind == "repair" else choice
+        by_kind[decision.kind, decision.observation.round].append(choice)
+    picks, keeps = (np.stack([np.stack(by_kind[kind, r], 1) for r in range(rounds)], 1).astype(np.int8)
+                    for kind in ("draft", "keep"))
+    repairs = [np.stack(by_kind["repair", r], 1).astype(np.int8) for r in range(rounds)]
+    out = engine.outcome(params, state)
+    points = np.stack([out.columns[f"points_{kind}"] for kind in SCORED], axis=2)
+    return Record(order, log, picks, keeps, repairs, state, points, out.scores, out.columns["repaired"],
+                  out.columns["items"], out.columns["broken"], out.rank, out.win)
+
+
+def play_recorded(params: rules.Params, order: np.ndarray, lineups, rng: np.random.Generator, make=None) -> Record:
+    """Play the games of `order` (B, C) to the end with the players seated as `lineups` (B, P); `make` replaces the
+    catalogue's make_player (for scripted or crooked test players)."""
+    catalogue = PLAYERS if make is None else dataclasses.replace(PLAYERS, make=make)
+    recorder = Recorder(Table(catalogue, params, np.asarray(lineups), None).choose)
+    state = play(engine, params, rules.Deal(order), recorder, rng)
+    return record_of(params, order, recorder.log, state)
+
+
+def play_mixed(params: rules.Params, games: int, seed: int, pool=POOL):
     rng = np.random.default_rng(seed)
-    order = rules.deal(rng, games, params)
+    (order,) = rules.deal(params, rng, games)
     lineups = rng.choice(pool, size=(games, params.players))
-    log: list = []
-
-    def factory(name, **kwargs):
-        return Recorder(make_player(name, **kwargs), log)
-
-    record = engine.play(params, order, lineups, rng, factory)
-    return lineups, record, log
-
-
-def split_log(log: list, record: engine.Record, players: int) -> list[dict]:
-    """Per round: the draft and keep observations of each pick and the observation of each repair turn."""
-    rounds, picks = record.picks.shape[1:]
-    out, at = [], 0
-    for r in range(rounds):
-        entry = {"draft": [], "keep": [], "repair": []}
-        for _ in range(picks):
-            for decision in ("draft", "keep"):
-                obs = log[at][0]
-                assert (obs.decision, obs.round) == (decision, r)
-                entry[decision].append(log[at])
-                at += 1
-        for _ in range(record.repairs[r].shape[1]):
-            assert (log[at][0].decision, log[at][0].round) == ("repair", r)
-            entry["repair"].append(log[at])
-            at += 1
-        out.append(entry)
-    assert at == len(log)
-    return out
+    return lineups, play_recorded(params, order, lineups, rng)
 
 
 class Replay:
-    """A reference decider for game g that returns the engine's recorded choices, checking on the way that the
-    reference sees the same table and allows the same choices as the engine did."""
+    """A `choose` for the reference's game g that returns the engine's recorded choices, checking on the way that
+    the reference asks what the engine asked of game g, over the same table, with the same choices allowed.
+    Decisions the engine did not ask of game g (its repair phase was over) are skipped: they must allow nothing
+    but passing."""
 
-    def __init__(self, params: rules.Params, record: engine.Record, rounds: list[dict], g: int):
-        self.params, self.record, self.rounds, self.g = params, record, rounds, g
+    def __init__(self, params: rules.Params, record: Record, g: int):
+        self.params, self.record, self.g = params, record, g
         self.size = params.kit.size
-        self.pick = self.step = 0
+        self.steps = iter([(d, c) for d, c in record.decisions if d.asked[g]])
+        self.turns: dict[int, int] = {}  # repair turns asked per round
         self.stats = {"free": 0, "surcharged": 0, "long phases": 0, "short sale": 0, "negative supply": 0}
 
-    def same_table(self, game: reference.Game, obs, repairs=None) -> None:
+    def same_table(self, ours, theirs) -> None:
         g = self.g
-        owner = np.full(self.size, -1)
-        cond = np.zeros(self.size)
-        for seat, collection in enumerate(game.collections):
-            for card, state in collection.items():
-                owner[card], cond[card] = seat, state
-        assert np.array_equal(obs.owner[g], owner)
-        held = owner >= 0
-        assert np.array_equal(obs.cond[g][held], cond[held])
-        assert obs.ingots[g].tolist() == game.ingots
-        assert int(obs.supply[g]) == game.supply
-        assert int(obs.deck_top[g]) == (game.deck[0] if game.deck else -1)
-        assert obs.round == game.round and obs.first == game.first
-        self.stats["negative supply"] += game.supply < 0
+        assert (ours.round, ours.first, ours.seat, ours.rounds_left) == (theirs.round, theirs.first, theirs.seat,
+                                                                           theirs.rounds_left)
+        assert np.array_equal(ours.owner[0], theirs.owner[g])
+        held = ours.owner[0] >= 0
+        assert np.array_equal(ours.cond[0][held], theirs.cond[g][held])
+        assert ours.ingots[0].tolist() == theirs.ingots[g].tolist()
+        assert int(ours.supply[0]) == int(theirs.supply[g])
+        assert int(ours.deck_top[0]) == int(theirs.deck_top[g])
+        assert ours.draft[0].tolist() == theirs.draft[g].tolist()
+        assert ours.open[0].tolist() == theirs.open[g].tolist()
+        assert int(ours.card[0]) == int(theirs.card[g])
+        assert ours.repairs[0].tolist() == theirs.repairs[g].tolist()
+        assert bool(ours.free[0]) == bool(theirs.free[g])
+        self.stats["negative supply"] += int(ours.supply[0]) < 0
 
-    def draft(self, game, seat, dealt, area):
-        obs, _, legal = self.rounds[game.round]["draft"][self.pick]
-        g = self.g
-        self.same_table(game, obs)
-        assert obs.seat == seat
-        assert obs.draft[g].tolist() == dealt
-        assert {dealt[i] for i in np.flatnonzero(legal[g])} == set(area)
-        return dealt[self.record.picks[g, game.round, self.pick]]
+    def __call__(self, decision: Decision, rng) -> np.ndarray:
+        theirs, choices = next(self.steps)
+        g, ours = self.g, decision.observation
+        assert (decision.kind, decision.seat) == (theirs.kind, theirs.seat)
+        assert ours.decision == decision.kind
+        self.same_table(ours, theirs.observation)
+        assert np.array_equal(decision.legal[0], theirs.legal[g])
+        choice = int(choices[g])
+        seat = decision.seat
+        if decision.kind == "keep" and choice == SELL:
+            self.stats["short sale"] += int(ours.supply[0]) < self.params.kit.value[ours.card[0]]
+        if decision.kind == "repair":
+            assert decision.legal[0, -1]  # passing is always allowed
+            self.turns[ours.round] = self.turns.get(ours.round, 0) + 1
+            if choice != self.size:
+                done = int(ours.repairs[0, seat])
+                self.stats["free"] += bool(ours.free[0]) and done == 0
+                self.stats["surcharged"] += done > 0
+        return np.array([choice])
 
-    def keep(self, game, seat, dealt, area, card):
-        obs, _, legal = self.rounds[game.round]["keep"][self.pick]
-        g = self.g
-        self.same_table(game, obs)
-        assert (obs.seat, int(obs.card[g])) == (seat, card)
-        allowed = {SELL} | ({KEEP} if game.kind(card) != "gold" else set())  # gold cards must be sold
-        assert set(np.flatnonzero(legal[g]).tolist()) == allowed
-        choice = self.record.keeps[g, game.round, self.pick]
-        self.pick += 1
-        if choice == SELL:
-            self.stats["short sale"] += game.supply < game.value(card)
-        return choice == KEEP
-
-    def repair(self, game, seat, dealt, affordable, done, free):
-        obs, repairs, legal = self.rounds[game.round]["repair"][self.step]
-        g = self.g
-        self.same_table(game, obs)
-        assert obs.seat == seat
-        assert repairs[g].tolist() == done
-        assert bool(obs.free[g]) == free
-        assert legal[g, -1]  # passing is always allowed
-        offered = np.flatnonzero(legal[g, :-1])
-        assert set(offered.tolist()) == set(affordable)
-        cost = engine.repair_cost(self.params, offered, repairs[g : g + 1, seat], obs.free[g : g + 1])[0]
-        assert dict(zip(offered.tolist(), cost.tolist())) == affordable
-        choice = int(self.record.repairs[game.round][g, self.step])
-        self.step += 1
-        if choice == self.size:
-            return None
-        self.stats["free"] += free and done[seat] == 0
-        self.stats["surcharged"] += done[seat] > 0
-        return choice
-
-    def end_round(self, r: int) -> None:
-        """The reference ended the repair phase: whatever the engine asked after that must be passes, with
-        nothing but passing allowed."""
-        steps = self.record.repairs[r][self.g]
+    def finish(self) -> None:
+        """The reference ended the game: it asked every decision the engine asked of game g."""
+        assert next(self.steps, None) is None
         players = self.params.players
-        assert self.step % players == 0
-        self.stats["long phases"] += self.step // players >= 3  # someone repaired in a second round of turns
-        assert (steps[self.step :] == self.size).all()
-        for _, _, legal in self.rounds[r]["repair"][self.step :]:
-            assert not legal[self.g, :-1].any()
-        assert self.pick == 2 * players
-        self.pick = self.step = 0
+        for r, repairs in enumerate(self.record.repairs):
+            asked = self.turns.get(r, 0)
+            assert asked % players == 0  # repair phases end after a whole round of turns
+            self.stats["long phases"] += asked // players >= 3  # someone repaired in a second round of turns
+            assert (repairs[self.g, asked:] == self.size).all()
 
 
-def replay(params: rules.Params, record: engine.Record, log: list) -> dict:
-    rounds = split_log(log, record, params.players)
+def replay(params: rules.Params, record: Record) -> dict:
     totals: dict = {}
     state = record.state
     for g in range(len(record.order)):
-        game = reference.new_game(params, record.order[g])
-        decider = Replay(params, record, rounds, g)
-        while not reference.over(game):
-            reference.play_round(game, decider)
-            decider.end_round(game.round - 1)
+        decider = Replay(params, record, g)
+        game, result = reference.play(params, record.order[g], decider, None)
+        decider.finish()
         assert game.round == record.picks.shape[1]
         for key, value in decider.stats.items():
             totals[key] = totals.get(key, 0) + value
@@ -186,7 +175,6 @@ def replay(params: rules.Params, record: engine.Record, log: list) -> dict:
                 assert state.cond[g, card] == game.collections[owner][card], (g, card)
         assert state.ingots[g].tolist() == game.ingots, g
         assert int(state.supply[g]) == game.supply, g
-        result = reference.final_result(game)
         assert [dict(zip(SCORED, p)) for p in record.points[g].tolist()] == result.points, g
         assert record.scores[g].tolist() == result.scores, g
         assert record.repaired[g].tolist() == result.repaired, g
@@ -200,13 +188,13 @@ def replay(params: rules.Params, record: engine.Record, log: list) -> dict:
 @pytest.mark.parametrize(("players", "games", "seed"), [(2, 700, 1), (3, 700, 2), (4, 700, 3)])
 def test_engine_agrees_with_reference_decision_by_decision(players: int, games: int, seed: int) -> None:
     params = rules.Params(players=players)
-    lineups, record, log = play_recorded(params, games, seed)
+    lineups, record = play_mixed(params, games, seed)
     assert set(lineups.ravel()) == set(POOL)
     assert (lineups != lineups[:, :1]).any(axis=1).mean() > 0.8  # most games mix strategies
     rounds = params.kit.rounds(players)
     assert record.picks.shape == record.keeps.shape == (games, rounds, 2 * players)
     assert len(record.repairs) == rounds
-    stats = replay(params, record, log)
+    stats = replay(params, record)
     assert stats["games"] == games
     # The replay went through the rules that matter, many times.
     assert stats["free"] > 20 and stats["surcharged"] > 20 and stats["long phases"] > 20
@@ -216,8 +204,8 @@ def test_engine_agrees_with_reference_decision_by_decision(players: int, games: 
 
 def test_unlimited_supply_and_new_player_ingots_agree_with_reference() -> None:
     params = rules.Params(players=3, supply_shortfall="unlimited", new_player_ingots=1)
-    _, record, log = play_recorded(params, 300, 7)
-    stats = replay(params, record, log)
+    _, record = play_mixed(params, 300, 7)
+    stats = replay(params, record)
     assert stats["games"] == 300
     assert stats["negative supply"] > 0  # the bank did pay beyond its ingots
     assert stats["free"] > 0 and stats["surcharged"] > 0
@@ -230,16 +218,17 @@ def test_a_deck_that_runs_out_agrees_with_reference(tmp_path: Path) -> None:
     path.write_text(text)
     params = rules.Params(players=4, components=str(path), tie_items_count_broken=False)
     assert params.kit.size == 45 and params.kit.rounds(4) == 5
-    _, record, log = play_recorded(params, 200, 8)
-    last_tops = [obs.deck_top for obs, _, _ in split_log(log, record, 4)[-1]["repair"]]
-    assert all((top == -1).all() for top in last_tops)
-    assert replay(params, record, log)["games"] == 200
+    _, record = play_mixed(params, 200, 8)
+    last_tops = [d.observation.deck_top for d, _ in record.decisions if d.kind == "repair" and
+                 d.observation.round == 4]
+    assert last_tops and all((top == -1).all() for top in last_tops)
+    assert replay(params, record)["games"] == 200
 
 
 class Scripted:
     """Replays the recorded choices of one seat in the games (rows of the record) it plays."""
 
-    def __init__(self, name: str, seat: int, rows: np.ndarray, record: engine.Record, players: int):
+    def __init__(self, name: str, seat: int, rows: np.ndarray, record: Record, players: int):
         self.name, self.seat, self.rows, self.record, self.players = name, seat, rows, record, players
         self.calls: dict[int, int] = {}
 
@@ -260,25 +249,25 @@ class Scripted:
         return self.record.repairs[obs.round][self.rows, step].astype(np.int64)
 
 
-def scripted_factory(record: engine.Record):
-    def make(name, *, seat, players, idx, params):
-        rows = np.arange(len(record.order))[idx]
-        return Scripted(name, seat, rows, record, players)
+def scripted_factory(record: Record):
+    def make(name, *, seat, params, games, secret):
+        rows = np.arange(len(record.order))[games]
+        return Scripted(name, seat, rows, record, params.players)
 
     return make
 
 
-FIELDS = ("points", "scores", "repaired", "items", "rank", "win", "picks", "keeps")
+FIELDS = ("points", "scores", "repaired", "items", "broken", "rank", "win", "picks", "keeps")
 
 
 @pytest.mark.parametrize(("players", "overrides"), [(3, {}), (4, {"supply_shortfall": "unlimited"}),
                                                     (2, {"new_player_ingots": 2})])
 def test_a_batch_equals_its_games_played_one_by_one(players: int, overrides: dict) -> None:
     params = rules.Params(players=players, **overrides)
-    _, recorded, _ = play_recorded(params, 150, 60 + players)
+    _, recorded = play_mixed(params, 150, 60 + players)
     rng = np.random.default_rng(0)
     names = rng.choice(["script-a", "script-b", "script-c"], size=(150, players))
-    batch = engine.play(params, recorded.order, names, rng, scripted_factory(recorded))
+    batch = play_recorded(params, recorded.order, names, rng, scripted_factory(recorded))
     for field in FIELDS:
         assert np.array_equal(getattr(batch, field), getattr(recorded, field)), field
     for r, choices in enumerate(batch.repairs):
@@ -288,9 +277,9 @@ def test_a_batch_equals_its_games_played_one_by_one(players: int, overrides: dic
 
     singles = []
     for g in range(len(names)):
-        alone = engine.Record(recorded.order[g : g + 1], recorded.picks[g : g + 1], recorded.keeps[g : g + 1],
-                              [c[g : g + 1] for c in recorded.repairs], None, None, None, None, None, None, None)
-        single = engine.play(params, recorded.order[g : g + 1], names[g : g + 1], rng, scripted_factory(alone))
+        alone = recorded._replace(order=recorded.order[g : g + 1], picks=recorded.picks[g : g + 1],
+                                  keeps=recorded.keeps[g : g + 1], repairs=[c[g : g + 1] for c in recorded.repairs])
+        single = play_recorded(params, recorded.order[g : g + 1], names[g : g + 1], rng, scripted_factory(alone))
         for r, choices in enumerate(single.repairs):
             # a game on its own ends its repair phase when it ends; the batch only added passes after it
             steps = choices.shape[1]
@@ -305,3 +294,36 @@ def test_a_batch_equals_its_games_played_one_by_one(players: int, overrides: dic
     for field in ("owner", "cond", "ingots", "supply"):
         one_by_one = np.concatenate([getattr(single.state, field) for single in singles])
         assert np.array_equal(getattr(batch.state, field), one_by_one), field
+
+
+@pytest.mark.parametrize(("players", "overrides"), [(3, {}), (2, {"supply_shortfall": "unlimited"}), (4, {})])
+def test_a_state_copied_in_round_2s_repair_phase_plays_on_to_the_same_game(players: int, overrides: dict) -> None:
+    """The contract's promise for search players: a State is a value. Stepping a deep copy taken mid-game with
+    the same choices ends in the same game as the uninterrupted run, and stepping it leaves the original as it
+    was."""
+    params = rules.Params(players=players, **overrides)
+    _, whole = play_mixed(params, 200, 90 + players)
+    choices = [c for _, c in whole.decisions]
+    at = next(i for i, (d, _) in enumerate(whole.decisions) if d.kind == "repair" and d.observation.round == 1)
+    state = engine.init(params, rules.Deal(whole.order))
+    for choice in choices[:at]:
+        state = engine.step(params, state, choice)
+    assert (state.phase, state.round, state.turn) == ("repair", 1, 0)
+    kept = copy.deepcopy(state)
+    frozen = {f.name: copy.deepcopy(getattr(state, f.name)) for f in dataclasses.fields(state)}
+    for start in (kept, state):
+        current = start
+        for (decision, choice) in whole.decisions[at:]:
+            asked = engine.decision(params, current)
+            assert (asked.kind, asked.seat) == (decision.kind, decision.seat)
+            assert np.array_equal(asked.legal, decision.legal) and np.array_equal(asked.asked, decision.asked)
+            current = engine.step(params, current, choice)
+        assert engine.terminal(current)
+        for field in ("owner", "cond", "ingots", "supply"):
+            assert np.array_equal(getattr(current, field), getattr(whole.state, field)), field
+        out = engine.outcome(params, current)
+        assert np.array_equal(out.scores, whole.scores) and np.array_equal(out.win, whole.win)
+        for f in dataclasses.fields(state):  # the copy's steps never touched the state it was copied from
+            value = getattr(state, f.name)
+            same = np.array_equal(value, frozen[f.name]) if isinstance(value, np.ndarray) else value == frozen[f.name]
+            assert same, f.name

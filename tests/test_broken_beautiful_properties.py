@@ -2,23 +2,28 @@
 
 Ingots are conserved and, under supply_shortfall = 'partial', the supply never goes below zero; every card is
 in exactly one place (the deck, sold, left over, or one collection); repaired cards stay repaired; broken
-cards only mend; the reference's round log passes an audit written from the rulebook; scores of any table
-agree between the engines and with a brute-force cup-and-saucer pairing; win shares sum to 1.
+cards only mend; a deep copy of the engine's state at any decision plays on to the same games; the reference's
+round log passes an audit written from the rulebook; scores of any table agree between the engines and with a
+brute-force cup-and-saucer pairing; win shares sum to 1.
 """
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_broken_beautiful_differential import Recorder
 
-from sim.batch import strategy_groups
 from sim.broken_beautiful import engine, reference, rules
 from sim.broken_beautiful.engine import KEEP
 from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, SCORED, TYPES
-from strategies.broken_beautiful import make_player
+from sim.game import play
+from strategies.broken_beautiful import PLAYERS
+from strategies.common import Table
 
 KIT = rules.load_components()
 C = 46
@@ -43,24 +48,45 @@ def setups(draw, shortfall=PARTIAL):
     return params, np.array(lineups), draw(st.integers(0, 2**32 - 1))
 
 
+def rounds_of(params: rules.Params, state: engine.State, choose, rng):
+    """Step a batch to the end, yielding after each round the state and that round's (decision, choices)."""
+    log = []
+    while not engine.terminal(state):
+        decision = engine.decision(params, state)
+        choice = choose(decision, rng)
+        log.append((decision, choice))
+        before = state.round
+        state = engine.step(params, state, choice)
+        if state.round > before:
+            yield state, log
+            log = []
+
+
 @settings(max_examples=40, deadline=None)
 @given(setups())
 def test_engine_conserves_ingots_and_cards_round_by_round(setup) -> None:
     params, lineups, seed = setup
     batch, players = lineups.shape
     rng = np.random.default_rng(seed)
-    order = rules.deal(rng, batch, params)
-    state = engine.init(params, order)
-    seats = [[(idx, make_player(name, seat=s, players=players, idx=idx, params=params))
-              for name, idx in strategy_groups(lineups[:, s])] for s in range(players)]
+    (order,) = rules.deal(params, rng, batch)
+    start = engine.init(params, rules.Deal(order))
+    choose = Table(PLAYERS, params, lineups, None).choose
     draft = 2 * players + 1
+    rounds = KIT.rounds(players)
     kept = [set() for _ in range(batch)]
     sold = [set() for _ in range(batch)]
     leftover = [set() for _ in range(batch)]
-    for r in range(KIT.rounds(players)):
-        before = state
-        state, picks, keeps, _ = engine.play_round(params, state, seats, rng)
-        assert state.dealt == (r + 1) * draft and state.round == r + 1
+    before = state = start
+    for r, (state, log) in enumerate(rounds_of(params, start, choose, rng)):
+        # the round was played to its end: the next is dealt, unless the game is over
+        assert state.round == r + 1 and engine.terminal(state) == (r + 1 == rounds)
+        assert state.dealt == min(r + 2, rounds) * draft
+        if not engine.terminal(state):
+            assert np.array_equal(state.draft, order[:, (r + 1) * draft:(r + 2) * draft])
+            assert state.open.all() and (state.card == -1).all() and (state.repairs == 0).all()
+        picks = np.stack([c for d, c in log if d.kind == "draft"], 1)
+        keeps = np.stack([c for d, c in log if d.kind == "keep"], 1)
+        assert picks.shape == keeps.shape == (batch, 2 * players)
         # ingots are conserved and the supply never goes below zero
         assert (state.ingots.sum(axis=1) + state.supply == SUPPLY).all()
         assert (state.supply >= 0).all() and (state.ingots >= 0).all()
@@ -72,7 +98,7 @@ def test_engine_conserves_ingots_and_cards_round_by_round(setup) -> None:
             kept[g] |= {c for c, k in zip(taken, keeps[g]) if k == KEEP}
             sold[g] |= {c for c, k in zip(taken, keeps[g]) if k != KEEP}
             leftover[g] |= set(dealt) - set(taken)
-            deck = set(order[g, state.dealt:].tolist())
+            deck = set(order[g, (r + 1) * draft:].tolist())  # the deck, or dealt for the next round
             owned = set(np.flatnonzero(state.owner[g] >= 0).tolist())
             assert owned == kept[g]
             places = [kept[g], sold[g], leftover[g], deck]
@@ -87,11 +113,37 @@ def test_engine_conserves_ingots_and_cards_round_by_round(setup) -> None:
         # trays and boxes never break
         keeps_whole = np.isin(KIT.type, [TYPES.index("tray"), TYPES.index("box")])
         assert (state.cond[:, keeps_whole] == INTACT).all()
+        before = state
+    assert engine.terminal(state) and state.round == rounds
     by_type, scores, _, _, rank, win = engine.standing(params, state)
     assert np.allclose(win.sum(axis=1), 1)
     assert (scores == by_type.sum(axis=2)).all() and (by_type >= 0).all()
     assert ((rank >= 1) & (rank <= players)).all()
     assert ((win > 0) == (rank == 1)).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(setups(), st.integers(0, 200))
+def test_a_deep_copy_of_any_state_plays_on_like_the_original(setup, cut: int) -> None:
+    """Copy the batch's state before any decision, step both with the same choices: the same games."""
+    params, lineups, seed = setup
+    rng = np.random.default_rng(seed)
+    deal = rules.deal(params, rng, len(lineups))
+    recorder = Recorder(Table(PLAYERS, params, lineups, None).choose)
+    whole = engine.outcome(params, play(engine, params, deal, recorder, rng))
+    choices = [c for _, c in recorder.log]
+    cut = min(cut, len(choices) - 1)
+    state = engine.init(params, deal)
+    for choice in choices[:cut]:
+        state = engine.step(params, state, choice)
+    for current in (copy.deepcopy(state), state):
+        for choice in choices[cut:]:
+            current = engine.step(params, current, choice)
+        assert engine.terminal(current)
+        out = engine.outcome(params, current)
+        assert np.array_equal(out.scores, whole.scores) and np.array_equal(out.rank, whole.rank)
+        for name, column in out.columns.items():
+            assert np.array_equal(column, whole.columns[name]), name
 
 
 def audit(game: reference.Game, params: rules.Params, order: list[int]) -> None:
@@ -164,9 +216,9 @@ def audit(game: reference.Game, params: rules.Params, order: list[int]) -> None:
 def test_reference_log_passes_an_audit_from_the_rulebook(setup) -> None:
     params, lineups, seed = setup
     rng = np.random.default_rng(seed)
-    order = rules.deal(rng, 1, params)[0].tolist()
-    game = reference.new_game(params, order)
-    result = reference.play(game, reference.StrategyDecider(game, lineups[0].tolist(), rng, make_player))
+    (order,) = rules.deal(params, rng, 1)
+    game, result = reference.play(params, order[0], Table(PLAYERS, params, lineups[:1], None).choose, rng)
+    order = order[0].tolist()
     audit(game, params, order)
     assert abs(sum(result.wins) - 1) < 1e-9
     assert result.winners and all(result.ranks[s] == 1 for s in result.winners)
@@ -203,8 +255,9 @@ def test_any_table_scores_alike_in_both_engines(table) -> None:
     collections = [{c: cond[c] for c in range(C) if owner[c] == seat} for seat in range(players)]
     game = reference.Game(params, [], collections, list(ingots), SUPPLY - sum(ingots))
     result = reference.final_result(game)
-    state = engine.State(np.arange(C, dtype=np.int8)[None], np.array([owner], np.int8), np.array([cond], np.int8),
-                         np.array([ingots], np.int16), np.array([SUPPLY - sum(ingots)], np.int16))
+    state = replace(engine.init(params, rules.Deal(np.arange(C, dtype=np.int8)[None])),
+                    owner=np.array([owner], np.int8), cond=np.array([cond], np.int8),
+                    ingots=np.array([ingots], np.int16), supply=np.array([SUPPLY - sum(ingots)], np.int16))
     by_type, scores, repaired, items, rank, win = engine.standing(params, state)
     assert [dict(zip(SCORED, p)) for p in by_type[0].tolist()] == result.points
     assert scores[0].tolist() == result.scores

@@ -129,7 +129,8 @@ def test_bench() -> None:
     figures = json.loads(invoke("bench", "dice", "--games", "50", "--repeats", "1", "--json").stdout)
     assert figures["strategy"] == "chase"
     assert figures["engine_games_per_s"] > 0
-    assert figures["ratio"] == pytest.approx(figures["engine_games_per_s"] / figures["reference_games_per_s"])
+    assert figures["ratio"] == pytest.approx(figures["engine_games_per_s"] / figures["reference_games_per_s"],
+                                             abs=0.05)  # figures are rounded to one decimal
     table = invoke("bench", "dice", "--games", "50", "--repeats", "1", "--strategy", "keep").stdout
     assert "ratio" in table
     assert_user_error(invoke("bench", "dice", "--players", "9"), "9 players is not allowed")

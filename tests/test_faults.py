@@ -74,7 +74,8 @@ def test_ctrl_c_to_the_process_group_keeps_the_finished_parts(write_toml, tmp_pa
     text = DICE_EXPERIMENT + "[params]\ndelay = 0.15\n"
     path, out = write_toml(text), tmp_path / "out"
     whole = run_dice(write_toml, tmp_path / "whole", text, jobs=2)
-    launcher = ("import sys, fakegame, sim; sim.GAMES['dice'] = 'fakegame'; from sim.cli import app; "
+    launcher = ("import sys; from sim import registry; registry.GAMES['dice'] = ('fakegame', 'fakegame'); "
+                "from sim.cli import app; "
                 "sys.argv[0] = 'atelier'; app()")
     command = [sys.executable, "-c", launcher, "run", str(path), "--out", str(out), "--jobs", "2", "--quiet"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}

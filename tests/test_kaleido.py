@@ -1,6 +1,6 @@
 """Kaleido: set-up, the majority rule and the rulebook's examples, the honeycomb geometry against boards drawn
 by hand, the turn rules on scripted positions (reference and engine), the 2-player variant, stalls, traces
-and the strategies.
+and their turn events, a State copied mid-game, and the strategies.
 
 Expected values below are worked out by hand from the rulebook (../shared/rules/kaleido.txt) and the
 geometry convention, never copied from the code:
@@ -16,6 +16,8 @@ white tile, 1 + H + cell a board, cell = (q + R)(2R + 1) + r + R, R = boards + 1
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import math
 from collections import defaultdict
@@ -23,12 +25,17 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from playback import play_batch
 
-import sim.kaleido.api as kaleido
 from sim.errors import AtelierError, IllegalMove
+from sim.game import play
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import EMPTY, WHITE, Params, majority
+from sim.registry import get_game
+from strategies.common import Table
 from strategies.kaleido import STRATEGIES, make_player
+
+kaleido = get_game("kaleido")
 
 LETTERS = "RYGBPW"
 HAND_DIRECTIONS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
@@ -72,10 +79,19 @@ def cell_of(params: Params, q: int, r: int) -> int:
     return (q + radius) * (2 * radius + 1) + r + radius
 
 
+def deal(params: Params, n: int) -> rules.Deal:
+    return rules.deal(params, np.random.default_rng(0), n)
+
+
+def start(params: Params, n: int = 1) -> engine.State:
+    """n games at their first decision."""
+    return engine.init(params, deal(params, n))
+
+
 def engine_state(params: Params, layout, codes=None) -> engine.State:
     """The engine's State for one game on a hand-drawn table, built from the documented encodings only.
-    `codes` (per board, six ints by slot) overrides the letters."""
-    state = engine.init(params, 1)
+    `codes` (per board, six ints by slot) overrides the letters. Its turn is begun by engine_turn."""
+    state = start(params)
     slots = np.full_like(state.slots, EMPTY)
     cell = np.full_like(state.cell, -1)
     rot = np.zeros_like(state.rot)
@@ -160,10 +176,23 @@ class Answers:
         return self.answer(obs)
 
 
+def seated(params: Params, player) -> Table:
+    """A table for a batch of one with `player` in every seat: its choose asks `player` and checks the answers
+    as in every game."""
+    names = np.array([[player.name] * params.players])
+    return Table(replace(kaleido.players, make=lambda name, **_: player), params, names, None)
+
+
 def engine_turn(params: Params, state: engine.State, player) -> tuple[engine.State, list]:
-    decisions: list = []
-    seats = [[(slice(None), player)] for _ in range(params.players)]
-    state = engine.play_turn(params, engine.geometry(params), state, seats, np.random.default_rng(0), decisions)
+    """Turn `state.turn` of a batch of one, begun afresh on the table `state` holds, with `player` in every
+    seat; the batch after it (at the next turn's first decision, or over), and the decisions asked (kind,
+    phase)."""
+    table, decisions, turn = seated(params, player), [], state.turn
+    state = engine.begin_turn(params, state)
+    while not engine.terminal(state) and state.turn == turn:
+        decision = engine.decision(params, state)
+        decisions.append((decision.kind, decision.observation.phase))
+        state = engine.step(params, state, table.choose(decision, np.random.default_rng(0)))
     return state, decisions
 
 
@@ -188,9 +217,16 @@ def test_conventions_and_set_up_follow_the_rulebook() -> None:
         assert game.whites == game.stock == [each] * players
         assert game.midgame == game.endgame == [0] * colours
         assert not game.over and game.turn == 0
-        assert_same(engine.init(params, 1), game)
-        state = engine.init(params, 3)
+        assert_same(start(params), game)
+        state = start(params, 3)
         assert state.placed.sum(axis=1).tolist() == [2, 2, 2] and not state.done.any()
+        # Kaleido deals nothing at random: a deal only sizes the batch and draws nothing.
+        rng = np.random.default_rng(5)
+        assert len(rules.deal(params, rng, 7).game) == 7 and rng.random() == np.random.default_rng(5).random()
+        # The first decision: the start player's extra action before the tile, in every game.
+        assert (state.phase, state.turn) == ("before", 0)
+        first = engine.decision(params, state)
+        assert (first.kind, first.seat, first.asked.tolist()) == ("extra", 0, [True] * 3)
 
 
 def test_engine_cell_encoding_is_the_documented_one() -> None:
@@ -412,14 +448,14 @@ def test_boards_must_share_a_side_with_the_table() -> None:
     params = Params(players=3)
     game = reference.new_game(params)
     assert set(game.board_spots()) == START_SPOTS
-    assert spots_of(params, engine.init(params, 1)) == START_SPOTS
+    assert spots_of(params, start(params)) == START_SPOTS
     options = reference.extra_options(game, "before")
     assert {(q, r) for kind, q, r in filter(None, options) if kind == "board"} == START_SPOTS
     script = Script(extras=[("board", 2, 0)], tiles=[(0, 0)])
     reference.play_turn(game, script)
     after = START_SPOTS - {(2, 0)} | {(3, 0), (3, -1), (2, 1)}
     assert set(game.board_spots()) == after
-    state, _ = engine_turn(params, engine.init(params, 1), Answers(before=[board_at(params, 2, 0)], tile=[0]))
+    state, _ = engine_turn(params, start(params), Answers(before=[board_at(params, 2, 0)], tile=[0]))
     assert spots_of(params, state) == after
     assert_same(state, game)
 
@@ -487,20 +523,26 @@ def test_a_tile_every_turn_and_one_extra_action_before_or_after() -> None:
     assert (game.boards_placed, game.whites_used, game.turns_played) == ([0, 1, 1], [1, 0, 0], [1, 1, 1])
     assert game.turn == 3
     assert game.events == [
+        {"type": "turn", "turn": 0, "seat": 0, "color": "red"},
         {"type": "tile", "seat": 0, "color": "white", "board": 0, "slot": 0, "white": True},
         {"type": "tile", "seat": 0, "color": "red", "board": 0, "slot": 1, "white": False},
+        {"type": "turn", "turn": 1, "seat": 1, "color": "yellow"},
         {"type": "tile", "seat": 1, "color": "yellow", "board": 1, "slot": 0, "white": False},
         {"type": "board", "seat": 1, "board": 2, "q": 2, "r": 0},
+        {"type": "turn", "turn": 2, "seat": 2, "color": "green"},
         {"type": "board", "seat": 2, "board": 3, "q": -1, "r": 0},
         {"type": "tile", "seat": 2, "color": "green", "board": 3, "slot": 5, "white": False},
     ]
 
     player = Answers(before=[white(params, 0, 0), 0, board_at(params, -1, 0)], tile=[1, 6, 23],
                      after=[board_at(params, 2, 0)])
-    state = engine.init(params, 1)
+    state = start(params)
+    kinds = []
     for _ in range(3):
-        state, _ = engine_turn(params, state, player)
+        state, decisions = engine_turn(params, state, player)
+        kinds += [kind for kind, _ in decisions]
     assert player.asked == ["before", "tile", "before", "tile", "after", "before", "tile"]
+    assert kinds == ["extra", "tile", "extra", "tile", "extra", "extra", "tile"]
     assert_same(state, game)
     assert state.turn == 3
 
@@ -542,8 +584,8 @@ def test_when_every_hole_is_full_the_mover_must_place_a_board_first() -> None:
     assert game.stock == [1, 2, 2] and game.tiles == [11, 12, 12]
 
     player = Answers(forced=[board_at(params, 0, 1)], tile=[15])
-    state, _ = engine_turn(params, engine_state(params, FULL), player)
-    assert player.asked == ["forced", "tile"]
+    state, decisions = engine_turn(params, engine_state(params, FULL), player)
+    assert player.asked == ["forced", "tile"] and decisions == [("extra", "forced"), ("tile", "tile")]
     forced = player.legal[0]
     assert not forced[0] and not forced[1 : 1 + 6 * params.boards].any()
     assert {int(c) - 1 - 6 * params.boards for c in np.flatnonzero(forced)} == \
@@ -563,7 +605,10 @@ def test_with_every_hole_full_and_no_board_the_turn_is_skipped() -> None:
     state, decisions = engine_turn(params, state, Answers())
     assert decisions == [] and state.turn == 1
     assert not state.done[0] and not state.stalled[0]
+    assert state.skips.tolist() == [[1, 0, 0]] and state.passes.tolist() == [[0, 0, 0]]
+    assert game.events == [{"type": "turn", "turn": 0, "seat": 0, "color": "red"}, {"type": "skip", "seat": 0}]
     assert_same(state, game)
+    assert state.phase == "forced"  # the engine goes on to yellow's turn, the next that asks anything
     # Yellow, with boards, must now place one.
     assert reference.extra_options(game, "forced")[0][0] == "board"
 
@@ -576,9 +621,11 @@ def test_a_player_out_of_tiles_passes() -> None:
     reference.play_turn(game, script)
     assert script.asked == [] and game.turn == 1 and not game.over
     assert game.turns_played == [0, 0, 0] and game.tiles == [0, 5, 5]
-    state = replace(engine.init(params, 1), tiles=np.array([[0, 5, 5]], np.int8))
+    state = replace(start(params), tiles=np.array([[0, 5, 5]], np.int8))
     state, decisions = engine_turn(params, state, Answers())
     assert decisions == [] and not state.done[0] and state.turn == 1
+    assert state.passes.tolist() == [[1, 0, 0]] and state.skips.tolist() == [[0, 0, 0]]
+    assert game.events == [{"type": "turn", "turn": 0, "seat": 0, "color": "red"}, {"type": "pass", "seat": 0}]
     assert_same(state, game)
 
 
@@ -587,16 +634,17 @@ def test_the_game_ends_when_every_coloured_tile_is_placed() -> None:
     game = reference.new_game(params)
     game.tiles = [1, 1, 1]
     script = Script(extras=[None] * 6, tiles=[(0, 0), (0, 1), (1, 0)])
-    result = reference.play(game, script)
+    result = reference.play_out(game, script)
     assert game.over and game.turn == 3 and not game.stalled
     assert game.whites == [2, 2, 2]  # white tiles left over change nothing
     assert result.scores == [0, 0, 0] and result.winners == [0, 1, 2] and result.wins == pytest.approx([1 / 3] * 3)
-    state = replace(engine.init(params, 1), tiles=np.array([[1, 1, 1]], np.int8))
+    state = replace(start(params), tiles=np.array([[1, 1, 1]], np.int8))
     player = Answers(before=[0] * 3, tile=[0, 1, 6], after=[0] * 3)
     for _ in range(3):
         assert not state.done[0]
         state, _ = engine_turn(params, state, player)
     assert state.done[0] and not state.stalled[0]
+    assert engine.terminal(state) and state.turn_kind.tolist() == [engine.OVER]
     assert_same(state, game)
 
 
@@ -628,8 +676,9 @@ def test_two_boards_filled_in_one_turn_both_score_and_may_both_be_turned(order: 
     assert sum(sum(s["points"].values()) for s in scores) == sum(expected)
 
     player = Answers(**engine_answers, rotate=[3, 5])
-    state, _ = engine_turn(params, engine_state(params, layout), player)
+    state, decisions = engine_turn(params, engine_state(params, layout), player)
     assert player.asked == [*asked, ("rotate", 0), ("rotate", 1)]
+    assert decisions == [("extra" if p in engine.EXTRA else p, p) for p in [*asked, "rotate", "rotate"]]
     assert_same(state, game)
 
 
@@ -653,7 +702,7 @@ def test_two_player_variant_alternates_colours_and_scores_by_colour() -> None:
     # Player A (red + green) 9, player B (yellow + blue) 2.
     layout = [(0, 0, 0, "RGYBW."), (1, 0, 0, "......")]
     game = position(params, layout, tiles=[1, 0, 0, 0])
-    result = reference.play(game, Script(extras=[None, None], tiles=[(0, 5)], rotations=[0]))
+    result = reference.play_out(game, Script(extras=[None, None], tiles=[(0, 5)], rotations=[0]))
     assert game.midgame == [8, 1, 1, 1]
     assert result.colour_points == [8, 1, 1, 1]
     assert (result.scores, result.ranks, result.winners, result.wins) == ([9, 2], [1, 2], [0], [1.0, 0.0])
@@ -683,8 +732,8 @@ def test_two_player_engine_alternates_colours_and_sums_them() -> None:
             return self.inner.rotate(obs, rng)
 
     lineups = np.array([["greedy", "random"], ["random", "rotator"]] * 10)
-    record = engine.play(params, 20, lineups, np.random.default_rng(3),
-                         lambda name, **kw: Watch(make_player(name, **kw)))
+    record = play_batch("kaleido", params, deal(params, 20), lineups, np.random.default_rng(3),
+                        lambda name, **kw: Watch(make_player(name, **kw)))
     assert {turn for _, turn, _, _ in turns} >= set(range(44))
     assert all(seat == turn % 2 and colour % 2 == seat for _, turn, colour, seat in turns)
     # "They cannot put 2 tiles of the same color successively": each player's own tiles alternate colours,
@@ -693,8 +742,9 @@ def test_two_player_engine_alternates_colours_and_sums_them() -> None:
         for seat in (0, 1):
             placed = [colour for game, _, colour, s in turns if game == g and s == seat]
             assert placed == [seat + 2 * (i % 2) for i in range(len(placed))], (g, seat)
-    points = record.colour_points
-    assert np.array_equal(record.scores, np.stack([points[:, 0] + points[:, 2], points[:, 1] + points[:, 3]], 1))
+    points = record.state.midgame + record.state.endgame
+    assert np.array_equal(record.outcome.scores,
+                          np.stack([points[:, 0] + points[:, 2], points[:, 1] + points[:, 3]], 1))
     finished = ~record.state.stalled
     assert finished.sum() >= 10
     assert (record.state.tiles[finished] == 0).all() and (record.state.turns_played[finished] == 22).all()
@@ -711,16 +761,18 @@ def test_a_hand_built_stall_ends_the_game_and_is_scored() -> None:
     # Every hole is full; red and yellow still hold tiles but no boards; green has boards but no tiles.
     game = position(params, STALL, tiles=[3, 2, 0], stock=[0, 0, 2])
     script = Script()
-    result = reference.play(game, script)
+    result = reference.play_out(game, script)
     assert game.stalled and game.over and script.asked == []
     assert game.tiles == [3, 2, 0]
     assert game.endgame == [8, 4, 0] and result.scores == [8, 4, 0] and result.winners == [0]
+    assert game.events == [{"type": "turn", "turn": 0, "seat": 0, "color": "red"}, {"type": "stall", "seat": 0}]
     state = replace(engine_state(params, STALL), tiles=np.array([[3, 2, 0]], np.int8),
                     stock=np.array([[0, 0, 2]], np.int8))
     state, decisions = engine_turn(params, state, Answers())
     assert decisions == [] and state.done[0] and state.stalled[0]
-    state = engine.endgame_scoring(params, state, engine.geometry(params))
+    assert engine.terminal(state)  # the engine scores the end-game hexagons as the batch ends
     assert state.endgame[0].tolist() == [8, 4, 0]
+    assert engine.outcome(params, state).scores.tolist() == [[8, 4, 0]]
 
 
 def test_no_stall_while_someone_with_tiles_holds_a_board() -> None:
@@ -732,6 +784,7 @@ def test_no_stall_while_someone_with_tiles_holds_a_board() -> None:
                     stock=np.array([[0, 1, 2]], np.int8))
     state, _ = engine_turn(params, state, Answers())
     assert not state.done[0] and not state.stalled[0]
+    assert state.skips.tolist() == [[1, 0, 0]] and (state.phase, state.turn) == ("forced", 1)
 
 
 def test_stalls_found_by_play_are_flagged_ended_and_scored() -> None:
@@ -741,15 +794,16 @@ def test_stalls_found_by_play_are_flagged_ended_and_scored() -> None:
     assert all(None not in board["slots"] for board in record["boards"])  # every hole full
     tiles = sum(not e["white"] for e in record["events"] if e["type"] == "tile")
     assert tiles < 3 * params.tiles  # coloured tiles were left over
-    assert "The game stalls" in kaleido.narrate(record)
-    played = engine.play(params, 1, np.array([["hoarder"] * 3]), np.random.default_rng(seed), make_player)
+    assert "The game stalls" in kaleido.rules.narrate(record)
+    assert record["events"][-1]["type"] == "stall" and record["events"][-2]["type"] == "turn"
+    played = play_batch("kaleido", params, deal(params, 1), np.array([["hoarder"] * 3]), np.random.default_rng(seed))
     assert played.state.stalled[0] and played.state.done[0]
-    assert played.scores[0].tolist() == record["scores"]
+    assert played.outcome.scores[0].tolist() == record["scores"]
     assert played.state.endgame[0].sum() == sum(sum(h["points"].values()) for h in record["endgame"])
 
     lineups = np.array([["hoarder", "hoarder", "greedy"]] * 40)
     out = kaleido.simulate(params, lineups, np.arange(40), np.random.SeedSequence(0), np.random.SeedSequence(5))
-    direct = engine.play(params, 40, lineups, np.random.default_rng(np.random.SeedSequence(5)), make_player)
+    direct = play_batch("kaleido", params, deal(params, 40), lineups, np.random.default_rng(np.random.SeedSequence(5)))
     stalled = out["stalled"].reshape(40, 3)
     assert (stalled == stalled[:, :1]).all()
     assert np.array_equal(stalled[:, 0], direct.state.stalled)
@@ -786,18 +840,64 @@ def rulebook_points(fills_: list, colours: int, params: Params) -> list[int]:
 
 
 def audit(record: dict) -> dict:
-    """Re-play a trace's events on a fresh table and re-score it, by drawing: nothing from atelier's engines."""
+    """Re-play a trace's events on a fresh table and re-score it, by drawing: nothing from atelier's engines.
+    Turns are audited against the rulebook too: seats in order, one own tile and at most one extra action per
+    turn, and a pass, skip or stall only where the rules call for one."""
     params = Params(**record["params"])
+    players = params.players
     names = [*rules.COLORS[: params.colours], "white"]
     boards = {0: [0, 0, 0, [None] * 6], 1: [1, 0, 0, [None] * 6]}  # id -> q, r, rot, slots
     midgame = [0] * params.colours
     pending: set[int] = set()  # full, not yet scored
     turnable: set[int] = set()  # scored just now: the mover may turn them
-    for event in record["events"]:
+    tiles_left = dict.fromkeys(names[:-1], params.tiles)
+    stock, placed = [params.boards_each] * players, [0] * players  # boards left; own tiles placed, per seat
+    turn: dict = {}  # the turn in progress: its event, tiles, extra actions, and whether it began with no hole
+    events = record["events"]
+
+    def close(turn: dict) -> None:
+        if turn and turn["plays"]:
+            assert turn["tiles"] == 1 and turn["extras"] <= 1, turn
+
+    for at, event in enumerate(events):
         kind = event["type"]
+        full = all(None not in board[3] for board in boards.values())
+        if kind == "turn":
+            close(turn)
+            number, seat = event["turn"], event["seat"]
+            assert number == (turn["event"]["turn"] + 1 if turn else 0) and seat == number % players
+            own = [c for c in names[:-1] if names.index(c) % players == seat]  # 2 players: two colours, alternating
+            assert event["color"] == own[placed[seat] % len(own)]
+            turn = {"event": event, "tiles": 0, "extras": 0, "plays": True, "full": full}
+            turnable.clear()  # the right to turn a board is never carried over to later turns
+            continue
+        assert turn, "every event belongs to a turn"
+        seat, colour = turn["event"]["seat"], turn["event"]["color"]
+        if kind in ("pass", "skip", "stall"):
+            assert event["seat"] == seat and (turn["tiles"], turn["extras"]) == (0, 0)
+            turn["plays"] = False
+            if kind == "pass":
+                assert tiles_left[colour] == 0  # "a player who has run out of tiles must pass"
+            else:
+                assert tiles_left[colour] > 0 and full and stock[seat] == 0  # every hole full, no board
+            if kind == "stall":  # nobody who still has tiles holds a board: the game ends here
+                assert all(stock[names.index(c) % players] == 0 for c, n in tiles_left.items() if n > 0)
+                assert at == len(events) - 1 and record["stalled"]
+            continue
         if kind in ("board", "tile"):
+            assert event["seat"] == seat
             turnable.clear()
+            if kind == "board" or event["white"]:
+                turn["extras"] += 1
+            else:
+                assert event["color"] == colour
+                assert turn["extras"] == 1 or not turn["full"]  # every hole full: a board before the tile
+                turn["tiles"] += 1
+                tiles_left[colour] -= 1
+                placed[seat] += 1
         if kind == "board":
+            stock[seat] -= 1
+            assert stock[seat] >= 0
             assert event["board"] == len(boards)
             assert any((event["q"] - q, event["r"] - r) in HAND_DIRECTIONS for q, r, _, _ in boards.values())
             assert all((event["q"], event["r"]) != (q, r) for q, r, _, _ in boards.values())
@@ -815,10 +915,15 @@ def audit(record: dict) -> dict:
             points = rulebook_points(codes, params.colours, params)
             assert event["points"] == {names[c]: p for c, p in enumerate(points) if p}
             midgame = [m + p for m, p in zip(midgame, points)]
-        else:
+        elif kind == "rotate":
             assert event["board"] in turnable
             boards[event["board"]][2] = (boards[event["board"]][2] + event["steps"]) % 6
+        else:
+            raise AssertionError(f"unknown event {event}")
+    close(turn)
     assert not pending
+    assert record["stalled"] == (events[-1]["type"] == "stall")
+    assert record["stalled"] or not any(tiles_left.values())  # the game ends when every coloured tile is placed
     ids = sorted(boards)
     cells = [tuple(boards[b][:2]) for b in ids]
     endgame, hexagons = [0] * params.colours, []
@@ -858,12 +963,14 @@ def test_trace_is_json_ready_and_survives_an_independent_audit(players, strategi
     colours = list(rules.COLORS[: params.colours])
     assert record["colors"] == [colours[s :: players] for s in range(players)]
     fields = {"tile": {"type", "seat", "color", "board", "slot", "white"}, "board": {"type", "seat", "board", "q", "r"},
-              "score": {"type", "board", "points"}, "rotate": {"type", "board", "steps"}}
+              "score": {"type", "board", "points"}, "rotate": {"type", "board", "steps"},
+              "turn": {"type", "turn", "seat", "color"}, "pass": {"type", "seat"}, "skip": {"type", "seat"},
+              "stall": {"type", "seat"}}
     kinds = set()
     for event in record["events"]:
         assert set(event) == fields[event["type"]]
         kinds.add(event["type"])
-        if event["type"] in ("tile", "board"):
+        if "seat" in event:
             assert 0 <= event["seat"] < players
         if event["type"] == "tile":
             if event["white"]:
@@ -872,7 +979,8 @@ def test_trace_is_json_ready_and_survives_an_independent_audit(players, strategi
                 assert event["color"] in colours and event["seat"] == colours.index(event["color"]) % players
         if event["type"] == "rotate":
             assert 1 <= event["steps"] <= 5
-    assert {"tile", "board", "score"} <= kinds
+    assert {"turn", "tile", "board", "score"} <= kinds
+    assert record["events"][0] == {"type": "turn", "turn": 0, "seat": 0, "color": colours[0]}
     checked = audit(record)
     assert checked["boards"] == record["boards"]
     assert checked["hexagons"] == sorted(((h["boards"], h["points"]) for h in record["endgame"]), key=str)
@@ -880,11 +988,12 @@ def test_trace_is_json_ready_and_survives_an_independent_audit(players, strategi
     assert checked["winners"] == record["winners"]
     colored = sum(not e["white"] for e in record["events"] if e["type"] == "tile")
     assert colored == params.colours * params.tiles or record["stalled"]
+    assert kaleido.rules.replay(record) == record["scores"]
 
 
 def test_narrate_tells_the_game_and_the_winners() -> None:
     record = kaleido.trace(Params(players=4), ["greedy", "random", "rotator", "hoarder"], 6)
-    text = kaleido.narrate(record)
+    text = kaleido.rules.narrate(record)
     assert text.startswith("Kaleido, 4 players, seed 6")
     assert "Winner(s): " + ", ".join(f"seat {s}" for s in record["winners"]) in text
     assert "Scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(record["scores"])) in text
@@ -895,6 +1004,99 @@ def test_narrate_tells_the_game_and_the_winners() -> None:
     assert text.count(" puts a ") == len(tiles)
     for seat, strategy in enumerate(record["strategies"]):
         assert f"seat {seat} ({strategy}) plays" in text
+    # Every turn is told, with what ends it early: a pass or a skip.
+    turns = [e for e in record["events"] if e["type"] == "turn"]
+    assert [line for line in text.splitlines() if line.startswith("Turn ")] == \
+        [f"Turn {e['turn'] + 1}: seat {e['seat']} ({record['strategies'][e['seat']]}), {e['color']}" for e in turns]
+    kinds = [e["type"] for e in record["events"]]
+    assert text.count(" is out of tiles and passes") == kinds.count("pass")
+    assert text.count(": the turn is skipped") == kinds.count("skip")
+
+
+TURN_CASES = [
+    (2, ["rotator", "hoarder"], 0),  # no pass, skip or stall
+    (3, ["hoarder"] * 3, 1),  # passes, a skip and a stall
+    (3, ["rotator", "hoarder", "random"], 1),
+    (4, ["random", "rotator", "greedy", "hoarder"], 4),
+    (5, ["majority", "random", "rotator", "hoarder", "greedy"], 0),
+    (5, ["greedy"] * 5, 1),
+]
+
+
+@pytest.mark.parametrize(("players", "strategies", "seed"), TURN_CASES)
+def test_trace_turn_events_are_where_the_engine_counts_them(players, strategies, seed) -> None:
+    """Every turn of a trace starts with a `turn` event, and its passes, skips and stall are the ones the batched
+    engine counts when it plays the same game (the same seed)."""
+    params = Params(players=players)
+    events = kaleido.trace(params, strategies, seed)["events"]
+    table, decided = Table(kaleido.players, params, np.array([strategies]), None), set()
+
+    def choose(decision, rng):
+        decided.add(decision.observation.turn)  # the turns in which the engine asked the mover anything
+        return table.choose(decision, rng)
+
+    state = play(engine, params, deal(params, 1), choose, np.random.default_rng(seed))
+    assert events[0]["type"] == "turn"
+    turns = [e for e in events if e["type"] == "turn"]
+    assert [(e["turn"], e["seat"]) for e in turns] == [(t, t % players) for t in range(state.turn)]
+    # Each turn's events run from its `turn` event to the next one: a pass, skip or stall ends a turn at once.
+    starts = [i for i, e in enumerate(events) if e["type"] == "turn"] + [len(events)]
+    kinds = {t: [e["type"] for e in events[a + 1 : b]] for t, (a, b) in enumerate(itertools.pairwise(starts))}
+    quiet = {t for t, inside in kinds.items() if inside and inside[0] in ("pass", "skip", "stall")}
+    assert all(len(kinds[t]) == 1 for t in quiet)
+    assert quiet == set(range(state.turn)) - decided  # the engine asked nothing in exactly those turns
+    for seat in range(players):
+        of_seat = [kinds[e["turn"]][0] for e in turns if e["seat"] == seat]
+        assert of_seat.count("pass") == state.passes[0, seat]
+        assert of_seat.count("skip") == state.skips[0, seat]
+        assert len(of_seat) - of_seat.count("pass") - of_seat.count("skip") - of_seat.count("stall") == \
+            state.turns_played[0, seat]
+    stall = [e for e in events if e["type"] == "stall"]
+    assert len(stall) == state.stalled[0]
+    assert not stall or (events[-1] == stall[0] and stall[0]["seat"] == (state.turn - 1) % players)
+
+
+def as_list(column) -> list:
+    return column.to_list() if hasattr(column, "to_list") else np.asarray(column).tolist()
+
+
+def same_state(a: engine.State, b: engine.State) -> bool:
+    return all(np.array_equal(getattr(a, f), getattr(b, f)) if isinstance(getattr(a, f), np.ndarray)
+               else getattr(a, f) == getattr(b, f) for f in engine.State.__dataclass_fields__)
+
+
+@pytest.mark.parametrize("phase", ["forced", "before", "tile", "after", "rotate"])
+def test_a_state_copied_mid_game_plays_on_to_the_same_game(phase: str) -> None:
+    params = Params(players=3)
+    lineups = np.random.default_rng(11).choice(sorted(STRATEGIES), size=(40, 3))
+    played = play_batch("kaleido", params, deal(params, 40), lineups, np.random.default_rng(11))
+    choices = [choice for _, _, choice in played.choices]
+    # The same game once more from the start with the recorded choices, up to the batch's first `phase` after
+    # the first third of its decisions.
+    state = engine.init(params, deal(params, 40))
+    at = 0
+    while at < len(choices) // 3 or state.phase != phase:
+        state = engine.step(params, state, choices[at])
+        at += 1
+    assert state.phase == phase and 0 < state.turn and not state.done.all()
+    copied, kept = copy.deepcopy(state), copy.deepcopy(state)
+
+    def finish(state: engine.State) -> engine.State:
+        for choice in choices[at:]:
+            assert not engine.terminal(state)
+            state = engine.step(params, state, choice)
+        assert engine.terminal(state)
+        return state
+
+    first, second = finish(state), finish(copied)
+    assert same_state(state, kept) and same_state(copied, kept)  # step never changes its argument
+    for end in (first, second):
+        assert same_state(end, played.state)
+        out = engine.outcome(params, end)
+        for name in ("scores", "rank", "win"):
+            assert np.array_equal(getattr(out, name), getattr(played.outcome, name)), name
+        for name, column in out.columns.items():
+            assert as_list(column) == as_list(played.outcome.columns[name]), name
 
 
 # ---------------------------------------------------------------------------------------------- simulate
@@ -917,9 +1119,13 @@ def test_simulate_returns_one_row_per_game_and_seat() -> None:
     assert (out["turns"].reshape(12, 2)[stalled] < 22).any(axis=1).all()
     assert ((out["boards_placed"] >= 0) & (out["boards_placed"] <= 4)).all()
     assert ((out["whites_used"] >= 0) & (out["whites_used"] <= 4)).all()
-    record = engine.play(params, 12, lineups, np.random.default_rng(np.random.SeedSequence(2)), make_player)
-    assert np.array_equal(out["score"].reshape(12, 2), record.scores)
-    assert np.array_equal(out["rank"].reshape(12, 2), record.rank)
+    record = play_batch("kaleido", params, deal(params, 12), lineups, np.random.default_rng(np.random.SeedSequence(2)))
+    assert np.array_equal(out["score"].reshape(12, 2), record.outcome.scores)
+    assert np.array_equal(out["rank"].reshape(12, 2), record.outcome.rank)
+    assert {name: out[name].dtype for name in kaleido.rules.columns if name not in ("board_q", "board_r")} == \
+        {"midgame_points": np.int32, "endgame_points": np.int32, "boards_placed": np.int8, "whites_used": np.int8,
+         "turns": np.int8, "stalled": np.bool_}
+    assert out["board_q"].dtype == out["board_r"].dtype == kaleido.rules.columns["board_q"]
     # board_q, board_r: where each seat's boards went, in the order placed (board ids rise as boards go down).
     geo = engine.geometry(params)
     for row, (q_list, r_list) in enumerate(zip(out["board_q"].to_list(), out["board_r"].to_list())):
@@ -950,23 +1156,24 @@ def test_points_beyond_int16_score_exactly_in_both_engines() -> None:
 
 
 def test_strategy_names() -> None:
-    assert set(STRATEGIES) == set(kaleido.STRATEGIES) == {"random", "greedy", "majority", "rotator", "hoarder"}
-    assert kaleido.BENCH_STRATEGY in STRATEGIES
+    assert set(STRATEGIES) == set(kaleido.players.strategies) == {"random", "greedy", "majority", "rotator",
+                                                                   "hoarder"}
+    assert kaleido.players.bench in STRATEGIES
     for name in STRATEGIES:
         kaleido.check_strategy(name)
-        assert make_player(name, seat=0, idx=slice(None), params=Params()).name == name
+        assert make_player(name, seat=0, params=Params(), games=slice(None), secret=None).name == name
     with pytest.raises(AtelierError, match="unknown Kaleido strategy 'psychic'; known: random, greedy"):
         kaleido.check_strategy("psychic")
     with pytest.raises(AtelierError, match="psychic"):
-        engine.play(Params(), 2, np.array([["greedy", "psychic", "random"]] * 2), np.random.default_rng(0),
-                    make_player)
+        play_batch("kaleido", Params(), deal(Params(), 2), np.array([["greedy", "psychic", "random"]] * 2),
+                   np.random.default_rng(0))
 
 
 class Crooked:
     """Plays the first legal option, except `bad(n)` for the phase it cheats in."""
 
     def __init__(self, name: str, idx, phase: str, bad):
-        self.name, self.idx, self.phase, self.bad = name, idx, phase, bad
+        self.name, self.idx, self.phase, self.bad = name, idx, phase, bad  # idx: its games
 
     def answer(self, obs):
         legal = obs.legal[self.idx]
@@ -1015,31 +1222,37 @@ def crooked_choice(value):
 @pytest.mark.parametrize("case", list(ILLEGAL))
 def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> None:
     layout, supplies, phase, value, detail = ILLEGAL[case]
-
-    def factory(name, *, seat, idx, params):
-        return Crooked(name, idx, phase, crooked_choice(value))
+    crooked = Crooked("crooked", slice(None), phase, crooked_choice(value))
+    kind = "extra" if phase in engine.EXTRA else phase  # the error names the decision's kind
 
     game = position(P3, layout, **supplies)
     state = replace(engine_state(P3, layout), **{k: np.array([v], np.int8) for k, v in supplies.items()})
     with pytest.raises(IllegalMove) as err:
-        engine_turn(P3, state, factory("crooked", seat=0, idx=slice(None), params=P3))
+        engine_turn(P3, state, crooked)
     assert err.value.strategy == "crooked" and detail in str(err.value)
-    assert phase in str(err.value)
-    decider = reference.StrategyDecider(game, ["crooked"] * 3, np.random.default_rng(0), factory)
+    assert f"{kind} choice" in str(err.value)
+    decider = reference.Chooser(seated(P3, crooked).choose, np.random.default_rng(0))
     with pytest.raises(IllegalMove, match="strategy 'crooked'") as err:
         reference.play_turn(game, decider)
-    assert detail in str(err.value)
+    assert detail in str(err.value) and f"{kind} choice" in str(err.value)
+
+
+def test_the_reference_refuses_an_illegal_choice_from_an_unchecked_choose() -> None:
+    game = position(P3, [(0, 0, 0, "R....."), (1, 0, 0, "......")])
+    with pytest.raises(IllegalMove, match="tile choice 0 at turn 0 is not allowed"):
+        reference.play_turn(game, reference.Chooser(lambda decision, rng: np.zeros(1, np.intp),
+                                                    np.random.default_rng(0)))
 
 
 def test_a_cheat_in_some_games_of_a_batch_is_caught_and_named() -> None:
-    def factory(name, *, seat, idx, params):
+    def factory(name, *, seat, params, games, secret):
         if name == "crooked":  # always hole 0: fine the first time at most, then taken
-            return Crooked(name, idx, "tile", crooked_choice(0))
-        return make_player(name, seat=seat, idx=idx, params=params)
+            return Crooked(name, games, "tile", crooked_choice(0))
+        return make_player(name, seat=seat, params=params, games=games, secret=secret)
 
     lineups = np.array([["greedy", "crooked", "random"]] * 4 + [["greedy", "random", "majority"]] * 4)
     with pytest.raises(IllegalMove, match="strategy 'crooked'") as err:
-        engine.play(P3, 8, lineups, np.random.default_rng(0), factory)
+        play_batch("kaleido", P3, deal(P3, 8), lineups, np.random.default_rng(0), factory)
     assert err.value.strategy == "crooked"
 
 
@@ -1055,25 +1268,26 @@ def test_greedy_beats_random(players: int, games: int) -> None:
     # Greedy's edge is smallest with 3 players (about 0.13 of a win above 1/3), hence the larger sample there.
     params = Params(players=players)
     lineups, seat = lineups_with("greedy", "random", games, players)
-    record = engine.play(params, games, lineups, np.random.default_rng(40 + players), make_player)
-    share = record.win[np.arange(games), seat]
+    record = play_batch("kaleido", params, deal(params, games), lineups, np.random.default_rng(40 + players))
+    share = record.outcome.win[np.arange(games), seat]
     # 4 standard errors above the fair share 1/P is far beyond chance.
     assert share.mean() - 4 * share.std(ddof=1) / np.sqrt(games) > 1 / players
-    assert np.allclose(record.win.sum(axis=1), 1)
+    assert np.allclose(record.outcome.win.sum(axis=1), 1)
 
 
 def test_rotator_turns_boards_to_its_endgame_advantage() -> None:
     games, players = 300, 3
     params = Params(players=players)
     lineups, seat = lineups_with("rotator", "greedy", games, players)
-    record = engine.play(params, games, lineups, np.random.default_rng(8), make_player)
+    record = play_batch("kaleido", params, deal(params, games), lineups, np.random.default_rng(8))
     endgame = record.state.endgame.astype(float)
     hero = endgame[np.arange(games), seat]
     others = (endgame.sum(axis=1) - hero) / (players - 1)
     gain = hero - others
     assert gain.mean() - 4 * gain.std(ddof=1) / np.sqrt(games) > 0
     # Greedy never turns a board; with greedy everywhere seats end up level on end-game points.
-    level = engine.play(params, games, np.full((games, players), "greedy"), np.random.default_rng(8), make_player)
+    level = play_batch("kaleido", params, deal(params, games), np.full((games, players), "greedy"),
+                       np.random.default_rng(8))
     base = level.state.endgame.astype(float)
     gap = base[np.arange(games), seat] - (base.sum(axis=1) - base[np.arange(games), seat]) / (players - 1)
     assert gain.mean() - gap.mean() > 4 * np.sqrt(gain.var(ddof=1) / games + gap.var(ddof=1) / games)

@@ -1,11 +1,12 @@
 """Kaleido: the batched engine replayed decision by decision through the scalar reference, the trace against
 the engine, and batch = singles.
 
-The engine plays batches with mixed lineups drawn per game and seat from every strategy. A thin wrapper
-around each strategy logs the legal mask the engine built for every decision. Each game is then replayed
-through reference.play with a decider that hands back the engine's recorded choices; at every decision the
-reference's own legal options (derived rule by rule) must equal the engine's mask, and at the end the table,
-supplies, points, scores, ranks, win shares and the stalled flag must match.
+The engine plays batches with mixed lineups drawn per game and seat from every strategy. A wrapper around
+`choose` logs every decision the engine asks (its phase, the games asked and their legal masks) and the
+choices made. Each game is then replayed through the reference with a decider that hands back the engine's
+recorded choices; at every decision the reference's own legal options (derived rule by rule) must equal the
+engine's mask, and at the end the table, supplies, points, scores, ranks, win shares and the stalled flag
+must match. At every decision the reference also shows the strategies the very State the engine showed them.
 
 Encodings (the engine's module docstring): hole h = 6 * board + slot; extra action 0 none, 1 + h a white
 tile in hole h, 1 + H + c a board on cell c = (q + R) * (2R + 1) + (r + R), R = params.boards + 1.
@@ -17,12 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from playback import play_batch
 
-import sim.kaleido.api as kaleido
+from sim.game import Outcome, play
 from sim.kaleido import engine, reference, rules
-from strategies.kaleido import STRATEGIES, make_player
+from sim.registry import get_game
+from strategies.common import Table
+from strategies.kaleido import STRATEGIES
 
 ALL_STRATEGIES = np.array(sorted(STRATEGIES))
+kaleido = get_game("kaleido")
 
 
 def decode_extra(params: rules.Params, code: int):
@@ -44,8 +49,9 @@ def decode_cell(params: rules.Params, cell: int) -> tuple[int, int]:
 
 @dataclass
 class Entry:
-    """What the engine showed for one decision: the games asked and their legal masks (bit-packed)."""
+    """One decision the engine asked: the games asked, their legal masks (bit-packed) and the choices."""
 
+    kind: str
     phase: str
     turn: int
     colour: np.ndarray  # (B,) the colour each game's mover places
@@ -54,6 +60,8 @@ class Entry:
     rows: np.ndarray  # games asked, ascending
     legal: np.ndarray  # (len(rows), ceil(width / 8)) packed legal masks of those games
     width: int
+    choice: np.ndarray  # (B,) the choices made (0 where not asked)
+    asked: np.ndarray  # (B,) bool
 
     def options(self, game: int) -> set[int]:
         at = int(np.searchsorted(self.rows, game))
@@ -61,59 +69,46 @@ class Entry:
         return set(np.flatnonzero(np.unpackbits(self.legal[at])[: self.width]).tolist())
 
 
-class Log:
-    def __init__(self):
-        self.entries: list[Entry] = []
-        self.last = None  # the Observation logged last (every strategy group of a seat sees the same one)
+@dataclass
+class Record:
+    """A batch played by the engine: every decision, the final state and the outcome."""
 
-    def note(self, obs) -> None:
-        if obs is self.last:
-            return
-        self.last = obs
-        rows = np.flatnonzero(obs.asked)
-        self.entries.append(Entry(obs.phase, obs.turn, obs.colour, obs.seat, obs.board.copy(), rows,
-                                  np.packbits(obs.legal[rows], axis=1), obs.legal.shape[1]))
+    entries: list[Entry]
+    state: engine.State
+    outcome: Outcome
 
-
-class Logged:
-    """A real strategy that logs the engine's observation before answering."""
-
-    def __init__(self, inner, log: Log):
-        self.inner, self.log, self.name = inner, log, inner.name
-
-    def extra(self, obs, rng):
-        self.log.note(obs)
-        return self.inner.extra(obs, rng)
-
-    def tile(self, obs, rng):
-        self.log.note(obs)
-        return self.inner.tile(obs, rng)
-
-    def rotate(self, obs, rng):
-        self.log.note(obs)
-        return self.inner.rotate(obs, rng)
+    @property
+    def colour_points(self) -> np.ndarray:
+        return self.state.midgame + self.state.endgame
 
 
-def play_logged(params: rules.Params, lineups: np.ndarray, seed: int) -> tuple[engine.Record, Log]:
-    log = Log()
+def play_logged(params: rules.Params, lineups: np.ndarray, seed: int) -> Record:
+    """Play a batch with the game's players, logging every decision through a wrapper around `choose`."""
+    table, entries = Table(kaleido.players, params, lineups, None), []
 
-    def factory(name, *, seat, idx, params):
-        return Logged(make_player(name, seat=seat, idx=idx, params=params), log)
+    def choose(decision, rng):
+        choice = table.choose(decision, rng)
+        obs = decision.observation
+        assert obs.legal is decision.legal and obs.asked is decision.asked and obs.seat == decision.seat
+        assert decision.asked.any()  # a phase that asks no game is passed over
+        assert decision.kind == ("extra" if obs.phase in engine.EXTRA else obs.phase)
+        rows = np.flatnonzero(decision.asked)
+        entries.append(Entry(decision.kind, obs.phase, obs.turn, obs.colour, obs.seat, obs.board.copy(), rows,
+                             np.packbits(decision.legal[rows], axis=1), decision.legal.shape[1], choice.copy(),
+                             decision.asked.copy()))
+        return choice
 
-    record = engine.play(params, len(lineups), lineups, np.random.default_rng(seed), factory)
-    assert len(log.entries) == len(record.decisions)
-    for entry, (phase, turn, _, asked) in zip(log.entries, record.decisions):
-        assert (entry.phase, entry.turn) == (phase, turn)
-        assert np.array_equal(entry.rows, np.flatnonzero(asked))
-    return record, log
+    deal = rules.deal(params, np.random.default_rng(0), len(lineups))
+    state = play(engine, params, deal, choose, np.random.default_rng(seed))
+    return Record(entries, state, engine.outcome(params, state))
 
 
 class Replay:
     """Hands the reference game `g` the engine's choices, checking the legal options at every step."""
 
-    def __init__(self, params: rules.Params, record: engine.Record, log: Log, g: int):
-        self.params, self.record, self.log, self.g = params, record, log, g
-        self.queue = [i for i, (_, _, _, asked) in enumerate(record.decisions) if asked[g]]
+    def __init__(self, params: rules.Params, record: Record, g: int):
+        self.params, self.record, self.g = params, record, g
+        self.queue = [i for i, entry in enumerate(record.entries) if entry.asked[g]]
         self.at = 0
         self.phases: list[str] = []
 
@@ -121,11 +116,11 @@ class Replay:
         assert self.at < len(self.queue), (self.g, game.turn, phase, "the reference asks more than the engine")
         i = self.queue[self.at]
         self.at += 1
-        entry = self.log.entries[i]
+        entry = self.record.entries[i]
         assert (entry.phase, entry.turn) == (phase, game.turn), (self.g, i)
         assert (entry.colour[self.g], entry.seat) == (game.colour, game.seat), (self.g, i)
         self.phases.append(phase)
-        return int(self.record.decisions[i][2][self.g]), entry.options(self.g)
+        return int(entry.choice[self.g]), entry.options(self.g)
 
     def extra(self, game, when):
         choice, legal = self.next(when, game)
@@ -147,12 +142,11 @@ class Replay:
     def rotate(self, game, board):
         choice, legal = self.next("rotate", game)
         assert legal == set(range(6))
-        assert self.log.entries[self.queue[self.at - 1]].board[self.g] == board
+        assert self.record.entries[self.queue[self.at - 1]].board[self.g] == board
         return choice
 
 
-def check_game(params: rules.Params, record: engine.Record, g: int, game: reference.Game,
-               result: reference.Result) -> None:
+def check_game(params: rules.Params, record: Record, g: int, game: reference.Game, result: reference.Result) -> None:
     state = record.state
     assert game.over
     placed = np.flatnonzero(state.cell[g] >= 0).tolist()
@@ -169,11 +163,14 @@ def check_game(params: rules.Params, record: engine.Record, g: int, game: refere
     assert (state.slots[g, unplaced] == rules.EMPTY).all() and (state.rot[g, unplaced] == 0).all()
     for name in ("tiles", "whites", "stock", "midgame", "endgame", "boards_placed", "whites_used", "turns_played"):
         assert getattr(state, name)[g].tolist() == getattr(game, name), (g, name)
+    mine = reference.to_state(game)
+    for name in ("passes", "skips"):
+        assert getattr(state, name)[g].tolist() == getattr(mine, name)[0].tolist(), (g, name)
     assert state.stalled[g] == game.stalled, g
     assert record.colour_points[g].tolist() == result.colour_points, g
-    assert record.scores[g].tolist() == result.scores, g
-    assert record.rank[g].tolist() == result.ranks, g
-    assert record.win[g].tolist() == pytest.approx(result.wins), g
+    assert record.outcome.scores[g].tolist() == result.scores, g
+    assert record.outcome.rank[g].tolist() == result.ranks, g
+    assert record.outcome.win[g].tolist() == pytest.approx(result.wins), g
 
 
 @pytest.mark.parametrize(("players", "games", "seed"), [(2, 250, 1), (3, 250, 2), (4, 250, 3), (5, 250, 4)])
@@ -182,12 +179,12 @@ def test_engine_agrees_with_reference_decision_by_decision(players: int, games: 
     lineups = np.random.default_rng(100 + seed).choice(ALL_STRATEGIES, size=(games, players))
     assert set(lineups.ravel()) == set(ALL_STRATEGIES)
     assert (lineups != lineups[:, :1]).any(axis=1).mean() > 0.8  # most games mix strategies
-    record, log = play_logged(params, lineups, seed)
+    record = play_logged(params, lineups, seed)
     phases: dict[str, int] = {}
     turns = {"pass": 0, "skip": 0}
     for g in range(games):
         game = reference.new_game(params)
-        replay = Replay(params, record, log, g)
+        replay = Replay(params, record, g)
         while not game.over:  # reference.play, counting the turns in which nobody is asked anything
             if game.tiles[game.colour] == 0:
                 turns["pass"] += 1
@@ -204,12 +201,16 @@ def test_engine_agrees_with_reference_decision_by_decision(players: int, games: 
     assert set(phases) == {"forced", "before", "tile", "after", "rotate"}
     holes = 6 * params.boards
     taken = {(phase, kind): 0 for phase in ("before", "after") for kind in ("white", "board")}
-    for phase, _, choice, asked in record.decisions:
-        if phase in ("before", "after"):
-            taken[phase, "white"] += int(((choice >= 1) & (choice <= holes) & asked).sum())
-            taken[phase, "board"] += int(((choice > holes) & asked).sum())
+    for entry in record.entries:
+        if entry.phase in ("before", "after"):
+            choice, asked = entry.choice, entry.asked
+            taken[entry.phase, "white"] += int(((choice >= 1) & (choice <= holes) & asked).sum())
+            taken[entry.phase, "board"] += int(((choice > holes) & asked).sum())
     assert min(taken.values()) > 0, taken
     assert min(turns.values()) > 0 and record.state.stalled.any(), turns
+    # The engine counts the same passes and skips (the turn in which a game stalls is counted as neither).
+    state = record.state
+    assert (state.passes.sum(), state.skips.sum() + state.stalled.sum()) == (turns["pass"], turns["skip"])
     assert record.state.endgame.sum() > 0 and record.state.midgame.sum() > 0
 
 
@@ -218,12 +219,12 @@ def test_stalled_games_agree_with_reference() -> None:
     params = rules.Params(players=3)
     rng = np.random.default_rng(9)
     lineups = np.where(rng.random((60, 3)) < 0.8, "hoarder", rng.choice(ALL_STRATEGIES, size=(60, 3)))
-    record, log = play_logged(params, lineups, 9)
+    record = play_logged(params, lineups, 9)
     assert 5 <= record.state.stalled.sum() < 60
     for g in range(len(lineups)):
         game = reference.new_game(params)
-        replay = Replay(params, record, log, g)
-        result = reference.play(game, replay)
+        replay = Replay(params, record, g)
+        result = reference.play_out(game, replay)
         assert replay.at == len(replay.queue)
         check_game(params, record, g, game, result)
         if game.stalled:
@@ -246,10 +247,12 @@ TRACE_CASES = [
 def test_trace_is_the_game_the_engine_plays_with_the_same_seed(players, strategies, seed) -> None:
     params = rules.Params(players=players)
     record = kaleido.trace(params, strategies, seed)
-    played = engine.play(params, 1, np.array([strategies]), np.random.default_rng(seed), make_player)
+    played = play_batch("kaleido", params, rules.deal(params, np.random.default_rng(0), 1), np.array([strategies]),
+                        np.random.default_rng(seed))
     state = played.state
-    assert record["scores"] == played.scores[0].tolist()
-    assert record["winners"] == np.flatnonzero(played.win[0] > 0).tolist()
+    assert record["scores"] == played.outcome.scores[0].tolist()
+    assert record["winners"] == np.flatnonzero(played.outcome.win[0] > 0).tolist()
+    assert kaleido.rules.replay(record) == record["scores"]
     assert record["stalled"] == bool(state.stalled[0])
     assert len(record["boards"]) == int(state.placed[0].sum())
     for board in record["boards"]:
@@ -299,20 +302,21 @@ class Scripted:
         return self.answer(obs, "rotate")
 
 
-def game_queues(record: engine.Record, log: Log, players: int, params: rules.Params) -> list[list[list]]:
+def game_queues(record: Record, players: int) -> list[list[list]]:
     """[game][seat] -> the decisions that seat made in that game, in order."""
-    batch = len(record.scores)
+    batch = len(record.outcome.scores)
     queues = [[[] for _ in range(players)] for _ in range(batch)]
-    for entry, (phase, turn, choice, asked) in zip(log.entries, record.decisions):
-        for g in np.flatnonzero(asked):
-            queues[g][entry.seat].append((phase, turn, int(entry.board[g]), int(choice[g])))
+    for entry in record.entries:
+        for g in np.flatnonzero(entry.asked):
+            queues[g][entry.seat].append((entry.phase, entry.turn, int(entry.board[g]), int(entry.choice[g])))
     return queues
 
 
-def scripted_factory(queues: list[list[list]], games: np.ndarray):
-    def make(name, *, seat, idx, params):
-        rows = np.arange(len(games))[idx]
-        return Scripted(name, idx, [list(queues[games[r]][seat]) for r in rows])
+def scripted_factory(queues: list[list[list]], chosen: np.ndarray):
+    """make_player for a batch of the games `chosen` from the recorded batch: each seat replays its queues."""
+    def make(name, *, seat, params, games, secret):
+        rows = np.arange(len(chosen))[games]
+        return Scripted(name, games, [list(queues[chosen[r]][seat]) for r in rows])
 
     return make
 
@@ -321,19 +325,76 @@ def test_a_batch_equals_its_games_played_one_by_one() -> None:
     params = rules.Params(players=4)
     rng = np.random.default_rng(21)
     lineups = rng.choice(ALL_STRATEGIES, size=(24, 4))
-    recorded, log = play_logged(params, lineups, 21)
-    queues = game_queues(recorded, log, 4, params)
+    recorded = play_logged(params, lineups, 21)
+    queues = game_queues(recorded, 4)
     names = rng.choice(["script-a", "script-b", "script-c"], size=lineups.shape)
     games = np.arange(len(lineups))
-    batch = engine.play(params, len(games), names, np.random.default_rng(0), scripted_factory(queues, games))
-    singles = [engine.play(params, 1, names[g : g + 1], np.random.default_rng(0),
-                           scripted_factory(queues, games[g : g + 1])) for g in games]
-    for field in ("colour_points", "scores", "rank", "win"):
-        together = getattr(batch, field)
-        assert np.array_equal(together, getattr(recorded, field)), field
-        assert np.array_equal(together, np.concatenate([getattr(s, field) for s in singles])), field
+
+    def played(chosen: np.ndarray):
+        return play_batch("kaleido", params, rules.deal(params, np.random.default_rng(0), len(chosen)), names[chosen],
+                          np.random.default_rng(0), scripted_factory(queues, chosen))
+
+    batch = played(games)
+    singles = [played(games[g : g + 1]) for g in games]
+    for field in ("scores", "rank", "win"):
+        together = getattr(batch.outcome, field)
+        assert np.array_equal(together, getattr(recorded.outcome, field)), field
+        assert np.array_equal(together, np.concatenate([getattr(s.outcome, field) for s in singles])), field
     for field in ("slots", "cell", "placer", "rot", "scored", "tiles", "whites", "stock", "midgame", "endgame",
-                  "boards_placed", "whites_used", "turns_played", "done", "stalled"):
+                  "boards_placed", "whites_used", "turns_played", "passes", "skips", "done", "stalled", "turn_kind"):
         together = getattr(batch.state, field)
         assert np.array_equal(together, getattr(recorded.state, field)), field
         assert np.array_equal(together, np.concatenate([getattr(s.state, field) for s in singles])), field
+
+
+class Mirror:
+    """A reference decider that plays the engine's recorded choices for game `g` and checks, at every decision,
+    that the reference shows the strategies the same State as the engine did."""
+
+    def __init__(self, params: rules.Params, log: list, g: int):
+        self.params, self.g = params, g
+        self.queue = [(state, decision, choice) for state, decision, choice in log if decision.asked[g]]
+
+    def next(self, game: reference.Game, phase: str) -> int:
+        state, decision, choice = self.queue.pop(0)
+        assert decision.observation.phase == phase
+        theirs, mine = state.select([self.g]), reference.to_state(game, phase)
+        for name in engine.State.__dataclass_fields__:
+            same = np.array_equal if isinstance(getattr(mine, name), np.ndarray) else lambda a, b: a == b
+            assert same(getattr(mine, name), getattr(theirs, name)), (self.g, state.turn, phase, name)
+        return int(choice[self.g])
+
+    def extra(self, game, when):
+        code = self.next(game, when)
+        options = reference.extra_options(game, when)
+        geo = engine.geometry(self.params)
+        return options[[reference.encode_extra(geo, option) for option in options].index(code)]
+
+    def tile(self, game):
+        return divmod(self.next(game, "tile"), 6)
+
+    def rotate(self, game, board):
+        return self.next(game, "rotate")
+
+
+@pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
+def test_the_reference_shows_the_strategies_the_engines_state(players: int) -> None:
+    params = rules.Params(players=players)
+    lineups = np.random.default_rng(players).choice(ALL_STRATEGIES, size=(12, players))
+    table, log = Table(kaleido.players, params, lineups, None), []
+
+    def choose(decision, rng):
+        choice = table.choose(decision, rng)
+        log.append((decision.observation.state, decision, choice))
+        return choice
+
+    deal = rules.deal(params, np.random.default_rng(0), len(lineups))
+    final = play(engine, params, deal, choose, np.random.default_rng(players))
+    for g in range(len(lineups)):
+        game = reference.new_game(params)
+        mirror = Mirror(params, log, g)
+        reference.play_out(game, mirror)
+        assert not mirror.queue
+        theirs, mine = final.select([g]), reference.to_state(game)
+        for name in ("slots", "rot", "midgame", "endgame", "passes", "skips", "stalled", "done", "turn_kind"):
+            assert np.array_equal(getattr(mine, name), getattr(theirs, name)), (g, name)

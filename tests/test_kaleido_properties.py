@@ -9,10 +9,13 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from playback import play_batch
 from test_kaleido import LETTERS, drawn_hexagons, engine_state, position, rulebook_points
 
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import EMPTY, WHITE, Params, majority
+from sim.registry import get_game
+from strategies.common import Table
 from strategies.kaleido import STRATEGIES, make_player
 
 ALL_STRATEGIES = sorted(STRATEGIES)
@@ -161,22 +164,27 @@ def test_random_games_conserve_components_and_add_up(case) -> None:
     players, lineups, seed = case
     params = Params(players=players)
     seen: list = []
-    record = engine.play(params, len(lineups), lineups, np.random.default_rng(seed),
-                         lambda name, **kw: Checked(make_player(name, **kw), params, seen))
+    record = play_batch("kaleido", params, rules.deal(params, np.random.default_rng(0), len(lineups)), lineups,
+                        np.random.default_rng(seed), lambda name, **kw: Checked(make_player(name, **kw), params, seen))
     assert seen
-    state = record.state
+    state, out = record.state, record.outcome
     check_table(params, state, start_of_turn=True)
-    assert state.done.all()
+    assert state.done.all() and engine.terminal(state)
+    # Every turn of every game is one of: a tile, a pass, a skip, or the stall that ends it; the turns after a
+    # game has ended are counted in none.
+    turns = state.turns_played + state.passes + state.skips
+    assert (turns.sum(axis=1) + state.stalled <= state.turn).all()
+    assert (turns.sum(axis=1) + state.stalled == state.turn).any()  # the batch ends with its longest game
     assert np.array_equal(state.stalled, state.tiles.sum(axis=1) > 0)  # a game ends early only by stalling
     assert not (state.placed[..., None] & (state.slots == EMPTY)).any(axis=(1, 2))[state.stalled].any()
     owner = np.array([params.owner(c) for c in range(params.colours)])
     by_seat = np.stack([(state.midgame + state.endgame)[:, owner == s].sum(axis=1) for s in range(players)], axis=1)
-    assert np.array_equal(record.colour_points, state.midgame + state.endgame)
-    assert np.array_equal(record.scores, by_seat)
-    assert np.allclose(record.win.sum(axis=1), 1)
-    best = record.scores == record.scores.max(axis=1, keepdims=True)
-    assert np.allclose(record.win, best / best.sum(axis=1, keepdims=True))
-    assert np.array_equal(record.rank, 1 + (record.scores[:, None, :] > record.scores[:, :, None]).sum(axis=2))
+    assert np.array_equal(out.scores, by_seat)
+    assert np.array_equal(out.columns["midgame_points"] + out.columns["endgame_points"], by_seat)
+    assert np.allclose(out.win.sum(axis=1), 1)
+    best = out.scores == out.scores.max(axis=1, keepdims=True)
+    assert np.allclose(out.win, best / best.sum(axis=1, keepdims=True))
+    assert np.array_equal(out.rank, 1 + (out.scores[:, None, :] > out.scores[:, :, None]).sum(axis=2))
     assert (state.endgame >= 0).all() and (state.midgame >= 0).all()
 
 
@@ -185,14 +193,16 @@ def test_random_games_conserve_components_and_add_up(case) -> None:
 def test_reference_games_conserve_components_and_add_up(players: int, data) -> None:
     params = Params(players=players)
     strategies = data.draw(st.lists(st.sampled_from(ALL_STRATEGIES), min_size=players, max_size=players))
-    game = reference.new_game(params)
-    decider = reference.StrategyDecider(game, strategies, np.random.default_rng(data.draw(st.integers(0, 999))),
-                                        make_player)
-    result = reference.play(game, decider)
+    table = Table(get_game("kaleido").players, params, np.array([strategies]), None)
+    game, result = reference.play(params, table.choose, np.random.default_rng(data.draw(st.integers(0, 999))))
     state = reference.to_state(game)
     check_table(params, state, start_of_turn=True)
     tiles = [e for e in game.events if e["type"] == "tile"]
     assert len(tiles) == (state.slots != EMPTY).sum()
+    # Every turn starts with a `turn` event, and is a tile, a pass, a skip or the stall that ends the game.
+    turns = [e for e in game.events if e["type"] == "turn"]
+    assert game.events[0]["type"] == "turn" and len(turns) == game.turn + game.stalled
+    assert len(turns) == state.turns_played.sum() + state.passes.sum() + state.skips.sum() + game.stalled
     assert sum(e["white"] for e in tiles) == sum(game.whites_used)
     assert game.stalled == (sum(game.tiles) > 0)
     assert result.colour_points == [m + e for m, e in zip(game.midgame, game.endgame)]

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from playback import play_batch
 
-import sim.kintsugi.api as kintsugi
 from sim.errors import AtelierError, IllegalMove
 from sim.kintsugi import engine, reference, rules
 from sim.kintsugi.reference import Placement
+from sim.registry import get_game
+from strategies.common import Table
 from strategies.kintsugi import GUESSERS, POLICIES, make_player, parse_strategy, piece_deltas
 
+kintsugi = get_game("kintsugi")
 LETTERS = "BYWR"
 N_CARDS = 13
 # The action convention, written out here rather than read from rules.OFFSETS.
@@ -125,7 +129,7 @@ def test_a_deck_beyond_the_largest_is_refused_and_the_largest_deals_each_card_on
     assert str(err.value) == f"deck file {path} must list 2 to 64 cards, each a 2x2 layout"
     path.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n" * 64)
     params = kintsugi.make_params(3, {"deck": str(path)})
-    order, _ = rules.deal(np.random.default_rng(0), 200, 3, len(params.cards))
+    order, _ = rules.deal(params, np.random.default_rng(0), 200)
     assert (np.sort(order, axis=1) == np.arange(64)).all()
 
 
@@ -281,13 +285,13 @@ def test_scripted_boards_reference(name: str) -> None:
 def test_scripted_boards_engine(name: str) -> None:
     prefix, placements, connectivity, expected = SCRIPTS[name]
     params = rules.Params(players=2, connectivity=connectivity)
-    state = engine.init(params, np.array([full_order(prefix)], np.int8), np.array([[0, 1]], np.int8))
+    state = engine.init(params, rules.Deal(np.array([full_order(prefix)], np.int8), np.array([[0, 1]], np.int8)))
     origin = engine.origin(N_CARDS)
     previous = Placement(0, 0, 0)
     for step, (text, pieces) in enumerate(expected):
         if step:
             placement = placements[step - 1]
-            state = engine.step(state, params, np.array([action_for(previous, placement)]))
+            state = engine.step(params, state, np.array([action_for(previous, placement)]))
             previous = placement
         assert engine_text(state.board[0]) == text
         assert state.pos[0].tolist() == [previous.row + origin, previous.col + origin]
@@ -331,20 +335,20 @@ def test_placements_must_cover_exactly_one_fragment_of_the_previous_card() -> No
 def test_engine_legal_mask_allows_every_diagonal_candidate() -> None:
     params = rules.Params(players=3)
     rng = np.random.default_rng(3)
-    order, colors = rules.deal(rng, 5, 3, N_CARDS)
-    state = engine.init(params, order, colors)
+    order, colors = rules.deal(rules.Params(players=3), rng, 5)
+    state = engine.init(params, rules.Deal(order, colors))
     for _ in range(4):
         mask = engine.legal_mask(state)
         assert mask.shape == (5, 16)
         assert mask.all()
-        state = engine.step(state, params, rng.integers(0, 16, 5))
+        state = engine.step(params, state, rng.integers(0, 16, 5))
 
 
 def test_deal_gives_permutations_and_distinct_colours() -> None:
-    order, colors = rules.deal(np.random.default_rng(0), 200, 4, N_CARDS)
+    order, colors = rules.deal(rules.Params(players=4), np.random.default_rng(0), 200)
     assert (np.sort(order, axis=1) == np.arange(N_CARDS)).all()
     assert (np.sort(colors, axis=1) == np.arange(4)).all()  # 4 players hold all 4 colours
-    order, colors = rules.deal(np.random.default_rng(1), 500, 2, N_CARDS)
+    order, colors = rules.deal(rules.Params(players=2), np.random.default_rng(1), 500)
     assert colors.shape == (500, 2)
     assert (colors[:, 0] != colors[:, 1]).all()
     assert set(np.unique(colors)) == {0, 1, 2, 3}
@@ -433,18 +437,18 @@ def test_trace_matches_the_engine_and_an_independent_audit(players, strategies, 
 
     # The engine, given the same seed sequence, plays the very same game.
     rng = np.random.default_rng(seed)
-    order, colors = rules.deal(rng, 1, players, N_CARDS)
-    played = engine.play(params, order, colors, np.array([strategies]), rng, make_player)
+    order, colors = rules.deal(rules.Params(players=players), rng, 1)
+    played = play_batch("kintsugi", params, rules.Deal(order, colors), np.array([strategies]), rng)
     assert order[0].tolist() == checked["cards"]
     assert colors[0].tolist() == record["colors"]
     previous = (0, 0)
-    for action, move in zip(played.actions[0], record["placements"]):
+    for action, move in zip(played.of_kind("place")[0], record["placements"]):
         placement = placement_for(previous, action)
         assert placement == (move["row"], move["col"], move["rotation"])
         previous = placement[:2]
     out = played.outcome
-    assert out.guesses[0].tolist() == record["guesses"]
-    assert out.pieces[0].tolist() == record["pieces"]
+    assert played.state.guesses[0].tolist() == record["guesses"]
+    assert engine.count_pieces(played.state, params.connectivity)[0].tolist() == record["pieces"]
     assert out.scores[0].tolist() == record["scores"]
     assert np.flatnonzero(out.win[0] > 0).tolist() == record["winners"]
 
@@ -452,7 +456,7 @@ def test_trace_matches_the_engine_and_an_independent_audit(players, strategies, 
 def test_narrate_tells_every_turn_and_the_winners() -> None:
     params = rules.Params(players=3)
     record = kintsugi.trace(params, ["greedy+bayes", "camouflage+tracker", "random+uniform"], 5)
-    text = kintsugi.narrate(record)
+    text = kintsugi.rules.narrate(record)
     for turn, move in enumerate(record["placements"], start=1):
         assert (f"Turn {turn}: seat {move['seat']} lays card {move['card']} at row {move['row']}, "
                 f"col {move['col']}") in text
@@ -470,7 +474,7 @@ def test_narrate_refuses_a_doctored_trace() -> None:
     first = record["placements"][0]
     first["row"], first["col"] = 2, 2  # no longer on the starting card
     with pytest.raises(IllegalMove, match="greedy\\+bayes"):
-        kintsugi.narrate(record)
+        kintsugi.rules.narrate(record)
 
 
 SMALL_DECK = ["[[0, 1], [2, 3]]", "[[3, 3], [3, 0]]", "[[1, 1], [1, 2]]"]
@@ -485,16 +489,17 @@ def test_the_smallest_decks_play_in_the_batched_engine_and_the_trace(tmp_path: P
     assert len(params.cards) == n_cards
     lineups = np.array([[ALL_STRATEGIES[(g + s) % len(ALL_STRATEGIES)] for s in range(3)] for g in range(24)])
     out = kintsugi.simulate(params, lineups, np.arange(24), np.random.SeedSequence(1), np.random.SeedSequence(2))
-    order, colors = rules.deal(np.random.default_rng(1), 24, 3, n_cards)
-    record = engine.play(params, order, colors, lineups, np.random.default_rng(2), make_player)
+    order, colors = rules.deal(params, np.random.default_rng(1), 24)
+    record = play_batch("kintsugi", params, rules.Deal(order, colors), lineups, np.random.default_rng(2))
     assert out["score"].tolist() == record.outcome.scores.ravel().tolist()
+    pieces = engine.count_pieces(record.state, params.connectivity)
     for g in range(24):
         game = reference.new_game(params, order[g], colors[g])
-        for action in record.actions[g]:
+        for action in record.of_kind("place")[g]:
             previous = game.placements[-1]
             reference.place(game, placement_for((previous.row, previous.col), action))
-        result = reference.final_result(game, record.outcome.guesses[g].tolist())
-        assert (result.pieces, result.scores) == (record.outcome.pieces[g].tolist(), record.outcome.scores[g].tolist())
+        result = reference.final_result(game, record.state.guesses[g].tolist())
+        assert (result.pieces, result.scores) == (pieces[g].tolist(), record.outcome.scores[g].tolist())
     trace = kintsugi.trace(params, list(lineups[0]), 3)
     assert len(trace["placements"]) == n_cards - 1
     checked = audit(trace)
@@ -509,12 +514,12 @@ ALL_STRATEGIES = [f"{policy}+{guesser}" for policy in POLICIES for guesser in GU
 def test_strategy_names_parse_with_knobs() -> None:
     assert parse_strategy("camouflage@0.8+bayes@2") == (("camouflage", 0.8), ("bayes", 2.0))
     assert parse_strategy("greedy+uniform") == (("greedy", None), ("uniform", None))
-    player = make_player("camouflage@0.8+bayes@2", seat=0, players=3, colors=np.array([1, 2]),
-                         idx=slice(None), connectivity=8)
+    player = make_player("camouflage@0.8+bayes@2", seat=0, params=rules.Params(players=3), games=slice(None),
+                         secret=np.array([1, 2]))
     assert (player.policy.knob, player.guesser.knob) == (0.8, 2.0)
     assert player.name == "camouflage@0.8+bayes@2"
-    default = make_player("camouflage+bayes", seat=0, players=3, colors=np.array([1]), idx=slice(None),
-                          connectivity=8)
+    default = make_player("camouflage+bayes", seat=0, params=rules.Params(players=3), games=slice(None),
+                          secret=np.array([1]))
     assert (default.policy.knob, default.guesser.knob) == (0.5, 1.0)
     for name in ALL_STRATEGIES:
         kintsugi.check_strategy(name)
@@ -548,9 +553,9 @@ def test_guessers_at_the_ends_of_the_knob_range_never_name_their_own_colour(play
     """A steep beta once overflowed the exponential, and the guess fell on any colour, the guesser's own too."""
     params = rules.Params(players=3)
     rng = np.random.default_rng(8)
-    order, colors = rules.deal(rng, 300, 3, N_CARDS)
-    out = engine.play(params, order, colors, np.full((300, 3), player), rng, make_player).outcome
-    assert (out.guesses != colors).all()
+    order, colors = rules.deal(rules.Params(players=3), rng, 300)
+    played = play_batch("kintsugi", params, rules.Deal(order, colors), np.full((300, 3), player), rng)
+    assert (played.state.guesses != colors).all()
 
 
 class Misbehaving:
@@ -562,10 +567,7 @@ class Misbehaving:
     def place(self, obs, rng):
         return self.place_bad(self.n) if self.place_bad else np.zeros(self.n, np.int64)
 
-    def observe(self, obs, actions):
-        pass
-
-    def guess(self, rng):
+    def guess(self, obs, rng):
         return self.guess_bad(self.n) if self.guess_bad else np.zeros(self.n, np.int64)
 
 
@@ -586,17 +588,17 @@ BAD_CHOICES = {
 def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> None:
     kwargs, detail = BAD_CHOICES[case]
 
-    def factory(name, *, seat, players, colors, idx, connectivity):
+    def factory(name, *, seat, params, games, secret):
         if name == "crooked":
-            return Misbehaving(name, len(colors), **kwargs)
-        return make_player(name, seat=seat, players=players, colors=colors, idx=idx, connectivity=connectivity)
+            return Misbehaving(name, len(secret), **kwargs)
+        return make_player(name, seat=seat, params=params, games=games, secret=secret)
 
     params = rules.Params(players=3)
     rng = np.random.default_rng(0)
-    order, colors = rules.deal(rng, 6, 3, N_CARDS)
+    order, colors = rules.deal(rules.Params(players=3), rng, 6)
     lineups = np.array([["greedy+bayes", "crooked", "random+uniform"]] * 3 + [["greedy+bayes"] * 3] * 3)
     with pytest.raises(IllegalMove) as err:
-        engine.play(params, order, colors, lineups, rng, factory)
+        play_batch("kintsugi", params, rules.Deal(order, colors), lineups, rng, factory)
     assert err.value.strategy == "crooked"
     assert "strategy 'crooked'" in str(err.value)
     assert detail in str(err.value)
@@ -606,20 +608,21 @@ def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> No
 def test_reference_play_refuses_the_same_illegal_choices(case: str) -> None:
     kwargs, detail = BAD_CHOICES[case]
 
-    def factory(name, *, seat, players, colors, idx, connectivity):
-        return Misbehaving(name, len(colors), **kwargs)
+    def factory(name, *, seat, params, games, secret):
+        return Misbehaving(name, len(secret), **kwargs)
 
-    order, colors = rules.deal(np.random.default_rng(0), 1, 2, N_CARDS)
+    params = rules.Params(players=2)
+    order, colors = rules.deal(params, np.random.default_rng(0), 1)
+    table = Table(replace(kintsugi.players, make=factory), params, np.array([["crooked", "crooked"]]), colors)
     with pytest.raises(IllegalMove, match="strategy 'crooked'") as err:
-        reference.play(rules.Params(players=2), order[0], colors[0], ["crooked", "crooked"],
-                       np.random.default_rng(0), factory)
+        reference.play(params, order[0], colors[0], table.choose, np.random.default_rng(0))
     assert detail in str(err.value)
 
 
 def test_observations_hide_secret_colours_and_the_deck() -> None:
     params = rules.Params(players=3)
-    order, colors = rules.deal(np.random.default_rng(4), 3, 3, N_CARDS)
-    obs = engine.observe(engine.init(params, order, colors), params)
+    order, colors = rules.deal(rules.Params(players=3), np.random.default_rng(4), 3)
+    obs = engine.observe(engine.init(params, rules.Deal(order, colors)), params)
     seen = {name for name in vars(obs) if not name.startswith("_")}
     assert seen == {"seat", "turn", "board", "pos", "offsets", "layouts", "spot", "rotation", "legal", "memo"}
     # The only card the player sees besides the table is the one in hand: the deck's second card.
@@ -635,15 +638,15 @@ def test_piece_deltas_agree_with_exact_counts(connectivity: int) -> None:
     agree = total = 0
     for turn in range(1, 12):
         batch = 60
-        order, colors = rules.deal(rng, batch, 3, N_CARDS)
-        state = engine.init(params, order, colors)
+        order, colors = rules.deal(rules.Params(players=3), rng, batch)
+        state = engine.init(params, rules.Deal(order, colors))
         for _ in range(turn):
-            state = engine.step(state, params, rng.integers(0, 16, batch))
+            state = engine.step(params, state, rng.integers(0, 16, batch))
         deltas = piece_deltas(engine.observe(state, params), connectivity)
         assert deltas.shape == (batch, 16, 4)
         before = engine.count_pieces(state, connectivity)
         for action in range(16):
-            after = engine.count_pieces(engine.step(state, params, np.full(batch, action)), connectivity)
+            after = engine.count_pieces(engine.step(params, state, np.full(batch, action)), connectivity)
             agree += int((after - before == deltas[:, action]).sum())
             total += after.size
     assert agree / total >= 0.97
@@ -661,9 +664,9 @@ def test_greedy_beats_random(players: int) -> None:
     games = 1200
     params = rules.Params(players=players)
     rng = np.random.default_rng(100 + players)
-    order, colors = rules.deal(rng, games, players, N_CARDS)
+    order, colors = rules.deal(rules.Params(players=players), rng, games)
     lineups, seat = lineups_with("greedy+uniform", "random+uniform", games, players)
-    out = engine.play(params, order, colors, lineups, rng, make_player).outcome
+    out = play_batch("kintsugi", params, rules.Deal(order, colors), lineups, rng).outcome
     share = out.win[np.arange(games), seat]
     # Shares are bounded by [0, 1]: 4 standard errors above the fair share 1/P is far beyond chance.
     assert share.mean() - 4 * share.std(ddof=1) / np.sqrt(games) > 1 / players
@@ -676,11 +679,11 @@ def test_informed_guessers_beat_uniform_against_greedy_placers() -> None:
     accuracy = {}
     for guesser in GUESSERS:
         rng = np.random.default_rng(7)
-        order, colors = rules.deal(rng, games, players, N_CARDS)
-        out = engine.play(params, order, colors, np.full((games, players), f"greedy+{guesser}"), rng,
-                          make_player).outcome
-        assert (out.guesses != colors).all(), f"{guesser} named its own colour"
-        accuracy[guesser] = out.correct.mean()
+        order, colors = rules.deal(rules.Params(players=players), rng, games)
+        out = play_batch("kintsugi", params, rules.Deal(order, colors), np.full((games, players),
+                                                                               f"greedy+{guesser}"), rng).outcome
+        assert (out.columns["guess"] != colors).all(), f"{guesser} named its own colour"
+        accuracy[guesser] = out.columns["guess_correct"].mean()
     n = games * players
     se = np.sqrt(1 / 3 * 2 / 3 / n)
     assert abs(accuracy["uniform"] - 1 / 3) < 4 * se

@@ -7,12 +7,16 @@ every strategy mix is strong evidence that both implement the rulebook.
 
 from __future__ import annotations
 
+import copy
+from typing import NamedTuple
+
 import numpy as np
 import pytest
+from playback import play_batch
 
 from sim.kintsugi import engine, reference, rules
 from sim.kintsugi.reference import Placement
-from strategies.kintsugi import GUESSERS, POLICIES, make_player
+from strategies.kintsugi import GUESSERS, POLICIES
 
 N_CARDS = 13
 ORIGIN = engine.origin(N_CARDS)
@@ -41,20 +45,41 @@ def reference_board(game: reference.Game, shape: tuple[int, int]) -> np.ndarray:
     return board
 
 
+class Record(NamedTuple):
+    """A finished batch: its deal, every placement and guess, and what the engine made of them."""
+
+    order: np.ndarray
+    colors: np.ndarray
+    actions: np.ndarray  # (B, N - 1) placements
+    guesses: np.ndarray  # (B, P)
+    pieces: np.ndarray  # (B, 4) visible pieces of each colour
+    correct: np.ndarray
+    scores: np.ndarray
+    rank: np.ndarray
+    win: np.ndarray
+
+
+def record_of(params: rules.Params, deal: rules.Deal, state: engine.State, actions: np.ndarray) -> Record:
+    out = engine.outcome(params, state)
+    return Record(*deal, actions, state.guesses, engine.count_pieces(state, params.connectivity),
+                  out.columns["guess_correct"], out.scores, out.rank, out.win)
+
+
 def play_mixed(players: int, games: int, seed: int, connectivity: int = 8):
     """A batch with lineups drawn per game and seat from every policy+guesser combination."""
     params = rules.Params(players=players, connectivity=connectivity)
     rng = np.random.default_rng(seed)
-    order, colors = rules.deal(rng, games, players, N_CARDS)
+    deal = rules.deal(params, rng, games)
     lineups = rng.choice(ALL_STRATEGIES, size=(games, players))
-    return params, lineups, engine.play(params, order, colors, lineups, rng, make_player)
+    played = play_batch("kintsugi", params, deal, lineups, rng)
+    return params, lineups, record_of(params, deal, played.state, played.of_kind("place"))
 
 
-def replay(params: rules.Params, record: engine.Record, every_turn_pieces: bool = False) -> list[reference.Game]:
+def replay(params: rules.Params, record: Record, every_turn_pieces: bool = False) -> list[reference.Game]:
     """Step the engine through the recorded actions beside one reference game per game, checking both agree
     on the legal placements and the previous card's position before every move."""
     batch, players = record.colors.shape
-    state = engine.init(params, record.order, record.colors)
+    state = engine.init(params, rules.Deal(record.order, record.colors))
     games = [reference.new_game(params, record.order[g], record.colors[g]) for g in range(batch)]
     for turn in range(record.actions.shape[1]):
         obs = engine.observe(state, params)
@@ -71,21 +96,20 @@ def replay(params: rules.Params, record: engine.Record, every_turn_pieces: bool 
             assert engine_legal == set(reference.legal_placements(game)), (g, turn)
             assert game.seat_to_move == obs.seat
             reference.place(game, to_placement(state.pos[g], record.actions[g, turn]))
-        state = engine.step(state, params, record.actions[:, turn])
+        state = engine.step(params, state, record.actions[:, turn])
         if every_turn_pieces:
             counts = engine.count_pieces(state, params.connectivity)
             for g, game in enumerate(games):
                 assert counts[g].tolist() == reference.pieces(game), (g, turn)
                 assert np.array_equal(state.board[g], reference_board(game, state.board.shape[1:])), (g, turn)
     assert all(game.over for game in games)
-    assert np.array_equal(engine.count_pieces(state, params.connectivity), record.outcome.pieces)
+    assert np.array_equal(engine.count_pieces(state, params.connectivity), record.pieces)
     for g, game in enumerate(games):
         assert np.array_equal(state.board[g], reference_board(game, state.board.shape[1:])), g
     return games
 
 
-def check_outcome(record: engine.Record, games: list[reference.Game]) -> None:
-    out = record.outcome
+def check_outcome(out: Record, games: list[reference.Game]) -> None:
     for g, game in enumerate(games):
         result = reference.final_result(game, out.guesses[g].tolist())
         assert out.pieces[g].tolist() == result.pieces, g
@@ -116,19 +140,21 @@ def test_random_walks_that_stretch_far_agree_with_reference() -> None:
     params = rules.Params(players=2)
     rng = np.random.default_rng(6)
     games = 120
-    order, colors = rules.deal(rng, games, 2, N_CARDS)
+    deal = rules.deal(params, rng, games)
     spots = np.where(rng.random((games, N_CARDS - 1)) < rng.random((games, 1)), rng.integers(0, 4, (games, 1)),
                      rng.integers(0, 4, (games, N_CARDS - 1)))
     actions = (4 * spots + rng.integers(0, 4, spots.shape)).astype(np.int8)
     guesses = rng.integers(0, 4, (games, 2)).astype(np.int8)
     extent = walk_extent(actions)
     assert (extent > 10).sum() > 30 and (extent <= 10).sum() > 30
-    state = engine.init(params, order, colors)
+    state = engine.init(params, deal)
     for turn in range(N_CARDS - 1):
-        state = engine.step(state, params, actions[:, turn])
+        state = engine.step(params, state, actions[:, turn])
     assert np.array_equal((state.high - state.low).max(axis=1) + 4, extent)
-    out = engine.score(engine.count_pieces(state, 8), colors, guesses)
-    record = engine.Record(order, colors, actions, out)
+    for seat in range(2):
+        state = engine.step(params, state, guesses[:, seat])
+    assert engine.terminal(state)
+    record = record_of(params, deal, state, actions)
     check_outcome(record, replay(params, record))
 
 
@@ -142,22 +168,26 @@ class Scripted:
         assert obs.seat == self.seat
         return self.actions[:, obs.turn].astype(np.int64)
 
-    def observe(self, obs, actions):
-        pass
-
-    def guess(self, rng):
+    def guess(self, obs, rng):
         return self.guesses[:, self.seat].astype(np.int64)
 
 
-def scripted_factory(actions: np.ndarray, guesses: np.ndarray, secret: np.ndarray):
-    """make_player for engine.play: each seat's players replay the recorded rows of the games they play."""
+def scripted_factory(actions: np.ndarray, guesses: np.ndarray, colors: np.ndarray):
+    """make_player for the table: each seat's players replay the recorded rows of the games they play."""
 
-    def make(name, *, seat, players, colors, idx, connectivity):
-        rows = np.arange(len(actions))[idx]
-        assert np.array_equal(colors, secret[rows, seat])  # the engine hands each player its own colours
+    def make(name, *, seat, params, games, secret: np.ndarray):
+        rows = np.arange(len(actions))[games]
+        assert np.array_equal(secret, colors[rows, seat])  # the table hands each player its own colours
         return Scripted(name, seat, actions[rows], guesses[rows])
 
     return make
+
+
+def replayed(params, record: Record, names: np.ndarray, games, rng) -> Record:
+    deal = rules.Deal(record.order[games], record.colors[games])
+    factory = scripted_factory(record.actions[games], record.guesses[games], record.colors[games])
+    played = play_batch("kintsugi", params, deal, names[games], rng, factory)
+    return record_of(params, deal, played.state, played.of_kind("place"))
 
 
 @pytest.mark.parametrize(("players", "connectivity"), [(3, 8), (4, 4)])
@@ -169,17 +199,30 @@ def test_a_batch_equals_its_games_played_one_by_one(players: int, connectivity: 
 
     rng = np.random.default_rng(0)
     names = rng.choice(["script-a", "script-b", "script-c"], size=recorded.colors.shape)
-    guesses = recorded.outcome.guesses
-    factory = scripted_factory(recorded.actions, guesses, recorded.colors)
-    batch = engine.play(params, recorded.order, recorded.colors, names, rng, factory)
+    batch = replayed(params, recorded, names, slice(None), rng)
     assert np.array_equal(batch.actions, recorded.actions)
-    singles = [
-        engine.play(params, recorded.order[g : g + 1], recorded.colors[g : g + 1], names[g : g + 1], rng,
-                    scripted_factory(recorded.actions[g : g + 1], guesses[g : g + 1], recorded.colors[g : g + 1]))
-        for g in range(len(names))
-    ]
+    singles = [replayed(params, recorded, names, slice(g, g + 1), rng) for g in range(len(names))]
     for field in ("pieces", "guesses", "correct", "scores", "rank", "win"):
-        together = getattr(batch.outcome, field)
-        alone = np.concatenate([getattr(single.outcome, field) for single in singles])
+        together = getattr(batch, field)
+        alone = np.concatenate([getattr(single, field) for single in singles])
         assert np.array_equal(together, alone), field
-        assert np.array_equal(together, getattr(recorded.outcome, field)), field
+        assert np.array_equal(together, getattr(recorded, field)), field
+
+
+def test_a_state_copied_mid_game_continues_to_the_same_outcome() -> None:
+    """The engine's State can be kept and continued: a search player's rollouts start from copies."""
+    params, _, recorded = play_mixed(3, 64, 77)
+    state = engine.init(params, rules.Deal(recorded.order, recorded.colors))
+    for turn in range(6):
+        state = engine.step(params, state, recorded.actions[:, turn])
+    kept = copy.deepcopy(state)
+    finished = [state, kept]
+    for index, current in enumerate(finished):
+        for turn in range(6, N_CARDS - 1):
+            current = engine.step(params, current, recorded.actions[:, turn])
+        for seat in range(3):
+            current = engine.step(params, current, recorded.guesses[:, seat])
+        finished[index] = current
+    assert np.array_equal(kept.board, state.board)  # stepping never changed the state it started from
+    first, second = (engine.outcome(params, s) for s in finished)
+    assert np.array_equal(first.scores, recorded.scores) and np.array_equal(second.scores, recorded.scores)

@@ -28,14 +28,14 @@ def positions(draw):
                             min_size=batch, max_size=batch))
     guesses = draw(st.lists(st.lists(st.integers(0, 3), min_size=players, max_size=players),
                             min_size=batch, max_size=batch))
-    order, colors = rules.deal(np.random.default_rng(seed), batch, players, N_CARDS)
+    order, colors = rules.deal(rules.Params(players=players), np.random.default_rng(seed), batch)
     return players, order, colors, np.array(actions, np.int64).reshape(batch, turns), np.array(guesses, np.int8)
 
 
 def play_out(players, order, colors, actions, connectivity=8):
     """The engine state and one reference game per game after the given placements."""
     params = rules.Params(players=players, connectivity=connectivity)
-    state = engine.init(params, order, colors)
+    state = engine.init(params, rules.Deal(order, colors))
     games = [reference.new_game(params, order[g], colors[g]) for g in range(len(order))]
     for turn in range(actions.shape[1]):
         for g, game in enumerate(games):
@@ -43,7 +43,7 @@ def play_out(players, order, colors, actions, connectivity=8):
             dr, dc = OFFSET_OF[int(actions[g, turn]) // 4]
             reference.place(game, reference.Placement(previous.row + dr, previous.col + dc,
                                                       int(actions[g, turn]) % 4))
-        state = engine.step(state, params, actions[:, turn])
+        state = engine.step(params, state, actions[:, turn])
     return state, games
 
 

@@ -6,7 +6,8 @@ import polars as pl
 import pytest
 from resultsdir import write_experiment
 
-from reports.build import build_report, check_results, head_to_head
+from reports.build import build_report, check_results
+from reports.generic import head_to_head
 from reports.kintsugi import winner_changes
 from reports.load import ResultsError, load_results
 
@@ -100,19 +101,18 @@ def test_report_writes_html_markdown_and_charts(report):
 
 def test_summary_findings_lead_with_their_label(report):
     html = report.read_text()
-    assert "<li><strong>Seat advantage.</strong> At 2 players" in html
+    assert '<div class="finding"><p><strong>Seat advantage.</strong> The start player wins' in html
     assert "- **Strategy strength.** " in (report.parent / "summary.md").read_text()
 
 
 def test_summary_names_the_planted_first_player_advantage(report):
     summary = (report.parent / "summary.md").read_text().replace("**", "")  # content, not emphasis
+    finding = summary.split("- Seat advantage. ")[1].split("\n- ")[0]
+    assert finding.startswith("The start player wins clearly more than a fair share at every player count")
     for players in (2, 3, 4):
-        match = re.search(
-            rf"At {players} players the start player wins [\d.]+% .*?first-player advantage of ([+-][\d.]+) pp "
-            r"\(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp\), clearly different from zero",
-            summary,
-        )
-        assert match, f"no seat finding for {players} players"
+        match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "
+                          r"([+-][\d.]+) to ([+-][\d.]+) pp \|", finding)
+        assert match, f"no seat numbers for {players} players"
         advantage, lo, hi = map(float, match.groups())
         assert 0 < lo < advantage < hi
 
@@ -125,7 +125,7 @@ def test_summary_names_the_always_right_guesser_at_100_percent(report):
 
 def test_report_has_the_match_table_and_caveats(report):
     html = report.read_text()
-    assert "<h3>Matches</h3>" in html and "Match win share" in html
+    assert '<h3 id="matches">Matches</h3>' in html and "Match win share" in html
     assert "Bots are not people" in html and "chance level" in html
 
 

@@ -12,21 +12,18 @@ import numpy as np
 import polars as pl
 import pytest
 from matplotlib.figure import Figure
-from resultsdir import write_experiment
+from resultsdir import BB_TYPES as TYPES
+from resultsdir import game_data, write_experiment
 from test_report import synthetic_games
 
-from reports.broken_beautiful import (
-    TYPES,
-    ratio_ci,
-    restricted_play,
-    restricted_variants,
-    rounds_led,
-    section,
-    tie_key,
-)
-from reports.build import build_report, score_direction
-from reports.render import bars_with_ci
-from reports.seats import start_player_compensation
+from reports.analysis import run_section
+from reports.broken_beautiful import ANALYSES, restricted_play, restricted_variants, rounds_led
+from reports.build import build_report
+from reports.charts import bars_with_ci
+from reports.generic import start_player_compensation, tie_key
+from reports.stats import ratio_ci
+
+KEY, UNIT = tie_key(("repaired", "items"))  # as the manifest of Broken and Beautiful records them
 
 STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
 ROUNDS = {2: 9, 3: 6, 4: 5}
@@ -112,7 +109,7 @@ def test_both_games_get_their_sections_and_charts(report, summary):
         assert f'src="{chart}"' in html
     assert summary.startswith("# Balance report: Broken and Beautiful, Kintsugi")
     assert "### Broken and Beautiful" in summary and "### Kintsugi" in summary
-    assert "## Broken and Beautiful: compensation, card types, breakage, ingots and restricted play" in summary
+    assert "## Broken and Beautiful: marker, card types, breakage, ingots and restricted play" in summary
     assert "## Kintsugi: guessing, colours and matches" in summary
 
 
@@ -124,46 +121,45 @@ def test_score_direction_is_read_per_game(summary):
 
 def test_summary_names_the_planted_seat_advantage_and_its_compensation(summary):
     bb = summary.split("### Broken and Beautiful")[1].split("### Kintsugi")[0]
+    seats = bb.split("- Seat advantage. ")[1].split("\n- ")[0]
+    assert seats.startswith("The start player wins clearly more than a fair share at every player count")
+    compensation = bb.split("- Seat compensation. ")[1].split("\n- ")[0]
+    assert re.search(r"subtracting \d points? from the start player's final score comes closest at every player "
+                     "count", compensation)
     for players in (2, 3, 4):
-        match = re.search(
-            rf"At {players} players the start player wins [\d.]+% .*?first-player advantage of ([+-][\d.]+) pp "
-            r"\(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp\), clearly different from zero",
-            bb,
-        )
-        assert match, f"no seat finding for {players} players"
+        match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "
+                          r"([+-][\d.]+) to ([+-][\d.]+) pp \|", seats)
+        assert match, f"no seat numbers for {players} players"
         advantage, lo, hi = map(float, match.groups())
         assert 0 < lo < advantage < hi
-        assert re.search(
-            rf"at {players} players the start player is ahead \([\d.]+% against a fair [\d.]+%\) and "
-            r"subtracting \d points? from their final score gives",
-            bb,
-        )
-    assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in bb
+        assert re.search(rf"\| {players} \| [\d.]+% \| [\d.]+% \| -\d \| [\d.]+% \|", compensation)
+    assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in summary
 
 
 def test_summary_names_the_planted_restricted_play_effect(summary):
-    match = re.search(
-        r"Leaving out teapots changes greedy's win share the most: (-[\d.]+) pp \(95% CI (-[\d.]+) to (-[\d.]+) pp; "
-        r"[\d.]+% against [\d.]+%\), so teapots are worth wins to greedy\.",
-        summary,
-    )
-    assert match, "the planted teapot effect is not named"
+    finding = summary.split("- Restricted play (which card types matter). ")[1].split("\n- ")[0]
+    assert finding.startswith("Leaving out teapots changes greedy's win share the most, so teapots are worth wins "
+                              "to greedy.")
+    match = re.search(r"\| greedy-no-teapot \| [\d.]+% \| [\d.]+% \| (-[\d.]+) pp \| (-[\d.]+) to (-[\d.]+) pp \| "
+                      r"yes \|", finding)
+    assert match, "the planted teapot effect is not in the table"
     diff, lo, hi = map(float, match.groups())
     assert lo < diff < hi < -10
-    assert re.search(r"Without cups there is no clear change: they matter least to greedy\.", summary)
+    assert re.search(r"without cups there is no clear change: they matter least to greedy\.", finding, re.IGNORECASE)
 
 
 def test_summary_says_where_the_points_come_from(summary):
-    assert "the most come from teapots" in summary
+    assert "The most points come from teapots" in summary
     assert "Winners out-score the other players of their game most on teapots" in summary
-    assert re.search(r"Breakage and repair: at 2 players [\d.]+% of kept items end the game broken \(95% CI", summary)
-    assert re.search(r"Ingots held at the end: at 2 players [\d.]+ per player \(95% CI", summary)
+    assert re.search(r"Breakage and repair\. [\d.]+% to [\d.]+% of kept items end the game broken", summary)
+    assert re.search(r"Ingots held at the end\. Players end the game holding [\d.]+ to [\d.]+ ingots each", summary)
+    assert re.search(r"\| 2 \| [\d.]+ \| [\d.]+ to [\d.]+ \| [\d.]+ \| [\d.]+% \| [\d.]+–[\d.]+% \|", summary)
 
 
 def test_compensation_without_adjustment_matches_the_actual_start_player_wins():
     rows = synthetic_bb(3, 500, seed=7)
     actual = rows.filter(pl.col("seat") == 0)["win"].mean()
-    unadjusted = start_player_compensation(rows, True, tie_key(), 1_000_000).filter(pl.col("handicap") == 0)["share"][0]
+    unadjusted = start_player_compensation(rows, True, KEY, UNIT).filter(pl.col("handicap") == 0)["share"][0]
     assert unadjusted == pytest.approx(actual)
 
 
@@ -188,7 +184,7 @@ def test_compensation_applies_the_tie_breakers():
             "items": [5, 5],
         }
     )
-    shares = dict(start_player_compensation(rows, True, tie_key(), 1_000_000).select("handicap", "share").iter_rows())
+    shares = dict(start_player_compensation(rows, True, KEY, UNIT).select("handicap", "share").iter_rows())
     assert (shares[0], shares[1], shares[-1]) == (0.0, 1.0, 0.0)
 
 
@@ -223,7 +219,7 @@ def test_restricted_play_ignores_experiments_without_the_base():
 
 def test_section_without_restricted_strategies_says_so(tmp_path):
     rows = synthetic_bb(2, 300, seed=3, strategies=["greedy", "banker"])
-    result = section(rows, tmp_path)
+    result = run_section("own", ANALYSES, game_data(rows, "broken_beautiful", tmp_path))
     assert any("No restricted strategies" in b for b in result.blocks if isinstance(b, str))
     assert not (tmp_path / "broken_beautiful_restricted_play.png").exists()
     assert (tmp_path / "broken_beautiful_points_by_type.png").exists()
@@ -241,12 +237,6 @@ def test_ratio_interval_contains_the_ratio():
     items = broken + rng.integers(1, 8, 2000)
     lo, hi = ratio_ci(broken, items)
     assert lo < broken.sum() / items.sum() < hi and hi - lo < 0.05
-
-
-def test_score_direction_reads_the_winning_side():
-    rows = pl.DataFrame({"rank": [1, 2, 1, 2], "score": [10, 4, 7, 3]})
-    assert score_direction(rows) == "higher"
-    assert score_direction(rows.with_columns(score=-pl.col("score"))) == "lower"
 
 
 def test_horizontal_bars_on_an_even_number_of_shared_panels_keep_the_first_category_on_top():

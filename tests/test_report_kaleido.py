@@ -12,22 +12,29 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import write_experiment
+from resultsdir import KALEIDO_TILES as TILES
+from resultsdir import game_data, write_experiment
 from test_report import synthetic_games
 
+from reports.analysis import run_section
 from reports.build import build_report
 from reports.kaleido import (
-    TILES,
-    allotment,
+    ANALYSES,
     board_cells,
     endgame_decides,
     experiments_without_positions,
     rotation_value,
-    section,
     stall_rates,
     stall_winners,
+    stalls,
     stalls_by_strategy,
 )
+
+
+def allotment(players: int) -> int:
+    """Boards (and white tiles) each player gets: 4 in the 2-player variant, otherwise 2."""
+    return 4 if players == 2 else 2
+
 
 TOURNAMENT = ["random", "greedy", "majority", "rotator", "hoarder"]
 ROTATION = ["greedy", "rotator"]
@@ -142,58 +149,49 @@ def test_both_games_get_their_sections_and_charts(report, summary):
 
 
 def test_summary_names_the_start_player_advantage(kaleido_summary):
+    seats = kaleido_summary.split("- Seat advantage. ")[1].split("\n- ")[0]
+    assert seats.startswith("The start player wins clearly more than a fair share at every player count")
     for players in (2, 3, 4, 5):
-        match = re.search(
-            rf"At {players} players the start player wins [\d.]+% .*?first-player advantage of ([+-][\d.]+) pp "
-            r"\(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp\), clearly different from zero",
-            kaleido_summary,
-        )
-        assert match, f"no seat finding for {players} players"
+        match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "
+                          r"([+-][\d.]+) to ([+-][\d.]+) pp \|", seats)
+        assert match, f"no seat numbers for {players} players"
         advantage, lo, hi = map(float, match.groups())
         assert 0 < lo < advantage < hi
-    by_experiment = re.search(
-        r"Seat advantage by experiment .*?in kal_rotation \(greedy, rotator\) (.*?);", kaleido_summary
-    )
-    assert by_experiment and by_experiment.group(1).startswith("+")
+    by_experiment = re.findall(r"\| \d \| kal_rotation \(greedy, rotator\) \| (.*?) \|", kaleido_summary)
+    assert len(by_experiment) == 4 and all(a.startswith("+") for a in by_experiment)
 
 
 def test_summary_names_what_rotation_is_worth(kaleido_summary):
-    line = next(x for x in kaleido_summary.splitlines() if x.startswith("- Rotation:"))
-    prefix = "- Rotation: turning scored boards (rotator against greedy in the same games) is worth, in kal_rotation, "
-    assert line.startswith(prefix)
-    finding = line.split("In kal_tournament")[0]
+    finding = kaleido_summary.split("- Rotation. ")[1].split("\n- ")[0]
+    assert finding.startswith("Turning scored boards (rotator against greedy in the same games, in kal_rotation) "
+                              "is worth +")
     for players in (2, 3, 4, 5):
-        match = re.search(
-            rf"at {players} players ([+-][\d.]+) pp win share \(95% CI ([+-][\d.]+) to ([+-][\d.]+) pp: [\d.]+% "
-            r"against [\d.]+%\) and ([+-][\d.]+) end-game points per player \(95% CI ([+-][\d.]+) to ([+-][\d.]+)\)",
-            finding,
-        )
+        match = re.search(rf"\| {players} \| kal_rotation \| ([+-][\d.]+) pp \| ([+-][\d.]+) to ([+-][\d.]+) pp \| "
+                          r"([+-][\d.]+) \| ([+-][\d.]+) to ([+-][\d.]+) \|", finding)
         assert match, f"no rotation numbers at {players} players"
         diff, lo, hi, points, points_lo, points_hi = map(float, match.groups())
         assert 0 < lo < diff < hi
         assert 8 < points_lo < points < points_hi < 12 and abs(points - 10) < 1.2
-    assert "rotator wins clearly more often at every player count" in kaleido_summary
-    assert "The difference comes from the end-game hexagons" in kaleido_summary
-    assert "In kal_tournament the win-share difference is +" in kaleido_summary
+    tournament = re.findall(r"\| \d \| kal_tournament \| (.*?) \|", finding)
+    assert tournament and all(diff.startswith("+") for diff in tournament)
+    assert "rotator wins clearly more often at every player count" in finding
+    assert "The difference comes from the end-game hexagons" in finding
 
 
-def test_summary_names_the_stalls_and_who_they_hurt(kaleido_summary):
-    match = re.search(
-        r"Stalls: the rules leave players stuck in ([\d.]+)% of 5-player games \(95% CI ([\d.]+)–([\d.]+)%\)",
-        kaleido_summary,
-    )
+def test_summary_names_the_stalls_and_who_they_hurt(kaleido_summary, summary):
+    match = re.search(r"Stalls\. The rules stall in ([\d.]+)% of 5-player games in (kal_\w+)", kaleido_summary)
     assert match, "no stall finding"
-    rate, lo, hi = map(float, match.groups())
+    rate, experiment = float(match.group(1)), match.group(2)
+    rates = summary.split("*How often the rules stall, per experiment and player count*")[1]
+    interval = re.search(rf"\| {experiment} \| 5 \| 700 \| {rate}% \| ([\d.]+)–([\d.]+)% \|", rates)
+    lo, hi = map(float, interval.groups())
     assert lo < rate < hi and 55 < rate < 65
-    assert (
-        "Stalls change who wins: in stalled games the players left holding tiles win far less often" in kaleido_summary
-    )
+    assert "stalls change who wins, as the players left holding tiles win far less often" in kaleido_summary
 
 
 def test_summary_says_where_the_points_come_from(kaleido_summary):
-    assert re.search(
-        r"Points: of all points scored, the end-game hexagons bring [\d.]+% at 2 players \(95% CI", kaleido_summary
-    )
+    assert re.search(r"Points\. The end-game hexagons bring [\d.]+% to [\d.]+% of all points", kaleido_summary)
+    assert re.search(r"\| 2 \| [\d.]+% \| [\d.]+–[\d.]+% \| rotator \|", kaleido_summary)
     assert "rotator takes the largest share of its points from them at every player count" in kaleido_summary
     assert re.search(r"Fewest white tiles: hoarder, 0\.00 of [24] ", kaleido_summary)
 
@@ -239,7 +237,7 @@ def test_endgame_decides_separates_comebacks_from_broken_ties():
 
 
 def test_stalls_count_games_and_the_players_left_holding_tiles():
-    rows = synthetic_kaleido(4, 400, 1, ROTATION, "e", positions=False)
+    rows = synthetic_kaleido(4, 400, 1, ROTATION, "e", positions=False).with_columns(tiles_each=pl.lit(TILES[4]))
     stalls = stall_rates(rows).row(0, named=True)
     stalled_games = rows.filter(pl.col("stalled"))["game_id"].n_unique()
     assert stalls["stalls"] == stalled_games and stalls["games"] == 400
@@ -279,12 +277,37 @@ def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions
 
 def test_section_without_rotator_or_positions_says_so(tmp_path):
     rows = synthetic_kaleido(3, 300, 4, ["greedy", "random"], "e", positions=False)
-    result = section(rows, tmp_path)
+    result = run_section("own", ANALYSES, game_data(rows, "kaleido", tmp_path))
     text = " ".join(b for b in result.blocks if isinstance(b, str))
     assert "No game in these data has both rotator and greedy" in text
     assert "These results carry no board positions" in text
     assert not (tmp_path / "kaleido_rotation.png").exists()
     assert not (tmp_path / "kaleido_board_map.png").exists()
-    assert not (tmp_path / "kaleido_seat_by_experiment.png").exists()  # one experiment: the generic part covers it
     for chart in ("kaleido_points_split.png", "kaleido_stalls.png", "kaleido_seat_heatmap.png"):
         assert (tmp_path / chart).exists()
+
+
+def test_stuck_players_follow_the_tiles_each_fact_of_the_manifest(tmp_path):
+    rows = synthetic_kaleido(4, 400, 1, ROTATION, "e", positions=False)
+    real = stalls(game_data(rows, "kaleido", tmp_path / "real"))
+    assert real["rates"]["stuck"][0] == rows.filter(pl.col("stalled"))["game_id"].n_unique() > 0
+    assert "a full game places 11 tiles each at 4 players" in ANALYSES[2].intro(real, None)
+    facts = {"tiles_each": 9, "boards_each": 2, "whites_each": 2, "colours": ["a"] * 4, "starting_boards": [[0, 0]]}
+    short = stalls(game_data(rows, "kaleido", tmp_path / "short", facts=lambda p: facts))
+    assert short["rates"]["stuck"][0] == 0  # every player placed 10 or 11 tiles: none short of 9
+    assert short["winners"]["stuck_n"][0] == 0 and "9 tiles each at 4 players" in ANALYSES[2].intro(short, None)
+
+
+def test_stalls_are_compared_with_games_where_every_seat_places_its_boards(tmp_path):
+    # random places every board and its games never stall; greedy keeps boards back and its games stall
+    rows = pl.DataFrame({"experiment": ["e"] * 8, "game_id": [0, 0, 1, 1, 2, 2, 3, 3], "players": [2] * 8,
+                         "seat": [0, 1] * 4, "strategy": ["random", "random"] * 2 + ["random", "greedy"] * 2,
+                         "boards_placed": [4, 4, 4, 4, 4, 2, 4, 3], "boards_each": [4] * 8, "turns": [22] * 8,
+                         "tiles_each": [22] * 8, "win": [1.0, 0.0] * 4, "stalled": [False] * 4 + [True] * 4})
+    data = game_data(rows.drop("boards_each", "tiles_each"), "kaleido", tmp_path)
+    result = stalls(data)
+    assert result["keepers"].filter(pl.col("keeps"))["strategy"].to_list() == ["greedy"]
+    lineup = result["lineups"].row(0, named=True)
+    assert (lineup["placers_n"], lineup["placers"], lineup["keepers_n"], lineup["keepers"]) == (2, 0.0, 2, 1.0)
+    text = ANALYSES[2].finding(result, data).text
+    assert "games with only random at the table stall in 0.0% of 2, against 100.0% of the others" in text

@@ -42,7 +42,7 @@ POOL = 'pool = ["keep", "chase"]\n'
         (BASE + 'seats = ["keep", "chase", "keep"]\n', "'players' must be 3, got [2, 3]"),
         (BASE + POOL + "[params]\nfaces = 3\n", "unknown parameter 'faces'"),
         (BASE + POOL + '[params]\nsides = "six"\n', "parameter 'sides' must be int"),
-        (BASE + POOL + "[params]\nsides = 1\n", "'sides' must be at least 2"),
+        (BASE + POOL + "[params]\nsides = 1\n", "parameter 'sides' must be between 2 and 1000, got 1"),
         (BASE + POOL + "params = 3\n", "'params' must be a table"),
         (BASE + POOL + 'name = "../up"\n', "name '../up' must be letters"),
     ],

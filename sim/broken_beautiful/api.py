@@ -1,68 +1,28 @@
 """Broken and Beautiful (Left Justified Studio, 2023): draft pottery, keep it or sell it for gold, watch it
-break, mend it with gold. The game contract of sim/game.py, for the registry in sim/__init__.py."""
+break, mend it with gold. The rules side of the game contract (sim/game.py)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
+import polars as pl
 
-from sim.batch import seat_rows
-from sim.bench import compare
 from sim.broken_beautiful import engine, reference
-from sim.broken_beautiful.rules import BROKEN, CONDITIONS, PLAYER_COUNTS, SCORED, Params, deal
-from sim.broken_beautiful.rules import facts as facts
-from sim.game import params_from
-from strategies.broken_beautiful import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
-
-NAME = "broken_beautiful"
-LOWEST_WINS = False
-TITLE = "Broken and Beautiful"
-SUMMARY = ("snake-draft pottery, keep it or sell it for ingots, suffer breakage, pay to repair; most points "
-           "wins. Strategies may add -no-TYPE, e.g. greedy-no-teapot")
-
-__all__ = ["BENCH_STRATEGY", "NAME", "PLAYER_COUNTS", "STRATEGIES", "SUMMARY", "TITLE", "Params", "bench",
-           "check_strategy", "make_params", "narrate", "simulate", "trace"]
+from sim.broken_beautiful.engine import KEEP, SELL
+from sim.broken_beautiful.rules import CONDITIONS, PLAYER_COUNTS, SCORED, Deal, Params, deal, facts
+from sim.errors import AtelierError, IllegalMove
+from sim.game import Choose, Decision, GameRules
 
 
-def make_params(players: int, overrides: dict) -> Params:
-    return params_from(Params, players, PLAYER_COUNTS, overrides)
+def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
+    """The one game of a deal, played by the reference; its scores."""
+    _, result = reference.play(params, one.order[0], choose, rng)
+    return result.scores
 
 
-def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
-             deal_seed: np.random.SeedSequence, play_seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
-    """Play len(lineups) games with the batched engine; one row per (game, seat). See sim/game.py."""
-    order = deal(np.random.default_rng(deal_seed), int(deal_index.max()) + 1, params)[deal_index]
-    record = engine.play(params, order, lineups, np.random.default_rng(play_seed), make_player)
-    batch, players = lineups.shape
-    state = record.state
-    broken = ((state.owner[:, None, :] == np.arange(players)[:, None]) & (state.cond == BROKEN)[:, None, :]).sum(axis=2)
-    columns = {
-        **seat_rows(lineups, record.scores, record.rank, record.win),
-        "rounds": np.full(batch * players, params.kit.rounds(players), np.int8),
-        "ingots": state.ingots.ravel(),
-        "repaired": record.repaired.ravel().astype(np.int8),
-        "broken": broken.ravel().astype(np.int8),
-        "items": record.items.ravel().astype(np.int8),
-    }
-    for t, kind in enumerate(SCORED):
-        columns[f"points_{kind}"] = record.points[:, :, t].ravel().astype(np.int32)
-    return columns
-
-
-def play_reference(params: Params, order, strategies: list[str], rng: np.random.Generator):
-    game = reference.new_game(params, order)
-    result = reference.play(game, reference.StrategyDecider(game, strategies, rng, make_player))
-    return game, result
-
-
-def trace(params: Params, strategies: list[str], seed: int) -> dict:
-    """One game, played by the reference engine, as an auditable JSON-ready dict (see README)."""
-    rng = np.random.default_rng(seed)
-    game, result = play_reference(params, deal(rng, 1, params)[0], strategies, rng)
+def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
+    """The one game of a deal, played by the reference, as auditable data (see README)."""
+    game, result = reference.play(params, one.order[0], choose, rng)
     return {
-        "game": NAME, "players": params.players, "seed": seed, "strategies": list(strategies),
-        "params": dataclasses.asdict(params),
         "catalog": params.kit.catalog(),
         "rounds": game.log,
         "final": {
@@ -74,6 +34,59 @@ def trace(params: Params, strategies: list[str], seed: int) -> dict:
             "winners": result.winners,
         },
     }
+
+
+def replay(record: dict) -> list[int]:
+    """A trace's picks and repairs replayed through the reference; the scores it gives. AtelierError if the
+    rounds the reference plays from those choices are not the trace's (IllegalMove if a choice breaks a rule)."""
+    params = Params(**record["params"])
+    game, result = reference.play(params, traced_deck(record, params.kit.size), Replayed(record), None)
+    for r, (replayed, traced) in enumerate(zip(game.log, record["rounds"]), start=1):
+        if replayed != traced:
+            keys = ", ".join(key for key in traced if replayed.get(key) != traced[key])
+            raise AtelierError(f"round {r} of the trace does not follow from its choices: {keys} differ")
+    return result.scores
+
+
+def traced_deck(record: dict, size: int) -> list[int]:
+    """The deck as far as the trace shows it: every round's dealt cards, then the last card showing on top; the
+    cards never seen follow in id order (no rule looks at them)."""
+    seen = [card for entry in record["rounds"] for card in entry["dealt"]]
+    if record["rounds"] and record["rounds"][-1]["deck_top"] is not None:
+        seen.append(record["rounds"][-1]["deck_top"])
+    return seen + sorted(set(range(size)) - set(seen))
+
+
+class Replayed:
+    """A `choose` callback that answers with a trace's choices. The trace lists repairs, not passes: a seat on
+    turn repairs the round's next listed card if that repair is its own, and passes otherwise. (Another seat's
+    repairs never change what a seat may repair, so this gives the traced game.)"""
+
+    def __init__(self, record: dict):
+        self.rounds = record["rounds"]
+        self.picks = self.repairs = 0
+        self.round = -1
+
+    def __call__(self, decision: Decision, rng) -> np.ndarray:
+        obs = decision.observation
+        if obs.round != self.round:
+            self.round, self.picks, self.repairs = obs.round, 0, 0
+        entry = self.rounds[obs.round]
+        if decision.kind == "draft":
+            card, dealt = entry["picks"][self.picks]["card"], obs.draft[0].tolist()
+            if card not in dealt:
+                raise IllegalMove("trace", f"card {card} was not dealt in round {obs.round + 1}")
+            choice = dealt.index(card)
+        elif decision.kind == "keep":
+            choice = KEEP if entry["picks"][self.picks]["action"] == "keep" else SELL
+            self.picks += 1
+        else:
+            listed = entry["repairs"][self.repairs] if self.repairs < len(entry["repairs"]) else None
+            choice = decision.legal.shape[1] - 1  # pass
+            if listed is not None and listed["seat"] == decision.seat:
+                choice = listed["card"]
+                self.repairs += 1
+        return np.array([choice])
 
 
 def narrate(record: dict) -> str:
@@ -113,17 +126,22 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
-def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference (on the first hundredth of the deals, at
-    least 10 of them, at most all)."""
-    params = make_params(players, {})
-    check_strategy(strategy)
-    lineup = [strategy] * players
-    ref_games = min(games, max(10, games // 100))
-
-    def session(rng):
-        order = deal(rng, games, params)
-        return (lambda: engine.play(params, order, np.array([lineup] * games), rng, make_player),
-                lambda: [play_reference(params, order[g], lineup, rng) for g in range(ref_games)])
-
-    return compare(NAME, players, strategy, games, ref_games, repeats, session)
+RULES = GameRules(
+    name="broken_beautiful",
+    title="Broken and Beautiful",
+    summary=("snake-draft pottery, keep it or sell it for ingots, suffer breakage, pay to repair; most points "
+             "wins. Strategies may add -no-TYPE, e.g. greedy-no-teapot"),
+    player_counts=PLAYER_COUNTS,
+    lowest_wins=False,
+    params=Params,
+    deal=deal,
+    engine=engine,
+    reference=play_reference,
+    columns={"rounds": pl.Int8, "ingots": pl.Int16, "repaired": pl.Int8, "broken": pl.Int8, "items": pl.Int8,
+             **{f"points_{kind}": pl.Int32 for kind in SCORED}},
+    trace=trace,
+    replay=replay,
+    narrate=narrate,
+    facts=facts,
+    tie_breakers=("repaired", "items"),  # Ending the Game: most repaired items, then most items overall
+)

@@ -2,8 +2,16 @@
 
 Every game of a batch deals the same number of rounds and drafts the same number of cards per round, so
 the batch moves one pick at a time. Repair phases last a different number of turns in each game: the
-batch keeps going until every game has finished its phase, and finished games can only pass. The scalar,
-rule-by-rule twin is reference.py.
+batch keeps going until every game has finished its phase, and finished games are not asked (they can only
+pass). The engine is steppable (the contract in sim/game.py); a round goes through three phases:
+
+- "draft": the seat on turn takes a card from the drafting area (2. Drafting, the snake draft);
+- "keep": the same seat keeps that card or sells it (Choices After Drafting); after the last pick the
+  pottery breaks (3. Pottery Breaks) inside `step`;
+- "repair": in turn from the first player, each seat repairs one broken card or passes (4. Repairing
+  Pottery), round after round of turns, until every seat of a game passes in the same round of turns.
+When the last game's repair phase ends, the first player marker passes and the next round is dealt, or the
+game ends ("over") when a full draft can no longer be dealt. The scalar, rule-by-rule twin is reference.py.
 """
 
 from __future__ import annotations
@@ -12,33 +20,47 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from sim.batch import check_choice, strategy_groups
 from sim.broken_beautiful.rules import (
     BROKEN,
     GOLD,
     INTACT,
     REPAIRED,
+    SCORED,
     TEA_JAR,
     TEAPOT,
+    Deal,
     Params,
     points,
     tally,
 )
-from sim.errors import IllegalMove
+from sim.game import Decision, Outcome
 from sim.scoring import standings
 
 SELL, KEEP = 0, 1
+DRAFT, KEEP_OR_SELL, REPAIR, OVER = "draft", "keep", "repair", "over"  # the phases; the first three name decisions
 
 
 @dataclass(frozen=True)
 class State:
+    """B games between two decisions. Counters shared by the batch are Python ints; `step` returns a new State
+    and never changes the arrays of its argument."""
+
     order: np.ndarray  # (B, C) int8: card ids from the top of the deck
     owner: np.ndarray  # (B, C) int8: seat whose collection holds the card, -1 if none
     cond: np.ndarray  # (B, C) int8: INTACT, BROKEN or REPAIRED, for cards in a collection
     ingots: np.ndarray  # (B, P) int16
     supply: np.ndarray  # (B,) int16: ingots left in the supply (below 0 only with supply_shortfall = unlimited)
+    draft: np.ndarray  # (B, D) intp: the cards dealt to the drafting area this round
+    open: np.ndarray  # (B, D) bool: still in the drafting area (none once the leftover card is discarded)
+    card: np.ndarray  # (B,) intp: the card just drafted, to be kept or sold; -1 at other decisions
+    repairs: np.ndarray  # (B, P) int16: repairs each player made this round
+    free: np.ndarray  # (B,) bool: a gold card showed at breakage, so each player's first repair is free
+    repairing: np.ndarray  # (B,) bool: the game's repair phase goes on (someone repaired in the last round of turns)
+    fixed: np.ndarray  # (B,) bool: someone repaired in the current round of turns
     dealt: int = 0  # cards dealt from the deck so far, the same in every game
     round: int = 0  # rounds finished
+    phase: str = DRAFT  # DRAFT, KEEP_OR_SELL, REPAIR or OVER
+    turn: int = 0  # draft and keep: picks made this round; repair: repair turns taken this round
 
 
 @dataclass
@@ -67,29 +89,18 @@ class Observation:
     memo: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Record:
-    """A finished batch: every decision in order (to replay it) and the final standing."""
-
-    order: np.ndarray
-    picks: np.ndarray  # (B, R, 2P) drafting-area slot taken at each pick
-    keeps: np.ndarray  # (B, R, 2P) KEEP or SELL
-    repairs: list  # per round, (B, S) card repaired at each repair turn, C = pass
-    state: State
-    points: np.ndarray  # (B, P, len(SCORED))
-    scores: np.ndarray  # (B, P)
-    repaired: np.ndarray  # (B, P) repaired items
-    items: np.ndarray  # (B, P) items in the collection (broken ones too, unless tie_items_count_broken is off)
-    rank: np.ndarray
-    win: np.ndarray
-
-
-def init(params: Params, order: np.ndarray) -> State:
-    """Setup: empty collections; each player takes params.new_player_ingots from the supply."""
+def init(params: Params, deal: Deal) -> State:
+    """Setup: empty collections; each player takes params.new_player_ingots from the supply (New Player).
+    Then the first round is dealt (1. Starting a Round); seat 0 holds the first player marker."""
+    (order,) = deal
     batch, cards = order.shape
     ingots = np.full((batch, params.players), params.new_player_ingots, np.int16)
     supply = np.full(batch, params.kit.supply - params.new_player_ingots * params.players, np.int16)
-    return State(order, np.full((batch, cards), -1, np.int8), np.zeros((batch, cards), np.int8), ingots, supply)
+    none = np.zeros(batch, bool)
+    state = State(order, np.full((batch, cards), -1, np.int8), np.zeros((batch, cards), np.int8), ingots, supply,
+                  np.zeros((batch, 0), np.intp), np.zeros((batch, 0), bool), np.full(batch, -1, np.intp),
+                  np.zeros((batch, params.players), np.int16), none, none, none)
+    return _start_round(params, state)
 
 
 def pick_order(first: int, players: int) -> list[int]:
@@ -98,54 +109,20 @@ def pick_order(first: int, players: int) -> list[int]:
     return seats + seats[::-1]
 
 
+def seat_on_turn(state: State) -> int:
+    """The seat that decides now: the snake draft's pick, or the repair turn counted from the first player."""
+    players = state.ingots.shape[1]
+    first = state.round % players
+    if state.phase == REPAIR:
+        return (first + state.turn) % players
+    return pick_order(first, players)[state.turn]
+
+
 def repair_cost(params: Params, cards: np.ndarray, repairs: np.ndarray, free: np.ndarray) -> np.ndarray:
     """Repairing Pottery: the card's value, plus one per repair already made this round; the first repair
-    of a round in which a gold card showed is free."""
+    of a round in which a gold card showed is free. cards (..., K), repairs and free (...) -> (..., K) ingots."""
     cost = params.kit.value[cards].astype(np.int16) + repairs[..., None]
     return np.where((free & (repairs == 0))[..., None], 0, cost)
-
-
-def play(params: Params, order: np.ndarray, lineups: np.ndarray, rng: np.random.Generator, make_player) -> Record:
-    """Play a batch to the end. lineups: (B, P) strategy names by seat."""
-    state = init(params, order)
-    seats = [_seat_players(params, s, lineups[:, s], make_player) for s in range(params.players)]
-    rounds = params.kit.rounds(params.players)
-    picks = np.zeros((len(order), rounds, 2 * params.players), np.int8)
-    keeps = np.zeros_like(picks)
-    repairs = []
-    for r in range(rounds):
-        state, picks[:, r], keeps[:, r], repaired = play_round(params, state, seats, rng)
-        repairs.append(repaired)
-    return _finish(params, state, picks, keeps, repairs)
-
-
-def play_round(params: Params, state: State, seats, rng):
-    """Deal, draft, break, repair; then the first player marker passes to the left."""
-    batch, players = state.ingots.shape
-    size = params.kit.draft_size(players)
-    draft = state.order[:, state.dealt : state.dealt + size].astype(np.intp)
-    state = replace(state, dealt=state.dealt + size)
-    is_open = np.ones(draft.shape, bool)
-    first = state.round % players
-    picks, keeps = [], []
-    for seat in pick_order(first, players):
-        obs = _observe(params, state, "draft", seat, draft, is_open, is_open)
-        slot = _decide(seats[seat], obs, rng, "draft")
-        card = draft[np.arange(batch), slot]
-        is_open = is_open.copy()
-        is_open[np.arange(batch), slot] = False
-        can_keep = params.kit.type[card] != GOLD  # gold cards must be sold
-        obs = _observe(params, state, "keep", seat, draft, is_open, np.stack([np.ones(batch, bool), can_keep], 1),
-                       card=card)
-        keep = _decide(seats[seat], obs, rng, "keep") == KEEP
-        state = _take(params, state, seat, card, keep)
-        picks.append(slot)
-        keeps.append(keep)
-    leftover = draft[np.arange(batch), is_open.argmax(axis=1)]
-    state, free = _break(params, state, leftover)
-    state, repaired = _repair_phase(params, state, seats, rng, first, draft, free)
-    state = replace(state, round=state.round + 1)
-    return state, np.stack(picks, 1), np.stack(keeps, 1), repaired
 
 
 def deck_top(params: Params, state: State) -> np.ndarray:
@@ -155,24 +132,97 @@ def deck_top(params: Params, state: State) -> np.ndarray:
     return state.order[:, state.dealt].astype(np.intp)
 
 
-def _take(params: Params, state: State, seat: int, card: np.ndarray, keep: np.ndarray) -> State:
-    """Choices After Drafting: add the card to the collection, or sell it for its value in ingots."""
+def decision(params: Params, state: State) -> Decision:
+    """The decision the batch faces now: a draft, a keep-or-sell or a repair, by the seat on turn."""
+    seat = seat_on_turn(state)
+    batch = len(state.order)
+    if state.phase == DRAFT:  # Drafting: any card still in the drafting area
+        legal, asked = state.open, np.ones(batch, bool)
+    elif state.phase == KEEP_OR_SELL:  # Choices After Drafting: gold cards must be sold
+        legal, asked = np.stack([np.ones(batch, bool), params.kit.type[state.card] != GOLD], 1), np.ones(batch, bool)
+    elif state.phase == REPAIR:  # Repairing Pottery: a broken card of one's own that one can pay for, or pass
+        cost = repair_cost(params, np.arange(params.kit.size), state.repairs[:, seat], state.free)  # (B, C)
+        can = (state.owner == seat) & (state.cond == BROKEN) & (cost <= state.ingots[:, seat, None])
+        legal = np.concatenate([can & state.repairing[:, None], np.ones((batch, 1), bool)], axis=1)
+        asked = state.repairing
+    else:
+        raise ValueError("the game is over: no decision is left")
+    return Decision(state.phase, seat, legal, asked, observe(params, state, seat, legal), f"in round {state.round + 1}")
+
+
+def observe(params: Params, state: State, seat: int, legal: np.ndarray) -> Observation:
+    players = state.ingots.shape[1]
+    return Observation(
+        decision=state.phase, seat=seat, round=state.round, first=state.round % players,
+        owner=state.owner, cond=state.cond, ingots=state.ingots, supply=state.supply,
+        draft=state.draft, open=state.open, deck_top=deck_top(params, state),
+        rounds_left=params.kit.rounds(players) - state.round - 1,
+        card=state.card, repairs=state.repairs, free=state.free, legal=legal,
+    )
+
+
+def step(params: Params, state: State, choice: np.ndarray) -> State:
+    """Apply one choice per game (ignored where the decision did not ask) and advance to the next decision."""
+    choice = np.asarray(choice).astype(np.intp)
+    if state.phase == DRAFT:
+        games = np.arange(len(choice))
+        is_open = state.open.copy()
+        is_open[games, choice] = False
+        return replace(state, open=is_open, card=state.draft[games, choice], phase=KEEP_OR_SELL)
+    if state.phase == KEEP_OR_SELL:
+        return _kept(params, state, choice == KEEP)
+    if state.phase == REPAIR:
+        return _repaired(params, state, choice)
+    raise ValueError("the game is over: no decision is left")
+
+
+def terminal(state: State) -> bool:
+    """Ending the Game: a full draft can no longer be dealt."""
+    return state.phase == OVER
+
+
+def _start_round(params: Params, state: State) -> State:
+    """Starting a Round: deal two cards per player, plus one, to the drafting area; the game ends instead
+    when the deck cannot deal that many (Ending the Game)."""
+    batch, players = state.ingots.shape
+    if state.round >= params.kit.rounds(players):
+        return replace(state, phase=OVER, turn=0)
+    size = params.kit.draft_size(players)
+    none = np.zeros(batch, bool)
+    return replace(state, draft=state.order[:, state.dealt : state.dealt + size].astype(np.intp),
+                   open=np.ones((batch, size), bool), card=np.full(batch, -1, np.intp),
+                   repairs=np.zeros((batch, players), np.int16), free=none, repairing=none, fixed=none,
+                   dealt=state.dealt + size, phase=DRAFT, turn=0)
+
+
+def _kept(params: Params, state: State, keep: np.ndarray) -> State:
+    """Choices After Drafting: add the card to the collection, or sell it for its value in ingots. After the
+    last pick of the snake draft the pottery breaks and the repair phase begins."""
+    seat, card = seat_on_turn(state), state.card
     games = np.arange(len(card))
     owner, cond = state.owner.copy(), state.cond.copy()
     owner[games[keep], card[keep]] = seat
     cond[games[keep], card[keep]] = INTACT
     value = np.where(keep, 0, params.kit.value[card]).astype(np.int16)
-    if params.supply_shortfall == "partial":
+    if params.supply_shortfall == "partial":  # the seller takes what is left of the supply
         value = np.minimum(value, np.maximum(state.supply, 0))
     ingots = state.ingots.copy()
     ingots[:, seat] += value
-    return replace(state, owner=owner, cond=cond, ingots=ingots, supply=state.supply - value)
+    state = replace(state, owner=owner, cond=cond, ingots=ingots, supply=state.supply - value,
+                    card=np.full(len(card), -1, np.intp), phase=DRAFT, turn=state.turn + 1)
+    if state.turn < 2 * state.ingots.shape[1]:  # every player drafts two cards; one is left over
+        return state
+    leftover = state.draft[games, state.open.argmax(axis=1)]
+    state, free = _break(params, state, leftover)
+    # The leftover card is discarded once breakage is resolved: the drafting area is empty.
+    return replace(state, open=np.zeros(state.open.shape, bool), free=free, repairing=np.ones(len(card), bool),
+                   fixed=np.zeros(len(card), bool), phase=REPAIR, turn=0)
 
 
 def _break(params: Params, state: State, leftover: np.ndarray) -> tuple[State, np.ndarray]:
     """Pottery Breaks: every unbroken, never-repaired card in any collection whose type matches the leftover
     card or the top of the deck breaks. Trays, boxes and gold break nothing; a showing gold card gives a free
-    repair instead. With the deck empty, only the leftover card counts."""
+    repair instead (Gold Cards). With the deck empty, only the leftover card counts."""
     kind = params.kit.type
     top = deck_top(params, state)
     showing = np.stack([kind[leftover], np.where(top >= 0, kind[top], -1)], axis=1)  # (B, 2)
@@ -183,43 +233,30 @@ def _break(params: Params, state: State, leftover: np.ndarray) -> tuple[State, n
     return replace(state, cond=cond), (showing == GOLD).any(axis=1)
 
 
-def _repair_phase(params, state, seats, rng, first, draft, free):
-    """In turn from the first player, each player repairs one broken card or passes, round after round of
-    turns, until every player passes in the same round of turns."""
-    batch, players = state.ingots.shape
-    cards = params.kit.size
-    done = np.zeros((batch, players), np.int16)
-    active = np.ones(batch, bool)
-    cleared = np.zeros(draft.shape, bool)  # the leftover card was discarded once breakage was resolved
-    choices = []
-    while active.any():
-        repaired_any = np.zeros(batch, bool)
-        for k in range(players):
-            seat = (first + k) % players
-            cost = repair_cost(params, np.arange(cards), done[:, seat], free)  # (B, C)
-            can = (state.owner == seat) & (state.cond == BROKEN) & (cost <= state.ingots[:, seat, None])
-            legal = np.concatenate([can & active[:, None], np.ones((batch, 1), bool)], axis=1)
-            obs = _observe(params, state, "repair", seat, draft, cleared, legal, repairs=done, free=free)
-            choice = _decide(seats[seat], obs, rng, "repair")
-            fixing = choice < cards
-            state = _fix(state, seat, choice, fixing, cost)
-            done[:, seat] += fixing
-            repaired_any |= fixing
-            choices.append(choice)
-        active &= repaired_any
-    return state, np.stack(choices, 1).astype(np.int8)
-
-
-def _fix(state: State, seat: int, choice: np.ndarray, fixing: np.ndarray, cost: np.ndarray) -> State:
+def _repaired(params: Params, state: State, choice: np.ndarray) -> State:
+    """Repairing Pottery: the seat on turn pays for the card it mends (or passes). After each round of turns,
+    a game whose players all passed ends its repair phase; when every game has, the round ends."""
+    seat, players = seat_on_turn(state), state.ingots.shape[1]
+    fixing = state.repairing & (choice < params.kit.size)
     games = np.flatnonzero(fixing)
     cards = choice[games]
     cond = state.cond.copy()
     cond[games, cards] = REPAIRED
     paid = np.zeros(len(choice), np.int16)
-    paid[games] = cost[games, cards]
-    ingots = state.ingots.copy()
-    ingots[:, seat] -= paid
-    return replace(state, cond=cond, ingots=ingots, supply=state.supply + paid)
+    paid[games] = repair_cost(params, cards[:, None], state.repairs[games, seat], state.free[games])[:, 0]
+    ingots, repairs = state.ingots.copy(), state.repairs.copy()
+    ingots[:, seat] -= paid  # spent ingots return to the supply
+    repairs[:, seat] += fixing
+    state = replace(state, cond=cond, ingots=ingots, supply=state.supply + paid, repairs=repairs,
+                    fixed=state.fixed | fixing, turn=state.turn + 1)
+    if state.turn % players:
+        return state
+    # A round of turns is over: repair continues until all players pass in turn.
+    state = replace(state, repairing=state.repairing & state.fixed, fixed=np.zeros(len(choice), bool))
+    if state.repairing.any():
+        return state
+    # The first player marker passes clockwise (to the left) and the next round begins.
+    return _start_round(params, replace(state, round=state.round + 1))
 
 
 def standing(params: Params, state: State):
@@ -240,38 +277,18 @@ def standing(params: Params, state: State):
     return by_type, scores, repaired, items, rank, win
 
 
-def _finish(params, state, picks, keeps, repairs) -> Record:
+def outcome(params: Params, state: State) -> Outcome:
+    """The standings, and each seat's ingots, repaired, broken and whole items and points by type."""
     by_type, scores, repaired, items, rank, win = standing(params, state)
-    return Record(state.order, picks, keeps, repairs, state, by_type, scores, repaired, items, rank, win)
-
-
-def _observe(params, state, decision, seat, draft, is_open, legal, card=None, repairs=None, free=None):
     batch, players = state.ingots.shape
-    return Observation(
-        decision=decision, seat=seat, round=state.round, first=state.round % players,
-        owner=state.owner, cond=state.cond, ingots=state.ingots, supply=state.supply,
-        draft=draft, open=is_open, deck_top=deck_top(params, state),
-        rounds_left=params.kit.rounds(players) - state.round - 1,
-        card=np.full(batch, -1, np.intp) if card is None else card,
-        repairs=np.zeros((batch, players), np.int16) if repairs is None else repairs,
-        free=np.zeros(batch, bool) if free is None else free,
-        legal=legal,
-    )
-
-
-def _seat_players(params, seat, names, make_player):
-    """One player object per distinct strategy at this seat, with the games (index or slice) it plays."""
-    return [(idx, make_player(name, seat=seat, players=params.players, idx=idx, params=params))
-            for name, idx in strategy_groups(names)]
-
-
-def _decide(group, obs: Observation, rng: np.random.Generator, decision: str) -> np.ndarray:
-    choices = np.zeros(len(obs.legal), np.intp)
-    for idx, player in group:
-        legal = obs.legal[idx]
-        choice = check_choice(player, np.asarray(getattr(player, decision)(obs, rng)), len(legal), legal.shape[1],
-                              f"{decision} in round {obs.round + 1}")
-        if not legal[np.arange(len(legal)), choice].all():
-            raise IllegalMove(player.name, f"{decision} in round {obs.round + 1} is not allowed")
-        choices[idx] = choice
-    return choices
+    held = state.owner[:, None, :] == np.arange(players)[:, None]  # (B, P, C)
+    broken = (held & (state.cond == BROKEN)[:, None, :]).sum(axis=2)
+    columns = {
+        "rounds": np.full(batch, params.kit.rounds(players), np.int8),
+        "ingots": state.ingots,
+        "repaired": repaired.astype(np.int8),
+        "broken": broken.astype(np.int8),
+        "items": items.astype(np.int8),
+        **{f"points_{kind}": by_type[:, :, t].astype(np.int32) for t, kind in enumerate(SCORED)},
+    }
+    return Outcome(scores, rank, win, columns)

@@ -1,9 +1,10 @@
 """Broken and Beautiful, one game at a time, written to be read next to the rulebook
 (../shared/rules/broken_and_beautiful.txt).
 
-The oracle for the batched engine (tests replay the engine's decisions here), the narrator of
-`atelier play` and the baseline of `atelier bench`. Its scoring is written out afresh from the
-"Pottery Scores" table rather than shared with the engine.
+The oracle for the batched engine (tests replay the engine's decisions here), the player of `atelier play`
+and the baseline of `atelier bench`. Every decision is asked of a `choose` callback (sim/game.py) through a
+Decision over a batch of one, with the engine's Observation, so the batched strategies play here too. Its
+scoring is written out afresh from the "Pottery Scores" table rather than shared with the engine.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.batch import check_choice
 from sim.broken_beautiful.engine import KEEP, Observation
 from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, TYPES, Params
 from sim.errors import IllegalMove
+from sim.game import Choose, Decision
 
 POTTERY = {"cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot"}
 
@@ -80,18 +81,26 @@ def repair_cost(game: Game, card: int, repairs_done: int, free: bool) -> int:
     return game.value(card) + repairs_done
 
 
-def play_round(game: Game, decider) -> None:
+def play_round(game: Game, choose: Choose, rng: np.random.Generator | None) -> None:
     """One round: deal, snake draft, breakage, repairs; the first player marker then passes on."""
     dealt = game.deck[: draft_size(game)]
     del game.deck[: draft_size(game)]
     entry = {"first": game.first, "dealt": list(dealt), "picks": [], "repairs": []}
     area = list(dealt)  # the drafting area, in dealt order; taken cards leave it
     for seat in snake(game):
-        card = decider.draft(game, seat, dealt, area)
+        is_open = [card in area for card in dealt]
+        slot = ask(game, choose, rng, "draft", seat, dealt, is_open, is_open)
+        if not 0 <= slot < len(dealt):
+            raise IllegalMove("reference", f"the drafting area has no slot {slot}")
+        card = dealt[slot]
+        if card not in area:
+            raise IllegalMove("reference", f"card {card} is no longer in the drafting area")
         area.remove(card)
-        keep = decider.keep(game, seat, dealt, area, card)
-        if keep and game.kind(card) == "gold":
-            raise IllegalMove("decider", f"gold card {card} must be sold")
+        gold = game.kind(card) == "gold"
+        keep = ask(game, choose, rng, "keep", seat, dealt, [c in area for c in dealt], [True, not gold],
+                   card=card) == KEEP
+        if keep and gold:
+            raise IllegalMove("reference", f"gold card {card} must be sold")
         entry["picks"].append({"seat": seat, "card": card, "action": "keep" if keep else "sell",
                                "ingots_gained": 0 if keep else sell(game, seat, card)})
         if keep:
@@ -101,7 +110,7 @@ def play_round(game: Game, decider) -> None:
     entry.update({"deck_top": top, "leftover": leftover})
     entry["broken"], free = pottery_breaks(game, leftover, top)
     entry["free_repair"] = free
-    entry["repairs"] = repair_pottery(game, decider, dealt, free)
+    entry["repairs"] = repair_pottery(game, choose, rng, dealt, free)
     entry.update({"ingots": list(game.ingots), "supply": game.supply})
     game.log.append(entry)
     game.round += 1
@@ -133,11 +142,13 @@ def pottery_breaks(game: Game, leftover: int, top: int | None) -> tuple[list[int
     return sorted(broken), any(game.kind(c) == "gold" for c in showing)
 
 
-def repair_pottery(game: Game, decider, dealt, free: bool) -> list[dict]:
+def repair_pottery(game: Game, choose: Choose, rng: np.random.Generator | None, dealt: list[int],
+                   free: bool) -> list[dict]:
     """In turn from the first player, each player fixes one broken item or passes, until all players
     pass in turn."""
     done = [0] * game.players
     repairs = []
+    passing = game.params.kit.size  # the choice after the last card
     while True:
         someone_fixed = False
         for k in range(game.players):
@@ -145,9 +156,13 @@ def repair_pottery(game: Game, decider, dealt, free: bool) -> list[dict]:
             options = {card: repair_cost(game, card, done[seat], free)
                        for card, state in game.collections[seat].items() if state == BROKEN}
             affordable = {card: cost for card, cost in options.items() if cost <= game.ingots[seat]}
-            card = decider.repair(game, seat, dealt, affordable, done, free)
-            if card is None:
+            legal = [card in affordable for card in range(passing)] + [True]
+            card = ask(game, choose, rng, "repair", seat, dealt, [False] * len(dealt), legal, repairs=done,
+                       free=free)
+            if card == passing:
                 continue
+            if card not in affordable:
+                raise IllegalMove("reference", f"seat {seat} cannot repair card {card}")
             cost = affordable[card]
             game.ingots[seat] -= cost
             game.supply += cost
@@ -222,44 +237,18 @@ def final_result(game: Game) -> Result:
     return Result(points, scores, repaired, items, ranks, wins, winners)
 
 
-def play(game: Game, decider) -> Result:
+def play(params: Params, order, choose: Choose, rng: np.random.Generator | None) -> tuple[Game, Result]:
+    """Play one game, asking `choose` (the batched strategies, on a batch of one) for every decision."""
+    game = new_game(params, order)
     while not over(game):
-        play_round(game, decider)
-    return final_result(game)
+        play_round(game, choose, rng)
+    return game, final_result(game)
 
 
-class StrategyDecider:
-    """Asks the batched strategies, on batches of one, through the engine's Observation."""
-
-    def __init__(self, game: Game, strategies: list[str], rng: np.random.Generator, make_player):
-        self.rng = rng
-        self.players = [make_player(name, seat=seat, players=game.players, idx=slice(None), params=game.params)
-                        for seat, name in enumerate(strategies)]
-
-    def draft(self, game, seat, dealt, area):
-        is_open = [card in area for card in dealt]
-        obs = observation(game, "draft", seat, dealt, is_open, [is_open])
-        slot = self.ask(seat, "draft", obs)
-        return dealt[slot]
-
-    def keep(self, game, seat, dealt, area, card):
-        obs = observation(game, "keep", seat, dealt, [c in area for c in dealt], [[True, game.kind(card) != "gold"]],
-                          card=card)
-        return self.ask(seat, "keep", obs) == KEEP
-
-    def repair(self, game, seat, dealt, affordable, done, free):
-        legal = [card in affordable for card in range(game.params.kit.size)] + [True]
-        obs = observation(game, "repair", seat, dealt, [False] * len(dealt), [legal], repairs=done, free=free)
-        choice = self.ask(seat, "repair", obs)
-        return None if choice == game.params.kit.size else choice
-
-    def ask(self, seat: int, decision: str, obs: Observation) -> int:
-        player = self.players[seat]
-        choice = check_choice(player, np.asarray(getattr(player, decision)(obs, self.rng)), 1, obs.legal.shape[1],
-                              f"{decision} in round {obs.round + 1}")
-        if not obs.legal[0, choice[0]]:
-            raise IllegalMove(player.name, f"{decision} in round {obs.round + 1} is not allowed")
-        return int(choice[0])
+def ask(game: Game, choose: Choose, rng, kind: str, seat: int, dealt, is_open, legal, **table) -> int:
+    """One decision of `kind` by `seat`, asked of `choose` over a batch of one."""
+    obs = observation(game, kind, seat, dealt, is_open, [legal], **table)
+    return int(choose(Decision(kind, seat, obs.legal, np.ones(1, bool), obs, f"in round {game.round + 1}"), rng)[0])
 
 
 def observation(game: Game, decision, seat, dealt, is_open, legal, card=-1, repairs=None, free=False) -> Observation:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
@@ -156,10 +157,16 @@ def facts(params: Params) -> dict:
     return {"types": list(SCORED), "rounds": params.kit.rounds(params.players), "supply": params.kit.supply}
 
 
-def deal(rng: np.random.Generator, n: int, params: Params) -> np.ndarray:
-    """Shuffle the deck for n games: (n, C) int8 card ids from the top. Seat 0 holds the first player marker
-    in round 1; the rulebook picks that player by who last washed the dishes, which is as good as random."""
-    return rng.random((n, params.kit.size)).argsort(axis=1).astype(np.int8)
+class Deal(NamedTuple):
+    """n games' random set-up, batch axis first."""
+
+    order: np.ndarray  # (n, C) int8: card ids from the top of the deck
+
+
+def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
+    """Shuffle the deck for n games. Seat 0 holds the first player marker in round 1; the rulebook picks that
+    player by who last washed the dishes (Setup), which is as good as random."""
+    return Deal(rng.random((n, params.kit.size)).argsort(axis=1).astype(np.int8))
 
 
 class Tally(NamedTuple):
@@ -174,17 +181,37 @@ class Tally(NamedTuple):
 
 
 def tally(owner: np.ndarray, cond: np.ndarray, players: int, comp: Components) -> Tally:
-    """Count the collections of a batch: owner (B, C) seat or -1, cond (B, C) -> Tally with axes (B, P, .)."""
-    held = owner[:, None, :] == np.arange(players)[None, :, None]  # (B, P, C)
-    whole = (held & (cond != BROKEN)[:, None, :]).astype(np.float32)
-    repaired = (held & (cond == REPAIRED)[:, None, :]).astype(np.float32)
-    broken = (held & (cond == BROKEN)[:, None, :]).astype(np.float32)
+    """Count the collections of a batch: owner (B, C) seat or -1, cond (B, C) -> Tally with axes (B, P, .).
+
+    One seat at a time, so that the temporaries are (B, C) masks rather than (B, P, C) ones: this runs at every
+    decision, and large short-lived arrays cost page faults whenever the allocator hands their memory back."""
+    columns, parts = _count_columns(comp)
+    counts = np.empty((len(owner), players, sum(m.shape[1] for m in columns)), np.float32)
+    masks = (cond != BROKEN, cond == REPAIRED, cond == BROKEN)
+    for seat in range(players):
+        mine = owner == seat
+        at = 0
+        for mask, by in zip(masks, columns):
+            np.matmul((mine & mask).astype(np.float32), by, out=counts[:, seat, at : at + by.shape[1]])
+            at += by.shape[1]
+    counts = counts.astype(np.int32)
+    return Tally(*(counts[..., part] for part in parts))
+
+
+@lru_cache(maxsize=16)
+def _count_columns(comp: Components) -> tuple[tuple[np.ndarray, ...], tuple[slice, ...]]:
+    """(C, .) float32 indicators that count a collection's cards: unbroken cards by type, by pattern and as
+    teapots of each pattern; repaired cards by type and as teapots of each pattern; broken cards by type. And
+    where each field of the Tally lies among their columns."""
     by_type = np.eye(len(TYPES), dtype=np.float32)[comp.type]  # (C, T)
     by_pattern = (comp.pattern[:, None] == np.arange(comp.patterns)).astype(np.float32)  # (C, K)
     teapot = by_pattern * (comp.type == TEAPOT)[:, None]
-    counts = [whole @ by_type, repaired @ by_type, broken @ by_type, whole @ by_pattern, whole @ teapot,
-              repaired @ teapot]
-    return Tally(*(c.astype(np.int32) for c in counts))
+    columns = (np.concatenate([by_type, by_pattern, teapot], axis=1), np.concatenate([by_type, teapot], axis=1),
+               by_type)
+    t, k = len(TYPES), comp.patterns
+    ends = np.cumsum([0, t, k, k, t, k, t]).tolist()  # whole, pattern, teapots, repaired, teapots repaired, broken
+    whole, pattern, teapots, repaired, teapots_repaired, broken = (slice(a, b) for a, b in pairwise(ends))
+    return columns, (whole, repaired, broken, pattern, teapots, teapots_repaired)
 
 
 def points(t: Tally, ingots: np.ndarray, rival_tea_jars: np.ndarray, comp: Components) -> np.ndarray:

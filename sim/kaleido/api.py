@@ -1,92 +1,48 @@
 """Kaleido (Japon Brand, 2014): fill triangular holes on hexagonal boards, win board majorities, turn the
-boards you score to set up end-game hexagons. The game contract of sim/game.py, for the registry in sim/__init__.py."""
+boards you score to set up end-game hexagons. The rules side of the game contract (sim/game.py).
+
+The trace (`atelier play kaleido --json`) holds, besides the header every game has: `colors` (each seat's
+colours), `events` (the game in order, below), `boards` (the final table: id, q, r, rot, slots by local
+slot), `endgame` (each scored hexagon's boards and points), `stalled`, `scores` and `winners`. Events:
+- `turn` {turn, seat, color}: a turn starts; `turn` counts turns from 0, passes and skips included, and
+  `color` is the colour the seat places in it. Every turn starts with one; the turn's other events follow,
+  up to the next `turn` event;
+- `tile` {seat, color, board, slot, white}: a tile in a hole (`white`: one of the seat's white tiles);
+- `board` {seat, board, q, r}: a board from the seat's stock, joined to the table at axial (q, r);
+- `score` {board, points}: a board just filled scores (points by colour, only those who score);
+- `rotate` {board, steps}: the mover turns a board just scored by `steps` (1-5) steps; no event when it is
+  left as it is;
+- `pass` {seat}: the seat is out of coloured tiles and passes;
+- `skip` {seat}: every hole is full and the seat has no board left, so its turn is skipped;
+- `stall` {seat}: every hole is full at the start of the seat's turn and nobody who still holds tiles has a
+  board left: no turn can ever open a hole again, so the game ends here (`stalled` is true) and is scored.
+"""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import polars as pl
 
-from sim.batch import seat_rows
-from sim.bench import compare
-from sim.game import params_from
+from sim.errors import IllegalMove
+from sim.game import Choose, GameRules
 from sim.kaleido import engine, reference
-from sim.kaleido.rules import COLORS, PLAYER_COUNTS, WHITE, Params
-from sim.kaleido.rules import facts as facts
-from strategies.kaleido import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
-
-NOT_PLACED = -128  # a marker for list slots of boards a seat did not place
-NAME = "kaleido"
-LOWEST_WINS = False
-TITLE = "Kaleido"
-SUMMARY = ("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
-           "for end-game hexagons; most points wins (2 players: two colours each)")
-
-__all__ = ["BENCH_STRATEGY", "NAME", "PLAYER_COUNTS", "STRATEGIES", "SUMMARY", "TITLE", "Params", "bench",
-           "check_strategy", "make_params", "narrate", "simulate", "trace"]
+from sim.kaleido.rules import COLORS, PLAYER_COUNTS, STARTING_BOARDS, WHITE, Deal, Params, deal, facts
 
 
-def make_params(players: int, overrides: dict) -> Params:
-    return params_from(Params, players, PLAYER_COUNTS, overrides)
-
-
-def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
-             deal_seed: np.random.SeedSequence, play_seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
-    """Play len(lineups) games with the batched engine; one row per (game, seat). See sim/game.py.
-    Kaleido deals nothing at random, so games differ only through the strategies' random choices."""
-    batch, players = lineups.shape
-    record = engine.play(params, batch, lineups, np.random.default_rng(play_seed), make_player)
-    state = record.state
-    owner = np.array([params.owner(c) for c in range(params.colours)])
-
-    def by_seat(per_colour):
-        return np.stack([per_colour[:, owner == s].sum(axis=1) for s in range(players)], axis=1).ravel()
-
-    return {
-        **seat_rows(lineups, record.scores, record.rank, record.win),
-        "midgame_points": by_seat(state.midgame).astype(np.int32),
-        "endgame_points": by_seat(state.endgame).astype(np.int32),
-        "boards_placed": state.boards_placed.ravel().astype(np.int8),
-        "whites_used": state.whites_used.ravel().astype(np.int8),
-        "turns": state.turns_played.ravel().astype(np.int8),
-        "stalled": np.repeat(state.stalled, players),
-        **_board_positions(params, state),
-    }
-
-
-def _board_positions(params: Params, state) -> dict[str, pl.Series]:
-    """`board_q`, `board_r`: list columns with the axial position of every board the seat placed."""
-    geo = engine.geometry(params)
-    batch, players = state.boards_placed.shape
-    mine = state.placer[:, None, :] == np.arange(players)[None, :, None]  # (B, P, NB)
-    order = np.argsort(~mine, axis=2, kind="stable")[..., : params.boards_each]  # the seat's boards first
-    kept = np.take_along_axis(mine, order, axis=2)
-    cells = np.take_along_axis(np.broadcast_to(state.cell[:, None, :], mine.shape), order, axis=2)
-    columns = {}
-    for axis, name in enumerate(("board_q", "board_r")):
-        values = np.where(kept, geo.qr[np.maximum(cells, 0), axis], NOT_PLACED).reshape(batch * players, -1)
-        packed = pl.lit(pl.Series(name, values.astype(np.int8))).arr.to_list()
-        columns[name] = pl.select(packed.list.eval(pl.element().filter(pl.element() != NOT_PLACED))).to_series()
-    return columns
-
-
-def play_reference(params: Params, strategies: list[str], rng: np.random.Generator):
-    game = reference.new_game(params)
-    result = reference.play(game, reference.StrategyDecider(game, strategies, rng, make_player))
-    return game, result
+def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
+    """The one game of a deal, played by the reference; its scores."""
+    _, result = reference.play(params, choose, rng)
+    return result.scores
 
 
 def _fill_name(fill) -> str | None:
     return None if fill is None else "white" if fill == WHITE else COLORS[fill]
 
 
-def trace(params: Params, strategies: list[str], seed: int) -> dict:
-    """One game, played by the reference engine, as an auditable JSON-ready dict (see README)."""
-    game, result = play_reference(params, strategies, np.random.default_rng(seed))
+def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
+    """The one game of a deal, played by the reference, as auditable data (see the module docstring)."""
+    game, result = reference.play(params, choose, rng)
     return {
-        "game": NAME, "players": params.players, "seed": seed, "strategies": list(strategies),
-        "params": dataclasses.asdict(params),
         "colors": [[COLORS[c] for c in range(params.colours) if params.owner(c) == s] for s in range(params.players)],
         "events": game.events,
         "boards": [{"id": b.id, "q": b.q, "r": b.r, "rot": b.rot, "slots": [_fill_name(f) for f in b.slots]}
@@ -98,26 +54,85 @@ def trace(params: Params, strategies: list[str], seed: int) -> dict:
     }
 
 
+class Replayer:
+    """A reference decider that plays the choices a trace's events record. Its `turn` events mark where each
+    turn's choices begin, so a choice is never taken for one of another turn."""
+
+    def __init__(self, events: list[dict]):
+        self.turns: dict[int, list[dict]] = {}  # turn -> its tile, board and rotate events, in order
+        choices: list[dict] = []  # choices before the first `turn` event belong to no turn
+        for event in events:
+            if event["type"] == "turn":
+                choices = self.turns.setdefault(event["turn"], [])
+            elif event["type"] in ("tile", "board", "rotate"):
+                choices.append(event)
+
+    def _take(self, game, wanted) -> dict | None:
+        """The turn's next recorded choice if `wanted(event)`; it is then used up."""
+        left = self.turns.get(game.turn, [])
+        return left.pop(0) if left and wanted(left[0]) else None
+
+    def extra(self, game, when):
+        event = self._take(game, lambda e: e["type"] == "board" or (e["type"] == "tile" and e["white"]))
+        if event is None:
+            return None
+        option = ("board", event["q"], event["r"]) if event["type"] == "board" else \
+            ("white", event["board"], event["slot"])
+        if option not in reference.extra_options(game, when):
+            raise IllegalMove("trace", f"{when} extra action {option} at turn {game.turn} is not allowed")
+        return option
+
+    def tile(self, game):
+        event = self._take(game, lambda e: e["type"] == "tile" and not e["white"])
+        if event is None or (event["board"], event["slot"]) not in game.empty_holes():
+            raise IllegalMove("trace", f"turn {game.turn} records no tile in an empty hole")
+        return event["board"], event["slot"]
+
+    def rotate(self, game, board):
+        event = self._take(game, lambda e: e["type"] == "rotate" and e["board"] == board)
+        return 0 if event is None else event["steps"]  # a board left as it is has no event
+
+    def check_used_up(self) -> None:
+        for turn, left in self.turns.items():
+            if left:
+                raise IllegalMove("trace", f"turn {turn} records {left[0]}, which the rules never asked for")
+
+
+def replay(record: dict) -> list[int]:
+    """A trace's choices replayed through the reference; the scores it gives."""
+    game = reference.new_game(Params(**record["params"]))
+    replayer = Replayer(record["events"])
+    result = reference.play_out(game, replayer)
+    replayer.check_used_up()
+    return result.scores
+
+
 def narrate(record: dict) -> str:
     """Tell a traced game event by event."""
     names = record["strategies"]
     lines = [f"Kaleido, {record['players']} players, seed {record['seed']}"]
     lines += [f"  seat {s} ({names[s]}) plays {', '.join(c)}" for s, c in enumerate(record["colors"])]
-    lines.append("  starting boards 0 at (0, 0) and 1 at (1, 0)")
+    lines.append("  starting boards " + " and ".join(f"{b} at ({q}, {r})" for b, (q, r) in enumerate(STARTING_BOARDS)))
     for event in record["events"]:
         kind = event["type"]
-        if kind == "tile":
+        if kind == "turn":
+            lines.append(f"Turn {event['turn'] + 1}: seat {event['seat']} ({names[event['seat']]}), {event['color']}")
+        elif kind == "tile":
             what = "a white tile" if event["white"] else f"a {event['color']} tile"
-            lines.append(f"seat {event['seat']} puts {what} in board {event['board']}, slot {event['slot']}")
+            lines.append(f"  seat {event['seat']} puts {what} in board {event['board']}, slot {event['slot']}")
         elif kind == "board":
-            lines.append(f"seat {event['seat']} places board {event['board']} at ({event['q']}, {event['r']})")
+            lines.append(f"  seat {event['seat']} places board {event['board']} at ({event['q']}, {event['r']})")
         elif kind == "score":
             points = ", ".join(f"{c} {p}" for c, p in event["points"].items()) or "nobody"
             lines.append(f"  board {event['board']} is full and scores: {points}")
-        else:
+        elif kind == "rotate":
             lines.append(f"  board {event['board']} is turned {event['steps']} step(s)")
-    if record["stalled"]:
-        lines.append("The game stalls: every hole is full and nobody with tiles has a board left.")
+        elif kind == "pass":
+            lines.append(f"  seat {event['seat']} is out of tiles and passes")
+        elif kind == "skip":
+            lines.append(f"  every hole is full and seat {event['seat']} has no board left: the turn is skipped")
+        elif kind == "stall":
+            lines.append("The game stalls: every hole is full and nobody with tiles has a board left.")
     lines.append("End-game hexagons:")
     for hexagon in record["endgame"]:
         points = ", ".join(f"{c} {p}" for c, p in hexagon["points"].items()) or "nobody"
@@ -127,15 +142,22 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
-def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference (on games // 200 games: at least 5, at most all)."""
-    params = make_params(players, {})
-    check_strategy(strategy)
-    lineup = [strategy] * players
-    ref_games = min(games, max(5, games // 200))
-
-    def session(rng):
-        return (lambda: engine.play(params, games, np.array([lineup] * games), rng, make_player),
-                lambda: [play_reference(params, lineup, rng) for _ in range(ref_games)])
-
-    return compare(NAME, players, strategy, games, ref_games, repeats, session)
+RULES = GameRules(
+    name="kaleido",
+    title="Kaleido",
+    summary=("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
+             "for end-game hexagons; most points wins (2 players: two colours each)"),
+    player_counts=PLAYER_COUNTS,
+    lowest_wins=False,
+    params=Params,
+    deal=deal,
+    engine=engine,
+    reference=play_reference,
+    columns={"midgame_points": pl.Int32, "endgame_points": pl.Int32, "boards_placed": pl.Int8,
+             "whites_used": pl.Int8, "turns": pl.Int8, "stalled": pl.Boolean, "board_q": pl.List(pl.Int8),
+             "board_r": pl.List(pl.Int8)},
+    trace=trace,
+    replay=replay,
+    narrate=narrate,
+    facts=facts,
+)

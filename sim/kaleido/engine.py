@@ -1,7 +1,21 @@
-"""Kaleido, batched: B games advance in lockstep, one turn at a time, with no Python loop over the batch.
-Games that have ended, or whose player to move is out of tiles, simply pass. In the 2-player variant the
-colour a player places alternates with their own tiles, so it can differ between games. The scalar,
-rule-by-rule twin is reference.py.
+"""Kaleido, batched and steppable (the contract in sim/game.py): B games advance in lockstep, one decision at a
+time, with no Python loop over the batch. The scalar, rule-by-rule twin is reference.py.
+
+A turn (rulebook, Turn Sequence) runs through these phases; `State.phase` says which one the batch is in:
+- "forced": every hole is full at the start of the turn, so the mover must place a board before the tile
+  (Details of a Turn, 2, Note);
+- "before": the additional action just before the tile: a white tile or a board, or none;
+- "tile": placing a tile (necessary);
+- "after": the additional action just after the tile, for movers who took none before it;
+- "rotate": after scoring, the right to turn each board scored this turn, one board at a time, lowest id
+  first, while any remain.
+The extra action's three phases are decisions of kind "extra"; "tile" and "rotate" are their own kinds.
+A phase that asks no game of the batch is passed over. Between phases `step` does what needs no decision: it
+starts each turn (who moves, which colour, and whether the mover plays, passes, is skipped or the game has
+stalled), scores the boards filled this turn, ends the turn, and once every game has ended scores the
+end-game hexagons; the State is then in phase "over". Games that have ended, or whose mover passes or is
+skipped, are asked nothing. In the 2-player variant the colour a player places alternates with their own
+tiles, so it can differ between games.
 
 Encodings: a hole is h = 6 * board + local slot; a honeycomb cell is c = (q + R) * (2R + 1) + (r + R)
 for axial (q, r) with R = params.boards + 1. An extra action is 0 (none), 1 + h (a white tile in hole h)
@@ -11,15 +25,24 @@ or 1 + H + c (a board on cell c), with H = 6 * params.boards holes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 
 import numpy as np
+import polars as pl
 
-from sim.batch import check_choice, strategy_groups
-from sim.errors import IllegalMove
-from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
+from sim.game import Decision, Outcome
+from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params, majority
 from sim.scoring import standings
 
-NONE = 0
+NONE = 0  # the extra action "none"
+EXTRA = ("forced", "before", "after")  # the phases of the additional action, decisions of kind "extra"
+# The phases of a turn in order, with the boundaries where nothing is asked: "start" (who moves, and what the
+# turn is in each game), "score" (boards just filled) and "end" (the turn is counted; games end).
+CYCLE = ("start", "forced", "before", "tile", "after", "score", "rotate", "end")
+# What the current turn is in each game (State.turn_kind): the mover plays; passes, out of tiles; is skipped,
+# every hole full and no board left; or the game stalls there (see _stalled); or the game has ended.
+PLAYS, PASSES, SKIPPED, STALLS, OVER = range(5)
+NOT_PLACED = -128  # a marker for list slots of boards a seat did not place
 
 
 @dataclass(frozen=True)
@@ -38,16 +61,22 @@ class Geometry:
         return (np.asarray(q) + self.radius) * self.side + np.asarray(r) + self.radius
 
 
+@lru_cache(maxsize=32)
 def geometry(params: Params) -> Geometry:
     radius = params.boards + 1
     side = 2 * radius + 1
     qr = np.stack(np.divmod(np.arange(side * side), side), axis=1) - radius
-    return Geometry(params.boards, radius, side, 6 * params.boards, side * side,
-                    DIRECTIONS[:, 0].astype(np.int64) * side + DIRECTIONS[:, 1], qr.astype(np.int16))
+    geo = Geometry(params.boards, radius, side, 6 * params.boards, side * side,
+                   DIRECTIONS[:, 0].astype(np.int64) * side + DIRECTIONS[:, 1], qr.astype(np.int16))
+    geo.step.flags.writeable = geo.qr.flags.writeable = False  # shared by every caller
+    return geo
 
 
 @dataclass(frozen=True)
 class State:
+    """B games: the table and supplies, then the turn in progress. `step` returns a new State and never changes
+    its argument, so a State can be kept and continued from."""
+
     slots: np.ndarray  # (B, NB, 6) int8: tile in each local slot: colour 0-4, WHITE, or EMPTY
     cell: np.ndarray  # (B, NB) int16: honeycomb cell of each board, -1 while still in a stock
     placer: np.ndarray  # (B, NB) int8: seat that placed each board, -1 for the starting boards
@@ -61,14 +90,20 @@ class State:
     endgame: np.ndarray  # (B, colours) int32: points from end-game hexagons
     whites_used: np.ndarray  # (B, P) int16
     turns_played: np.ndarray  # (B, P) int16: turns in which the player placed a tile
+    passes: np.ndarray  # (B, P) int16: turns in which the player passed, out of tiles
+    skips: np.ndarray  # (B, P) int16: turns in which the player was skipped, every hole full and no board left
     done: np.ndarray  # (B,) bool
     stalled: np.ndarray  # (B,) bool: ended because nobody with tiles could ever open a hole again
+    turn_kind: np.ndarray  # (B,) int8: what this turn is in each game: PLAYS, PASSES, SKIPPED, STALLS or OVER
+    extra_taken: np.ndarray  # (B,) bool: the mover has taken this turn's additional action
+    pending: np.ndarray  # (B, NB) bool: boards scored this turn that the mover has yet to be offered to turn
+    phase: str = "start"  # where the batch is in the turn (CYCLE); "over" once every game has been scored
     turn: int = 0  # turns so far (passes and skips included), the same in every game
 
     def select(self, games) -> State:
         """The same state for a subset of the batch's games."""
-        arrays = {f.name: getattr(self, f.name)[games] for f in fields(self) if f.name != "turn"}
-        return State(**arrays, turn=self.turn)
+        return replace(self, **{f.name: getattr(self, f.name)[games] for f in fields(self)
+                                if isinstance(getattr(self, f.name), np.ndarray)})
 
     @property
     def boards_placed(self) -> np.ndarray:
@@ -102,7 +137,10 @@ class Observation:
     memo: dict = field(default_factory=dict)
 
 
-def init(params: Params, batch: int) -> State:
+def init(params: Params, deal: Deal) -> State:
+    """Set-up: two starting boards side by side; each player's tiles, white tiles and boards. Returns the batch
+    at its first decision."""
+    batch = len(deal.game)
     geo = geometry(params)
     players, colours, nb = params.players, params.colours, params.boards
     cell = np.full((batch, nb), -1, np.int16)
@@ -111,16 +149,190 @@ def init(params: Params, batch: int) -> State:
         cell[:, board] = geo.cell(q, r)
         grid[:, geo.cell(q, r)] = board
     zeros = np.zeros((batch, players), np.int16)
-    return State(
+    state = State(
         slots=np.full((batch, nb, 6), EMPTY, np.int8), cell=cell, placer=np.full((batch, nb), -1, np.int8),
         rot=np.zeros((batch, nb), np.int8), scored=np.zeros((batch, nb), bool), grid=grid,
         tiles=np.full((batch, colours), params.tiles, np.int8),
         whites=np.full((batch, players), params.whites_each, np.int8),
         stock=np.full((batch, players), params.boards_each, np.int8),
         midgame=np.zeros((batch, colours), np.int32), endgame=np.zeros((batch, colours), np.int32),
-        whites_used=zeros, turns_played=zeros.copy(),
+        whites_used=zeros, turns_played=zeros.copy(), passes=zeros.copy(), skips=zeros.copy(),
         done=np.zeros(batch, bool), stalled=np.zeros(batch, bool),
+        turn_kind=np.full(batch, PLAYS, np.int8), extra_taken=np.zeros(batch, bool),
+        pending=np.zeros((batch, nb), bool),
     )
+    return begin_turn(params, state)
+
+
+def begin_turn(params: Params, state: State) -> State:
+    """The batch at the first decision of turn `state.turn` on the table it holds (also for tables set up by
+    hand): the turn starts afresh, and turns that ask nothing are played out on the way."""
+    if terminal(state):
+        raise ValueError("the batch has ended and its end-game hexagons are scored")
+    return _advance(params, replace(state, phase="end"), "end")
+
+
+def decision(params: Params, state: State) -> Decision:
+    """The decision the batch faces now: its phase's legal mask for the games the phase asks (asked_in)."""
+    geo = geometry(params)
+    seat = state.turn % params.players
+    phase = state.phase
+    asked = asked_in(params, state, phase)
+    board = np.full(len(asked), -1)
+    if phase == "forced":
+        legal = extra_mask(params, state, geo, seat, asked, boards_only=True)
+    elif phase == "before":
+        legal = extra_mask(params, state, geo, seat, asked, before_tile=True)
+    elif phase == "after":
+        legal = extra_mask(params, state, geo, seat, asked)
+    elif phase == "tile":
+        legal = empty_holes(state) | ~asked[:, None]
+    elif phase == "rotate":
+        legal = np.ones((len(asked), 6), bool)  # 0 to 5 steps; 0 leaves the board as it is
+        board = np.where(asked, state.pending.argmax(axis=1), -1)
+    else:
+        raise ValueError(f"no decision in phase '{phase}'")
+    obs = Observation(phase, colour_to_play(params, state, seat), seat, state.turn, state, geo, legal, asked, board)
+    return Decision("extra" if phase in EXTRA else phase, seat, legal, asked, obs, f"({phase}) at turn {state.turn}")
+
+
+def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
+    """(B,) the games a phase asks: movers who play this turn; for the extra action before or after the tile
+    only those who have not taken it yet, and "forced" only where every hole is full; for "rotate" the games
+    with a board still to be offered."""
+    acting = state.turn_kind == PLAYS
+    if phase == "forced":
+        return acting & ~empty_holes(state).any(axis=1)
+    if phase in ("before", "after"):
+        return acting & ~state.extra_taken
+    if phase == "tile":
+        return acting
+    if phase == "rotate":
+        return state.pending.any(axis=1)
+    return np.zeros(len(acting), bool)
+
+
+def step(params: Params, state: State, choice: np.ndarray) -> State:
+    """Apply the batch's choices for the decision it faces (used where it asks), then advance to the next
+    decision."""
+    geo = geometry(params)
+    seat = state.turn % params.players
+    phase = state.phase
+    asked = asked_in(params, state, phase)
+    choice = np.where(asked, np.asarray(choice), 0)
+    if phase == "tile":  # Placing a tile: one of the mover's colour in an empty hole
+        colour = colour_to_play(params, state, seat)
+        state = _fill(state, choice, colour, asked)
+        tiles = state.tiles.copy()
+        tiles[np.arange(len(colour)), colour] -= asked
+        return _advance(params, replace(state, tiles=tiles), phase)
+    if phase == "rotate":  # Rotating a game board: turn the board on offer by `choice` steps
+        games = np.flatnonzero(asked)
+        board = state.pending[games].argmax(axis=1)
+        rot, pending = state.rot.copy(), state.pending.copy()
+        rot[games, board] = (rot[games, board] + choice[games]) % 6
+        pending[games, board] = False
+        return _advance(params, replace(state, rot=rot, pending=pending), "score")  # the next board, if any
+    if phase not in EXTRA:
+        raise ValueError(f"no decision in phase '{phase}'")
+    state = apply_extra(state, geo, seat, choice)  # Additional action (NONE where not asked)
+    return _advance(params, replace(state, extra_taken=state.extra_taken | (asked & (choice != NONE))), phase)
+
+
+def terminal(state: State) -> bool:
+    """Every game of the batch has ended and been scored."""
+    return state.phase == "over"
+
+
+def outcome(params: Params, state: State) -> Outcome:
+    """The most points wins; tied players share the victory (End-game Scoring). In the 2-player variant a
+    player adds up the points of both colours. Own columns, by seat: points from boards and from hexagons,
+    boards placed, white tiles used, turns with a tile, whether the game stalled, and where the seat's boards
+    went."""
+    owner = np.array([params.owner(c) for c in range(params.colours)])
+
+    def by_seat(per_colour):
+        return np.stack([per_colour[:, owner == s].sum(axis=1) for s in range(params.players)], axis=1)
+
+    scores = by_seat(state.midgame + state.endgame)
+    rank, win = standings(scores, lower_wins=False)
+    columns = {
+        "midgame_points": by_seat(state.midgame).astype(np.int32),
+        "endgame_points": by_seat(state.endgame).astype(np.int32),
+        "boards_placed": state.boards_placed.astype(np.int8),
+        "whites_used": state.whites_used.astype(np.int8),
+        "turns": state.turns_played.astype(np.int8),
+        "stalled": state.stalled,
+        **board_positions(params, state),
+    }
+    return Outcome(scores, rank, win, columns)
+
+
+def board_positions(params: Params, state: State) -> dict[str, pl.Series]:
+    """`board_q`, `board_r`: list columns (B * P rows, game-major) with the axial position of every board the
+    seat placed, in the order placed."""
+    geo = geometry(params)
+    batch, players = state.whites.shape
+    mine = state.placer[:, None, :] == np.arange(players)[None, :, None]  # (B, P, NB)
+    order = np.argsort(~mine, axis=2, kind="stable")[..., : params.boards_each]  # the seat's boards first
+    kept = np.take_along_axis(mine, order, axis=2)
+    cells = np.take_along_axis(np.broadcast_to(state.cell[:, None, :], mine.shape), order, axis=2)
+    columns = {}
+    for axis, name in enumerate(("board_q", "board_r")):
+        values = np.where(kept, geo.qr[np.maximum(cells, 0), axis], NOT_PLACED).reshape(batch * players, -1)
+        packed = pl.lit(pl.Series(name, values.astype(np.int8))).arr.to_list()
+        columns[name] = pl.select(packed.list.eval(pl.element().filter(pl.element() != NOT_PLACED))).to_series()
+    return columns
+
+
+def _advance(params: Params, state: State, last: str) -> State:
+    """The batch at its next decision after phase `last`. Phases that ask no game are passed over, and the
+    boundaries are carried out on the way: "start" begins a turn (or, once every game has ended, scores the
+    end-game hexagons: phase "over"), "score" scores the boards just filled, "end" ends the turn."""
+    at = CYCLE.index(last)
+    while True:
+        at = (at + 1) % len(CYCLE)
+        phase = CYCLE[at]
+        if phase == "start":
+            if state.done.all():
+                over = np.full(len(state.done), OVER, np.int8)
+                return replace(endgame_scoring(params, state, geometry(params)), phase="over", turn_kind=over)
+            state = _start_turn(params, state)
+        elif phase == "score":
+            state = score_boards(params, state)
+        elif phase == "end":
+            state = _end_turn(params, state)
+        elif asked_in(params, state, phase).any():
+            return replace(state, phase=phase)
+
+
+def _start_turn(params: Params, state: State) -> State:
+    """Each game's turn: the mover plays, or passes when out of tiles ("a player who has run out of tiles must
+    pass their turn"), or is skipped when every hole is full and they have no board ("the player's turn will
+    be skipped"), or the game stalls there (see _stalled)."""
+    longest = (params.colours * params.tiles + 1) * params.players  # a tile per round of turns, or a stall
+    if state.turn > longest:
+        raise RuntimeError("Kaleido engine: games neither progress nor stall")
+    seat = state.turn % params.players
+    colour = colour_to_play(params, state, seat)
+    out = state.tiles[np.arange(len(colour)), colour] == 0
+    blocked = ~empty_holes(state).any(axis=1) & (state.stock[:, seat] == 0)
+    kind = np.select([state.done, out, blocked & _stalled(params, state), blocked], [OVER, PASSES, STALLS, SKIPPED],
+                     PLAYS)
+    return replace(state, turn_kind=kind.astype(np.int8), extra_taken=np.zeros(len(kind), bool))
+
+
+def _end_turn(params: Params, state: State) -> State:
+    """Count the turn; a game ends when every coloured tile is placed (End of Game), or when it stalls."""
+    seat = state.turn % params.players
+    played, passes, skips = state.turns_played.copy(), state.passes.copy(), state.skips.copy()
+    played[:, seat] += state.turn_kind == PLAYS
+    passes[:, seat] += state.turn_kind == PASSES
+    skips[:, seat] += state.turn_kind == SKIPPED
+    stuck = state.turn_kind == STALLS
+    done = state.done | stuck | (state.tiles.sum(axis=1) == 0)
+    return replace(state, turns_played=played, passes=passes, skips=skips, done=done, stalled=state.stalled | stuck,
+                   turn=state.turn + 1)
 
 
 def empty_holes(state: State) -> np.ndarray:
@@ -188,15 +400,15 @@ def colour_counts(tiles: np.ndarray, colours: int) -> np.ndarray:
     return counts
 
 
-def score_boards(params: Params, state: State) -> tuple[State, np.ndarray]:
-    """Score every board just filled (all six holes occupied) by the majority rule. Returns the new
-    state and (B, NB) the boards just scored."""
+def score_boards(params: Params, state: State) -> State:
+    """Scoring: every board just filled (all six holes occupied) scores by the majority rule. They become the
+    boards the mover may turn (Rotating a game board)."""
     full = state.placed & (state.slots != EMPTY).all(axis=2) & ~state.scored
     games, boards = np.nonzero(full)
     points = majority(colour_counts(state.slots[games, boards], params.colours), params)
     midgame = state.midgame.copy()
     np.add.at(midgame, games, points.astype(np.int32))
-    return replace(state, midgame=midgame, scored=state.scored | full), full
+    return replace(state, midgame=midgame, scored=state.scored | full, pending=full)
 
 
 def triangles(state: State) -> np.ndarray:
@@ -235,82 +447,6 @@ def endgame_scoring(params: Params, state: State, geo: Geometry) -> State:
     return replace(state, endgame=endgame)
 
 
-@dataclass(frozen=True)
-class Record:
-    """A finished batch: every decision (to replay it) and the final standing."""
-
-    decisions: list  # (phase, turn, choices (B,), asked (B,)) in the order they were made
-    state: State
-    colour_points: np.ndarray  # (B, colours)
-    scores: np.ndarray  # (B, P)
-    rank: np.ndarray
-    win: np.ndarray
-
-
-def play(params: Params, batch: int, lineups: np.ndarray, rng: np.random.Generator, make_player) -> Record:
-    """Play a batch to the end. lineups: (B, P) strategy names by seat."""
-    geo = geometry(params)
-    state = init(params, batch)
-    seats = [_seat_players(params, s, lineups[:, s], make_player) for s in range(params.players)]
-    decisions = []
-    longest = (params.colours * params.tiles + 1) * params.players  # a tile per round of turns, or a stall
-    while not state.done.all():
-        if state.turn > longest:
-            raise RuntimeError("Kaleido engine: games neither progress nor stall")
-        state = play_turn(params, geo, state, seats, rng, decisions)
-    state = endgame_scoring(params, state, geo)
-    colour_points = state.midgame + state.endgame
-    owner = np.array([params.owner(c) for c in range(params.colours)])
-    scores = np.stack([colour_points[:, owner == s].sum(axis=1) for s in range(params.players)], axis=1)
-    rank, win = standings(scores, lower_wins=False)
-    return Record(decisions, state, colour_points, scores, rank, win)
-
-
-def play_turn(params, geo, state: State, seats, rng, decisions) -> State:
-    """One turn in every game: an optional extra action, a tile, the other chance at the extra action,
-    scoring, and the right to turn each board just scored."""
-    seat = state.turn % params.players
-    colour = colour_to_play(params, state, seat)
-    games = np.arange(len(colour))
-    moving = ~state.done & (state.tiles[games, colour] > 0)
-    no_hole = ~empty_holes(state).any(axis=1)
-    skip = moving & no_hole & (state.stock[:, seat] == 0)
-    stuck = _stalled(params, state) & skip
-    acting = moving & ~skip
-    forced = acting & no_hole
-
-    def ask(phase, legal, asked, board=None):
-        if not asked.any():
-            return np.zeros(len(asked), np.intp)
-        obs = Observation(phase, colour, seat, state.turn, state, geo, legal, asked,
-                          np.full(len(asked), -1) if board is None else board)
-        choice = _decide(seats[seat], obs, rng)
-        decisions.append((phase, state.turn, choice, asked))
-        return choice
-
-    before = np.where(forced, ask("forced", extra_mask(params, state, geo, seat, forced, boards_only=True), forced),
-                      NONE)
-    free_choice = acting & ~forced
-    before = np.where(free_choice, ask("before", extra_mask(params, state, geo, seat, free_choice, before_tile=True),
-                                          free_choice),
-                      before)
-    state = apply_extra(state, geo, seat, np.where(acting, before, NONE))
-    hole = ask("tile", empty_holes(state) | ~acting[:, None], acting)
-    state = _fill(state, hole, colour, acting)
-    tiles = state.tiles.copy()
-    tiles[games, colour] -= acting
-    state = replace(state, tiles=tiles)
-    later = acting & (before == NONE)
-    after = ask("after", extra_mask(params, state, geo, seat, later), later)
-    state = apply_extra(state, geo, seat, np.where(later, after, NONE))
-    state, fresh = score_boards(params, state)
-    state = _turn_boards(params, geo, state, fresh, ask)
-    played = state.turns_played.copy()
-    played[:, seat] += acting
-    done = state.done | stuck | (state.tiles.sum(axis=1) == 0)
-    return replace(state, turns_played=played, done=done, stalled=state.stalled | stuck, turn=state.turn + 1)
-
-
 def colour_to_play(params: Params, state: State, seat: int) -> np.ndarray:
     """(B,) the colour `seat` places now. In the 2-player variant a player "cannot put 2 tiles of the same
     color successively": their colours alternate with the tiles they place, so a skipped turn changes
@@ -320,42 +456,9 @@ def colour_to_play(params: Params, state: State, seat: int) -> np.ndarray:
     return np.where(state.turns_played[:, seat] % 2 == 0, seat, seat + params.players)
 
 
-def _turn_boards(params, geo, state: State, fresh: np.ndarray, ask) -> State:
-    """Rotating a game board: the active player may turn each board scored this turn, lowest id first."""
-    while fresh.any():
-        asked = fresh.any(axis=1)
-        board = np.where(asked, fresh.argmax(axis=1), -1)
-        steps = ask("rotate", np.ones((len(asked), 6), bool), asked, board)
-        games = np.flatnonzero(asked)
-        rot = state.rot.copy()
-        rot[games, board[games]] = (rot[games, board[games]] + steps[games]) % 6
-        state = replace(state, rot=rot)
-        fresh = fresh.copy()
-        fresh[games, board[games]] = False
-    return state
-
-
 def _stalled(params: Params, state: State) -> np.ndarray:
     """(B,) True where every player who still has coloured tiles has no board left and every hole is
     full: no turn can ever open a hole again, so the game cannot go on."""
     owner = np.array([params.owner(c) for c in range(params.colours)])
     stuck = (state.tiles == 0) | (state.stock[:, owner] == 0)
     return stuck.all(axis=1) & ~empty_holes(state).any(axis=1)
-
-
-def _seat_players(params, seat, names, make_player):
-    return [(idx, make_player(name, seat=seat, idx=idx, params=params)) for name, idx in strategy_groups(names)]
-
-
-def _decide(group, obs: Observation, rng: np.random.Generator) -> np.ndarray:
-    """Ask each strategy for its games' choices; check the ones that count against the legal mask."""
-    choices = np.zeros(len(obs.legal), np.intp)
-    for idx, player in group:
-        legal, asked = obs.legal[idx], obs.asked[idx]
-        choice = check_choice(player, np.asarray(getattr(player, obs.phase if obs.phase in ("tile", "rotate")
-                                                         else "extra")(obs, rng)),
-                              len(legal), legal.shape[1], f"{obs.phase} choice at turn {obs.turn}")
-        if not legal[np.arange(len(legal)), choice][asked].all():
-            raise IllegalMove(player.name, f"{obs.phase} choice at turn {obs.turn} is not allowed")
-        choices[idx] = np.where(asked, choice, 0)
-    return choices

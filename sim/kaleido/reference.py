@@ -1,8 +1,12 @@
 """Kaleido, one game at a time, written to be read next to the rulebook (../shared/rules/kaleido.txt).
 
-The oracle for the batched engine (tests replay the engine's decisions here), the narrator of
-`atelier play` and the baseline of `atelier bench`. Geometry as in rules.py: axial coordinates, triangle k
-of a board faces its neighbour in direction k, local slot s sits at triangle (s + rot) % 6.
+The oracle for the batched engine (tests replay the engine's decisions here), the player of `atelier play`'s
+trace and the baseline of `atelier bench`. Geometry as in rules.py: axial coordinates, triangle k of a board
+faces its neighbour in direction k, local slot s sits at triangle (s + rot) % 6.
+
+A game asks a decider for its decisions: `extra(game, when)` (when is "forced", "before" or "after"),
+`tile(game)` and `rotate(game, board)`. `play` asks the strategies through a `choose` callback (Chooser);
+tests hand in scripted deciders.
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.batch import check_choice
 from sim.errors import IllegalMove
+from sim.game import Choose, Decision
 from sim.kaleido import engine
 from sim.kaleido.rules import COLORS, DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
 
@@ -53,7 +57,10 @@ class Game:
     boards_placed: list[int] = field(default_factory=list)  # per seat
     whites_used: list[int] = field(default_factory=list)
     turns_played: list[int] = field(default_factory=list)
-    just_scored: list[int] = field(default_factory=list)  # boards scored this turn, which may be turned
+    # The turn in progress: whether the mover has taken the additional action, and the boards scored this
+    # turn that the mover has yet to be offered to turn, lowest id first.
+    extra_taken: bool = False
+    pending: list[int] = field(default_factory=list)
 
     @property
     def seat(self) -> int:
@@ -97,45 +104,51 @@ def new_game(params: Params) -> Game:
 
 
 def play_turn(game: Game, decider) -> None:
-    """One turn: a tile (necessary), one extra action before or after it (a white tile or a
-    board), scoring of every board just filled, and the right to turn those boards."""
+    """One turn (Turn Sequence): a tile (necessary), one additional action just before or after it (a white
+    tile or a board), scoring of every board just filled, and the right to turn those boards."""
     colour, seat = game.colour, game.seat
-    if game.tiles[colour] == 0:  # out of tiles: pass until everyone is out
+    game.events.append({"type": "turn", "turn": game.turn, "seat": seat, "color": COLORS[colour]})
+    game.extra_taken = False
+    if game.tiles[colour] == 0:  # "A player who has run out of tiles must pass their turn"
+        game.events.append({"type": "pass", "seat": seat})
         game.turn += 1
         return
     if not game.empty_holes():
         if game.stock[seat] == 0:
             if all(game.stock[game.params.owner(c)] == 0 for c, t in enumerate(game.tiles) if t > 0):
                 game.stalled = True  # nobody who still has tiles can ever open a hole again
+                game.events.append({"type": "stall", "seat": seat})
                 return
-            game.turn += 1  # "in a very rare case ... the player's turn will be skipped"
+            game.events.append({"type": "skip", "seat": seat})  # "the player's turn will be skipped"
+            game.turn += 1
             return
-        extra_used = _extra(game, decider, "forced")  # all holes full: a board first
+        _extra(game, decider, "forced")  # all holes full: "must place an additional game board before"
     else:
-        extra_used = _extra(game, decider, "before")
+        _extra(game, decider, "before")
     board, slot = decider.tile(game)
     _fill(game, board, slot, colour, white=False)
     game.tiles[colour] -= 1
-    if not extra_used:
+    if not game.extra_taken:
         _extra(game, decider, "after")
     for board in [b for b in game.boards if b.full and not b.scored]:
         _score_board(game, board)
-    for board in [game.boards[i] for i in game.just_scored]:
+    while game.pending:  # lowest id first; "the order does not make any difference"
+        board = game.boards[game.pending[0]]
         steps = decider.rotate(game, board.id)
+        game.pending.pop(0)
         if steps:
             board.rot = (board.rot + steps) % 6
             game.events.append({"type": "rotate", "board": board.id, "steps": steps})
-    game.just_scored = []
     game.turns_played[seat] += 1
     game.turn += 1
 
 
-def _extra(game: Game, decider, when: str) -> bool:
-    """The additional action: a white tile in an empty hole, or a board joined to the table by a side.
-    Returns whether one was taken."""
+def _extra(game: Game, decider, when: str) -> None:
+    """The additional action: a white tile in an empty hole, or a board joined to the table by a side."""
     choice = decider.extra(game, when)
     if choice is None:
-        return False
+        return
+    game.extra_taken = True
     kind, *where = choice
     seat = game.seat
     if kind == "white":
@@ -149,7 +162,6 @@ def _extra(game: Game, decider, when: str) -> bool:
         game.stock[seat] -= 1
         game.boards_placed[seat] += 1
         game.events.append({"type": "board", "seat": seat, "board": board.id, "q": q, "r": r})
-    return True
 
 
 def _fill(game: Game, board: int, slot: int, colour: int, white: bool) -> None:
@@ -172,7 +184,7 @@ def _score_board(game: Game, board: Board) -> None:
     for c, p in enumerate(points):
         game.midgame[c] += p
     board.scored = True
-    game.just_scored.append(board.id)
+    game.pending.append(board.id)
     game.events.append({"type": "score", "board": board.id,
                         "points": {COLORS[c]: p for c, p in enumerate(points) if p}})
 
@@ -227,7 +239,14 @@ def final_result(game: Game) -> Result:
     return Result(colour_points, scores, ranks, wins, winners)
 
 
-def play(game: Game, decider) -> Result:
+def play(params: Params, choose: Choose, rng: np.random.Generator) -> tuple[Game, Result]:
+    """Play one game, asking `choose` (the batched strategies, on a batch of one) for every decision."""
+    game = new_game(params)
+    return game, play_out(game, Chooser(choose, rng))
+
+
+def play_out(game: Game, decider) -> Result:
+    """Play a game on to its end (End of Game), then the end-game scoring."""
     while not game.over:
         play_turn(game, decider)
     endgame_scoring(game)
@@ -247,13 +266,11 @@ def extra_options(game: Game, when: str) -> list:
     return options
 
 
-class StrategyDecider:
-    """Asks the batched strategies, on batches of one, through the engine's Observation."""
+class Chooser:
+    """A decider that asks `choose` through the engine's Decision and Observation, on a batch of one."""
 
-    def __init__(self, game: Game, strategies: list[str], rng: np.random.Generator, make_player):
-        self.rng = rng
-        self.players = [make_player(name, seat=seat, idx=slice(None), params=game.params)
-                        for seat, name in enumerate(strategies)]
+    def __init__(self, choose: Choose, rng: np.random.Generator):
+        self.choose, self.rng = choose, rng
 
     def extra(self, game, when):
         geo = engine.geometry(game.params)
@@ -273,15 +290,15 @@ class StrategyDecider:
     def ask(self, game, phase, codes, size, board=-1) -> int:
         legal = np.zeros((1, size), bool)
         legal[0, codes] = True
-        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game),
-                                 engine.geometry(game.params), legal, np.array([True]), np.array([board]))
-        player = self.players[game.seat]
-        method = phase if phase in ("tile", "rotate") else "extra"
-        choice = check_choice(player, np.asarray(getattr(player, method)(obs, self.rng)), 1, size,
-                              f"{phase} choice at turn {game.turn}")
-        if not legal[0, choice[0]]:
-            raise IllegalMove(player.name, f"{phase} choice at turn {game.turn} is not allowed")
-        return int(choice[0])
+        asked = np.array([True])
+        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase),
+                                 engine.geometry(game.params), legal, asked, np.array([board]))
+        kind = "extra" if phase in engine.EXTRA else phase
+        choice = int(self.choose(Decision(kind, game.seat, legal, asked, obs, f"({phase}) at turn {game.turn}"),
+                                 self.rng)[0])
+        if choice not in codes:
+            raise IllegalMove("reference", f"{phase} choice {choice} at turn {game.turn} is not allowed")
+        return choice
 
 
 def encode_extra(geo, option) -> int:
@@ -292,8 +309,9 @@ def encode_extra(geo, option) -> int:
     return 1 + 6 * a + b if kind == "white" else 1 + geo.holes + int(geo.cell(a, b))
 
 
-def to_state(game: Game) -> engine.State:
-    """The table as the engine's State for a batch of one."""
+def to_state(game: Game, phase: str = "start") -> engine.State:
+    """The game as the engine's State for a batch of one, in `phase` of the turn: "start" between turns, or
+    the phase of the decision being asked."""
     params = game.params
     geo = engine.geometry(params)
     nb = params.boards
@@ -302,21 +320,31 @@ def to_state(game: Game) -> engine.State:
     placer = np.full((1, nb), -1, np.int8)
     rot = np.zeros((1, nb), np.int8)
     scored = np.zeros((1, nb), bool)
+    pending = np.zeros((1, nb), bool)
     grid = np.full((1, geo.cells), -1, np.int8)
     for b in game.boards:
         slots[0, b.id] = [EMPTY if s is None else s for s in b.slots]
         cell[0, b.id] = geo.cell(b.q, b.r)
         grid[0, cell[0, b.id]] = b.id
         rot[0, b.id], scored[0, b.id] = b.rot, b.scored
+    passes, skips = [0] * params.players, [0] * params.players
     for event in game.events:
         if event["type"] == "board":
             placer[0, event["board"]] = event["seat"]
+        elif event["type"] in ("pass", "skip"):
+            (passes if event["type"] == "pass" else skips)[event["seat"]] += 1
+    pending[0, game.pending] = True
+    between = phase == "start"  # during a decision the mover plays: the game had not ended when the turn began
 
     def row(values, dtype):
         return np.array([values], dtype)
 
-    return engine.State(slots, cell, placer, rot, scored, grid, row(game.tiles, np.int8), row(game.whites, np.int8),
-                        row(game.stock, np.int8), row(game.midgame, np.int32), row(game.endgame, np.int32),
-                        row(game.whites_used, np.int16),
-                        row(game.turns_played, np.int16), np.array([game.over]), np.array([game.stalled]),
-                        game.turn)
+    return engine.State(
+        slots=slots, cell=cell, placer=placer, rot=rot, scored=scored, grid=grid, tiles=row(game.tiles, np.int8),
+        whites=row(game.whites, np.int8), stock=row(game.stock, np.int8), midgame=row(game.midgame, np.int32),
+        endgame=row(game.endgame, np.int32), whites_used=row(game.whites_used, np.int16),
+        turns_played=row(game.turns_played, np.int16), passes=row(passes, np.int16), skips=row(skips, np.int16),
+        done=np.array([between and game.over]),
+        stalled=np.array([game.stalled]),
+        turn_kind=np.array([engine.OVER if between and game.over else engine.PLAYS], np.int8),
+        extra_taken=np.array([game.extra_taken and not between]), pending=pending, phase=phase, turn=game.turn)

@@ -15,6 +15,7 @@ Rulebook: ../shared/rules/kaleido.txt. Geometry (the convention the trace uses):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,8 +48,9 @@ class Params:
                                                   "range": POINTS})
     monochrome_with_white: bool = field(
         default=False,
-        metadata={"help": "a board of one colour plus white tiles also scores `monochrome` (the rulebook is "
-                          "silent; off: it scores `first`, with no second place)"},
+        metadata={"help": "the rulebook is silent on a board (or end-game hexagon) of one colour plus white tiles: "
+                          "it gives 12 only when 'all the six holes are occupied by a single player'. Off: such a "
+                          "board scores `first`, and nobody is second; on: it scores `monochrome`"},
     )
 
     @property
@@ -82,6 +84,18 @@ class Params:
     def owner(self, colour: int) -> int:
         """The seat playing a colour."""
         return colour % self.players
+
+
+class Deal(NamedTuple):
+    """n games' set-up. Kaleido deals nothing at random (every game starts from the same table), so a deal only
+    numbers its games, which gives the batch its size."""
+
+    game: np.ndarray  # (n,) int64: 0..n-1
+
+
+def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
+    """n games' set-up; draws nothing from `rng`, so the strategies' random choices start from the same seed."""
+    return Deal(np.arange(n))
 
 
 def facts(params: Params) -> dict:

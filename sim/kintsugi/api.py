@@ -1,75 +1,27 @@
 """Kintsugi (Button Shy): lay broken-pottery cards so your secret colour forms few pieces, then guess your
-left neighbour's colour. The game contract of sim/game.py, for the registry in sim/__init__.py."""
+left neighbour's colour. The rules side of the game contract (sim/game.py)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
+import polars as pl
 
-from sim.batch import seat_rows
-from sim.bench import compare
-from sim.game import params_from
+from sim.game import Choose, GameRules
 from sim.kintsugi import engine, reference
-from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Params, deal
-from sim.kintsugi.rules import facts as facts
-from strategies.kintsugi import BENCH_STRATEGY, STRATEGIES, check_strategy, make_player
-
-NAME = "kintsugi"
-LOWEST_WINS = True
-TITLE = "Kintsugi"
-SUMMARY = ("place 2x2 fragment cards, keep your secret colour in few pieces, guess your left neighbour's colour; "
-           "lowest score wins. A player is POLICY+GUESSER, e.g. camouflage+bayes")
-
-__all__ = [
-    "BENCH_STRATEGY",
-    "NAME",
-    "PLAYER_COUNTS",
-    "STRATEGIES",
-    "SUMMARY",
-    "TITLE",
-    "Params",
-    "bench",
-    "check_strategy",
-    "make_params",
-    "narrate",
-    "simulate",
-    "trace",
-]
+from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
 
 
-def make_params(players: int, overrides: dict) -> Params:
-    return params_from(Params, players, PLAYER_COUNTS, overrides)
+def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
+    """The one game of a deal, played by the reference; its scores."""
+    _, result = reference.play(params, one.order[0], one.colors[0], choose, rng)
+    return result.scores
 
 
-def simulate(params: Params, lineups: np.ndarray, deal_index: np.ndarray,
-             deal_seed: np.random.SeedSequence, play_seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
-    """Play len(lineups) games with the batched engine; one row per (game, seat). See sim/game.py."""
-    order, colors = deal(np.random.default_rng(deal_seed), int(deal_index.max()) + 1, params.players,
-                         len(params.cards))
-    record = engine.play(params, order[deal_index], colors[deal_index], lineups,
-                         np.random.default_rng(play_seed), make_player)
-    out = record.outcome
-    own = np.take_along_axis(out.pieces, record.colors.astype(np.int64), axis=1)
-    return {
-        **seat_rows(lineups, out.scores, out.rank, out.win),
-        "color": record.colors.ravel(),
-        "pieces": own.ravel().astype(np.int16),
-        "guess": out.guesses.ravel(),
-        "guess_correct": out.correct.ravel(),
-        "target_color": np.roll(record.colors, -1, axis=1).ravel(),
-    }
-
-
-def trace(params: Params, strategies: list[str], seed: int) -> dict:
-    """One game, played by the reference engine, as an auditable JSON-ready dict (see README)."""
-    rng = np.random.default_rng(seed)
-    order, colors = deal(rng, 1, params.players, len(params.cards))
-    game, result = reference.play(params, order[0], colors[0], strategies, rng, make_player)
+def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
+    """The one game of a deal, played by the reference, as auditable data (see README)."""
+    game, result = reference.play(params, one.order[0], one.colors[0], choose, rng)
     start, *placed = game.placements
     return {
-        "game": NAME, "players": params.players, "seed": seed, "strategies": list(strategies),
-        "params": dataclasses.asdict(params),
         "cards": params.cards.tolist(),
         "colors": game.colors,
         "start": {"card": game.order[0], **start._asdict()},
@@ -80,6 +32,16 @@ def trace(params: Params, strategies: list[str], seed: int) -> dict:
         "scores": result.scores,
         "winners": result.winners,
     }
+
+
+def replay(record: dict) -> list[int]:
+    """A trace's placements and guesses replayed through the reference; the scores it gives."""
+    params = Params(**record["params"])
+    order = [record["start"]["card"]] + [p["card"] for p in record["placements"]]
+    game = reference.new_game(params, order, record["colors"])
+    for p in record["placements"]:
+        reference.place(game, reference.Placement(p["row"], p["col"], p["rotation"]))
+    return reference.final_result(game, record["guesses"]).scores
 
 
 def narrate(record: dict) -> str:
@@ -110,19 +72,22 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
-def bench(games: int = 2000, players: int = 3, strategy: str = BENCH_STRATEGY, repeats: int = 3) -> dict:
-    """Games per second of the batched engine and of the reference (on the first hundredth of the deals, at
-    least 10 of them, at most all)."""
-    params = make_params(players, {})
-    check_strategy(strategy)
-    lineup = [strategy] * players
-    ref_games = min(games, max(10, games // 100))
-
-    def session(rng):
-        order, colors = deal(rng, games, players, len(params.cards))
-        batch = np.array([lineup] * games)
-        return (lambda: engine.play(params, order, colors, batch, rng, make_player),
-                lambda: [reference.play(params, order[g], colors[g], lineup, rng, make_player)
-                         for g in range(ref_games)])
-
-    return compare(NAME, players, strategy, games, ref_games, repeats, session)
+RULES = GameRules(
+    name="kintsugi",
+    title="Kintsugi",
+    summary=("place 2x2 fragment cards, keep your secret colour in few pieces, guess your left neighbour's colour; "
+             "lowest score wins. A player is POLICY+GUESSER, e.g. camouflage+bayes"),
+    player_counts=PLAYER_COUNTS,
+    lowest_wins=True,
+    params=Params,
+    deal=deal,
+    engine=engine,
+    reference=play_reference,
+    columns={"color": pl.Int8, "pieces": pl.Int16, "guess": pl.Int8, "guess_correct": pl.Boolean,
+             "target_color": pl.Int8},
+    trace=trace,
+    replay=replay,
+    narrate=narrate,
+    facts=facts,
+    secrets=lambda deal: deal.colors,
+)

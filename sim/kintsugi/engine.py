@@ -1,25 +1,27 @@
 """Kintsugi, batched: B games advance in lockstep with numpy, with no Python loop over the batch.
 
 Every game of a batch has the same number of turns (the deck size minus the starting card), so a batch
-moves one placement at a time for all games. The scalar, rule-by-rule twin is reference.py.
+moves one placement at a time for all games; then each seat in turn guesses its left neighbour's colour.
+The engine is steppable (the contract in sim/game.py). The scalar, rule-by-rule twin is reference.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import ndimage
 
-from sim.batch import check_choice, strategy_groups
-from sim.errors import IllegalMove
+from sim.game import Decision, Outcome
 from sim.kintsugi.rules import (
     ACTION_OFFSET,
     ACTION_ROTATION,
     N_ACTIONS,
     N_COLORS,
     OFFSETS,
+    Deal,
     Params,
     rotated_layouts,
 )
@@ -37,7 +39,8 @@ class State:
     high: np.ndarray  # (B, 2) int16: largest row and column of any card's top-left so far
     order: np.ndarray  # (B, N) int8: card ids from the top of the deck; order[:, 0] is the starting card
     colors: np.ndarray  # (B, P) int8: each seat's secret colour
-    turn: int = 0  # placements made so far, the same in every game of the batch
+    guesses: np.ndarray  # (B, P) int8: the colour each seat named for its left neighbour, -1 before it guesses
+    turn: int = 0  # decisions made so far, the same in every game: N - 1 placements, then one guess per seat
 
 
 @dataclass
@@ -58,24 +61,14 @@ class Observation:
     memo: dict = field(default_factory=dict)  # scratch space shared by the strategies reading it
 
 
-@dataclass(frozen=True)
-class Outcome:
-    pieces: np.ndarray  # (B, 4) visible pieces of each colour
-    guesses: np.ndarray  # (B, P) colour each seat guessed for its left neighbour (the next seat)
-    correct: np.ndarray  # (B, P) bool
-    scores: np.ndarray  # (B, P)
-    rank: np.ndarray  # (B, P) 1 = best
-    win: np.ndarray  # (B, P) share of the victory
+@dataclass
+class GuessView:
+    """What a seat sees when it guesses: the finished table. Its guess is the colour it names for its left
+    neighbour (the next seat); any of the four colours may be named."""
 
-
-@dataclass(frozen=True)
-class Record:
-    """A finished batch: enough to replay every game (deal, choices, guesses) and its results."""
-
-    order: np.ndarray
-    colors: np.ndarray
-    actions: np.ndarray  # (B, T) int8 candidate index chosen at each turn
-    outcome: Outcome
+    seat: int
+    board: np.ndarray  # (B, H, W) int8, as State.board
+    legal: np.ndarray  # (B, 4) bool
 
 
 def n_turns(n_cards: int) -> int:
@@ -88,14 +81,15 @@ def origin(n_cards: int) -> int:
     return n_turns(n_cards) + 1
 
 
-def init(params: Params, order: np.ndarray, colors: np.ndarray) -> State:
+def init(params: Params, deal: Deal) -> State:
     """Lay the starting card (the deck's top card, unrotated) at the origin."""
+    order, colors = deal
     batch, n_cards = order.shape
     o = origin(n_cards)
     board = np.full((batch, 2 * o + 2, 2 * o + 2), EMPTY, np.int8)
     board[:, o : o + 2, o : o + 2] = params.cards[order[:, 0]]
     pos = np.full((batch, 2), o, np.int16)
-    return State(board, pos, pos.copy(), pos.copy(), order, colors)
+    return State(board, pos, pos.copy(), pos.copy(), order, colors, np.full(colors.shape, -1, np.int8))
 
 
 def legal_mask(state: State) -> np.ndarray:
@@ -116,9 +110,26 @@ def observe(state: State, params: Params) -> Observation:
                        ACTION_OFFSET, ACTION_ROTATION, legal_mask(state))
 
 
-def step(state: State, params: Params, actions: np.ndarray) -> State:
-    """Lay each game's drawn card as its chosen candidate."""
-    actions = actions.astype(np.intp)
+def decision(params: Params, state: State) -> Decision:
+    """A placement by the seat to move while cards remain (How to Play); then each seat's guess (Scoring)."""
+    asked = np.ones(len(state.order), bool)
+    placements = n_turns(state.order.shape[1])
+    if state.turn < placements:
+        obs = observe(state, params)
+        return Decision("place", obs.seat, obs.legal, asked, obs, f"at turn {state.turn}")
+    seat = state.turn - placements
+    legal = np.ones((len(state.order), N_COLORS), bool)
+    return Decision("guess", seat, legal, asked, GuessView(seat, state.board, legal))
+
+
+def step(params: Params, state: State, choice: np.ndarray) -> State:
+    """Lay each game's drawn card as its chosen candidate, or record the guess of the seat asked."""
+    placements = n_turns(state.order.shape[1])
+    if state.turn >= placements:
+        guesses = state.guesses.copy()
+        guesses[:, state.turn - placements] = choice
+        return replace(state, guesses=guesses, turn=state.turn + 1)
+    actions = choice.astype(np.intp)
     games = np.arange(len(actions))
     top = state.pos + OFFSETS[ACTION_OFFSET[actions]]
     layout = hand(state, params)[games, ACTION_ROTATION[actions]].reshape(-1, 4)
@@ -128,6 +139,40 @@ def step(state: State, params: Params, actions: np.ndarray) -> State:
     board[games[:, None], rows, cols] = layout
     return replace(state, board=board, pos=top, low=np.minimum(state.low, top), high=np.maximum(state.high, top),
                    turn=state.turn + 1)
+
+
+def terminal(state: State) -> bool:
+    """Every card is laid and every seat has guessed."""
+    return state.turn == n_turns(state.order.shape[1]) + state.colors.shape[1]
+
+
+def outcome(params: Params, state: State) -> Outcome:
+    """The final scores, and each seat's colour, own pieces, guess and whether it was right."""
+    pieces = count_pieces(state, params.connectivity)
+    scored = score(pieces, state.colors, state.guesses)
+    own = np.take_along_axis(pieces, state.colors.astype(np.int64), axis=1)
+    columns = {"color": state.colors, "pieces": own.astype(np.int16), "guess": state.guesses,
+               "guess_correct": scored.correct, "target_color": np.roll(state.colors, -1, axis=1)}
+    return Outcome(scored.scores, scored.rank, scored.win, columns)
+
+
+class Scored(NamedTuple):
+    correct: np.ndarray  # (B, P) bool: the seat named its left neighbour's colour
+    scores: np.ndarray  # (B, P)
+    rank: np.ndarray  # (B, P) 1 = best
+    win: np.ndarray  # (B, P) share of the victory
+
+
+def score(pieces: np.ndarray, colors: np.ndarray, guesses: np.ndarray) -> Scored:
+    """Rulebook, Scoring: your pieces, minus your left neighbour's pieces if you named their colour.
+
+    The subtracted "score" is the neighbour's piece count before guessing (the rulebook's example:
+    Blue 3 - Yellow 2 = 1 while Yellow keeps 2); anything else would be circular.
+    """
+    own = np.take_along_axis(pieces, colors.astype(np.int64), axis=1)
+    correct = guesses == np.roll(colors, -1, axis=1)
+    scores = own - correct * np.roll(own, -1, axis=1)
+    return Scored(correct, scores, *standings(scores))
 
 
 def count_pieces(state: State, connectivity: int) -> np.ndarray:
@@ -156,63 +201,3 @@ def _label_counts(board: np.ndarray, corner: np.ndarray, size: int, connectivity
     # in the windows above it.
     highest = np.maximum.accumulate(labels.reshape(len(board) * N_COLORS, -1).max(axis=1))
     return np.diff(highest, prepend=0).reshape(len(board), N_COLORS)
-
-
-def score(pieces: np.ndarray, colors: np.ndarray, guesses: np.ndarray) -> Outcome:
-    """Rulebook, Scoring: your pieces, minus your left neighbour's pieces if you named their colour.
-
-    The subtracted "score" is the neighbour's piece count before guessing (the rulebook's example:
-    Blue 3 - Yellow 2 = 1 while Yellow keeps 2); anything else would be circular.
-    """
-    own = np.take_along_axis(pieces, colors.astype(np.int64), axis=1)
-    target = np.roll(colors, -1, axis=1)
-    correct = guesses == target
-    scores = own - correct * np.roll(own, -1, axis=1)
-    rank, win = standings(scores)
-    return Outcome(pieces, guesses, correct, scores, rank, win)
-
-
-def play(params: Params, order: np.ndarray, colors: np.ndarray, lineups: np.ndarray,
-         rng: np.random.Generator, make_player) -> Record:
-    """Play a batch to the end. lineups: (B, P) strategy names by seat; make_player builds a player for
-    one seat and a set of games (see strategies/kintsugi.py)."""
-    state = init(params, order, colors)
-    seats = [_seat_players(params, s, lineups[:, s], colors[:, s], make_player) for s in range(params.players)]
-    actions = np.zeros((len(order), n_turns(order.shape[1])), np.int8)
-    while state.turn < actions.shape[1]:
-        obs = observe(state, params)
-        actions[:, state.turn] = _decide(seats[obs.seat], obs, rng)
-        for group in seats:
-            for _, player in group:
-                player.observe(obs, actions[:, state.turn])
-        state = step(state, params, actions[:, state.turn])
-    guesses = np.stack([_guesses(group, len(order), rng) for group in seats], axis=1)
-    outcome = score(count_pieces(state, params.connectivity), colors, guesses)
-    return Record(order, colors, actions, outcome)
-
-
-def _seat_players(params, seat, names, colors, make_player):
-    """One player object per distinct strategy at this seat, with the games (index or slice) it plays."""
-    return [(idx, make_player(name, seat=seat, players=params.players, colors=colors[idx], idx=idx,
-                              connectivity=params.connectivity))
-            for name, idx in strategy_groups(names)]
-
-
-def _decide(group, obs: Observation, rng: np.random.Generator) -> np.ndarray:
-    actions = np.zeros(len(obs.board), np.int8)
-    for idx, player in group:
-        legal = obs.legal[idx]
-        chosen = check_choice(player, np.asarray(player.place(obs, rng)), len(legal), N_ACTIONS,
-                              f"placement at turn {obs.turn}")
-        if not legal[np.arange(len(legal)), chosen].all():
-            raise IllegalMove(player.name, f"placement at turn {obs.turn} covers other than one fragment")
-        actions[idx] = chosen
-    return actions
-
-
-def _guesses(group, batch: int, rng: np.random.Generator) -> np.ndarray:
-    guesses = np.zeros(batch, np.int8)
-    for idx, player in group:
-        guesses[idx] = check_choice(player, np.asarray(player.guess(rng)), len(np.arange(batch)[idx]), N_COLORS,
-                                    "guess")
-    return guesses

@@ -12,10 +12,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sim.batch import check_choice
 from sim.errors import IllegalMove
-from sim.kintsugi.engine import EMPTY, Observation
-from sim.kintsugi.rules import ACTION_OFFSET, ACTION_ROTATION, COLORS, N_ACTIONS, N_ROTATIONS, OFFSETS, Params
+from sim.game import Choose, Decision
+from sim.kintsugi.engine import EMPTY, GuessView, Observation
+from sim.kintsugi.rules import ACTION_OFFSET, ACTION_ROTATION, COLORS, N_ROTATIONS, OFFSETS, Params
 
 Cell = tuple[int, int]
 
@@ -163,12 +163,20 @@ def candidates(game: Game) -> list[Placement]:
             for spot, rotation in zip(ACTION_OFFSET, ACTION_ROTATION)]
 
 
-def observation(game: Game) -> Observation:
-    """The table as a batch of one, so the batched strategies can play here too."""
+def board_array(game: Game) -> np.ndarray:
+    """The table as the engine lays it out, for a batch of one: (1, H, W), the starting card's top-left at
+    (shift, shift)."""
     shift = len(game.order)  # room for a walk of every card in any direction, plus a border
     board = np.full((1, 2 * shift + 2, 2 * shift + 2), EMPTY, np.int8)
     for (row, col), colour in game.table.items():
         board[0, row + shift, col + shift] = colour
+    return board
+
+
+def observation(game: Game) -> Observation:
+    """The table as a batch of one, so the batched strategies can play here too."""
+    shift = len(game.order)
+    board = board_array(game)
     previous = game.placements[-1]
     legal = legal_placements(game)
     return Observation(
@@ -184,21 +192,19 @@ def observation(game: Game) -> Observation:
     )
 
 
-def play(params: Params, order, colors, strategies: list[str], rng: np.random.Generator, make_player):
-    """Play one game with the batched strategies called on batches of one. Returns (game, result)."""
+def play(params: Params, order, colors, choose: Choose, rng: np.random.Generator) -> tuple[Game, Result]:
+    """Play one game, asking `choose` (the batched strategies, on a batch of one) for every placement and guess."""
     game = new_game(params, order, colors)
-    players = [make_player(name, seat=seat, players=params.players, colors=np.array([colors[seat]]),
-                           idx=slice(None), connectivity=params.connectivity)
-               for seat, name in enumerate(strategies)]
+    one = np.ones(1, bool)
     while not game.over:
         obs = observation(game)
-        mover = players[obs.seat]
-        action = check_choice(mover, np.asarray(mover.place(obs, rng)), 1, N_ACTIONS, f"placement at turn {obs.turn}")
-        for player in players:
-            player.observe(obs, action)
-        place(game, candidates(game)[int(action[0])], mover.name)
-    guesses = [check_choice(player, np.asarray(player.guess(rng)), 1, len(COLORS), "guess") for player in players]
-    return game, final_result(game, [int(guess[0]) for guess in guesses])
+        action = int(choose(Decision("place", obs.seat, obs.legal, one, obs, f"at turn {obs.turn}"), rng)[0])
+        place(game, candidates(game)[action])
+    legal = np.ones((1, len(COLORS)), bool)
+    guesses = [int(choose(Decision("guess", seat, legal, one, GuessView(seat, board_array(game), legal)),
+                          rng)[0])
+               for seat in range(params.players)]
+    return game, final_result(game, guesses)
 
 
 def board_text(game: Game, mark_last: bool = True) -> str:

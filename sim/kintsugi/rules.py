@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -97,13 +98,18 @@ def rotated_layouts(cards: np.ndarray) -> np.ndarray:
     return np.stack([np.rot90(cards, k, axes=(1, 2)) for k in range(N_ROTATIONS)], axis=1)
 
 
-def deal(rng: np.random.Generator, n: int, players: int, n_cards: int) -> tuple[np.ndarray, np.ndarray]:
+class Deal(NamedTuple):
+    """n games' random set-up, batch axis first."""
+
+    order: np.ndarray  # (n, N) int8: the deck from top to bottom; order[:, 0] is the starting card
+    colors: np.ndarray  # (n, P) int8: each seat's secret Pottery Color card, all different (the rest set aside)
+
+
+def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
     """Shuffle the deck and hand out secret colours for n games.
 
-    Returns `order` (n, N) int8, the deck from top to bottom (order[:, 0] is the starting card), and
-    `colors` (n, players) int8, each seat's secret Pottery Color card (all different; the rest set aside).
     Seat 0 is the start player, whom the rulebook chooses at random: the random colours make that the same.
     """
-    order = rng.random((n, n_cards)).argsort(axis=1).astype(np.int8)
-    colors = rng.random((n, N_COLORS)).argsort(axis=1)[:, :players].astype(np.int8)
-    return order, colors
+    order = rng.random((n, len(params.cards))).argsort(axis=1).astype(np.int8)
+    colors = rng.random((n, N_COLORS)).argsort(axis=1)[:, : params.players].astype(np.int8)
+    return Deal(order, colors)

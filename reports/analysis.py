@@ -1,0 +1,172 @@
+"""The declarative core of the report: a game's results with its manifest facts (`GameData`), and the analysis
+unit (`Analysis`: title, compute, tables, chart, finding, caveats) that a section is assembled from.
+
+An analysis computes one result from the data; everything else it shows (intro, chart, tables, finding, caveats)
+is a function of that result. A compute that returns None means the analysis does not apply to these data; it
+then shows `absent` instead, if given (a string, or a function of the data)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from reports.load import ResultsError
+from reports.render import Chart, Finding, Heading, Section, Table
+from reports.stats import bootstrap_mean_ci
+
+GAME_KEY = ["experiment", "game_id"]  # identifies one game across experiments
+
+
+@dataclass
+class GameData:
+    """One game's rows (every experiment of it under the results folder), its manifests and where charts go."""
+    name: str
+    rows: pl.DataFrame
+    manifests: list[dict]
+    out_dir: Path
+    options: dict = field(default_factory=dict)  # the game module's settings for generic analyses
+
+    @cached_property
+    def title(self) -> str:
+        return str(self.manifests[0].get("title") or self.name.replace("_", " ").title())
+
+    @cached_property
+    def lowest_wins(self) -> bool:
+        """The score direction, as every manifest of the game records it (never guessed from the data)."""
+        values = {m.get("lowest_wins") for m in self.manifests}
+        if None in values or len(values) != 1:
+            names = ", ".join(str(m["experiment"]) for m in self.manifests)
+            raise ResultsError(f"the manifests of {names} do not agree on `lowest_wins` (or lack it): run the "
+                               "experiments again with this version of atelier")
+        return bool(values.pop())
+
+    @cached_property
+    def tie_breakers(self) -> tuple[str, ...]:
+        """The result columns that settle equal scores, in order (the most wins), as the manifests record them."""
+        return tuple(self.manifests[0].get("tie_breakers") or ())
+
+    @property
+    def direction(self) -> str:
+        return "lower" if self.lowest_wins else "higher"
+
+    @cached_property
+    def order(self) -> list[str]:
+        """Strategies by win share relative to fair (1/P), best first, as in the strategy section."""
+        ratio = (self.rows.group_by("strategy").agg(ratio=pl.col("win").sum() / (1 / pl.col("players")).sum())
+                 .sort("ratio", "strategy", descending=[True, False]))
+        return ratio["strategy"].to_list()
+
+    @cached_property
+    def player_counts(self) -> list[int]:
+        return self.rows["players"].unique().sort().to_list()
+
+    @cached_property
+    def facts(self) -> pl.DataFrame:
+        """One row per (experiment, players): every fact its manifest records, a column per fact name."""
+        records = [{"experiment": m["experiment"], "players": int(p), **facts}
+                   for m in self.manifests for p, facts in (m.get("facts") or {}).items()]
+        schema = {"experiment": pl.String, "players": self.rows.schema["players"]}
+        return pl.DataFrame(records).cast(schema) if records else pl.DataFrame(schema=schema)
+
+    def with_facts(self, rows: pl.DataFrame, *names: str) -> pl.DataFrame:
+        """rows joined with the named facts of their experiment and player count."""
+        missing = [n for n in names if n not in self.facts.columns]
+        if missing:
+            raise ResultsError(f"the manifests of {self.title} lack the fact(s) {', '.join(missing)} that the "
+                               "report needs: run the experiments again with this version of atelier")
+        return rows.join(self.facts.select("experiment", "players", *names), on=["experiment", "players"], how="left")
+
+    def fact(self, name: str, players: int) -> Any:
+        """A fact at a player count, which must be the same in every experiment that played it."""
+        values = self.with_facts(pl.DataFrame({"experiment": [m["experiment"] for m in self.manifests]})
+                                 .with_columns(players=pl.lit(players, self.rows.schema["players"])), name)
+        known = [v for v in values[name].to_list() if v is not None]
+        if not known or any(v != known[0] for v in known):
+            raise ResultsError(f"{self.title}: the experiments differ on `{name}` at {players} players, or lack it")
+        return known[0]
+
+    def params(self, experiment: str, players: int) -> dict:
+        """The resolved Params of one experiment at one player count, as its manifest records them."""
+        manifest = next(m for m in self.manifests if m["experiment"] == experiment)
+        return (manifest.get("resolved") or {}).get("params", {}).get(str(players), {})
+
+    def pools(self) -> dict[str, str]:
+        """Each experiment's strategies, in order of first appearance: {'kaleido_rotation': 'greedy, rotator'}."""
+        return {e: ", ".join(g["strategy"].unique(maintain_order=True).to_list())
+                for (e,), g in sorted(self.rows.partition_by("experiment", as_dict=True).items())}
+
+
+def mean_ci(values, prefix: str = "") -> dict:
+    """{prefix, prefix_lo, prefix_hi}: a mean with its percentile bootstrap interval ({mean, lo, hi} without)."""
+    values = np.asarray(values, dtype=float)
+    lo, hi = bootstrap_mean_ci(values)
+    mean = float(values.mean()) if values.size else float("nan")
+    return {prefix: mean, f"{prefix}_lo": lo, f"{prefix}_hi": hi} if prefix else {"mean": mean, "lo": lo, "hi": hi}
+
+
+def groups(rows: pl.DataFrame, by: list[str]):
+    """(key dict, group frame) pairs in sorted key order; one group, key {}, when by is empty."""
+    if not by:
+        yield {}, rows
+        return
+    for key, group in sorted(rows.partition_by(by, as_dict=True).items()):
+        yield dict(zip(by, key)), group
+
+
+def with_all(rows: pl.DataFrame, by: str = "players") -> list[tuple[dict, pl.DataFrame]]:
+    """Groups by `by` and strategy, each value's 'all' (every player) first."""
+    everyone = rows.with_columns(strategy=pl.lit("all"))
+    out = [*groups(everyone, [by, "strategy"]), *groups(rows, [by, "strategy"])]
+    return sorted(out, key=lambda kv: (kv[0][by], kv[0]["strategy"] != "all"))
+
+
+Of = Callable[[Any, GameData], Any]  # a function of (computed result, game data)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One question answered from the data: computed once, then shown as intro, chart, tables and a finding."""
+    title: str  # its sub-heading ('' for none)
+    compute: Callable[[GameData], Any]  # None: does not apply to these data
+    intro: str | Of = ""
+    chart: Of | None = None  # -> Chart
+    tables: Of | None = None  # -> list of Table
+    finding: Of | None = None  # -> Finding or None
+    caveats: tuple[str, ...] | Of = ()
+    absent: str | Callable[[GameData], str] | None = None  # shown when compute gives None
+    headline: bool = False  # the chart answers a headline question: it leads the game's summary
+
+    def run(self, data: GameData, section: Section) -> None:
+        """Compute, then add this analysis's blocks, finding, headline chart and caveats to section."""
+        result = self.compute(data)
+        if self.title and (result is not None or self.absent):
+            section.blocks.append(Heading(self.title))
+        if result is None:
+            if self.absent:
+                section.blocks.append(self.absent(data) if callable(self.absent) else self.absent)
+            return
+        intro = self.intro(result, data) if callable(self.intro) else self.intro
+        chart: Chart | None = self.chart(result, data) if self.chart else None
+        tables: list[Table] = self.tables(result, data) if self.tables else []
+        if chart and self.headline:  # shown once, at the top of the game's summary
+            section.headline.append(chart)
+            chart = None
+        section.blocks += [b for b in (intro, chart, *tables) if b]
+        finding: Finding | None = self.finding(result, data) if self.finding else None
+        if finding:
+            section.findings.append(finding)
+        section.caveats += list(self.caveats(result, data) if callable(self.caveats) else self.caveats)
+
+
+def run_section(title: str, analyses: list[Analysis], data: GameData) -> Section:
+    """A section of the report: the analyses in order."""
+    section = Section(title)
+    for analysis in analyses:
+        analysis.run(data, section)
+    return section

@@ -1,0 +1,76 @@
+"""Chart helpers shared by every analysis: style, colours, panels of subplots, error bars, saving."""
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.figure import Figure
+
+from reports.render import Chart
+
+
+def chart_style() -> dict:
+    """matplotlib rc settings for all charts: seaborn's white grid, readable fonts, Agg-friendly."""
+    return {**sns.axes_style("whitegrid"), **sns.plotting_context("notebook", font_scale=0.95), "figure.dpi": 110,
+            "savefig.dpi": 110, "axes.titleweight": "bold"}
+
+
+def palette(n: int) -> list:
+    """n colour-blind friendly colours (seaborn 'colorblind', cycled beyond 10)."""
+    return sns.color_palette("colorblind", n)
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A pyplot-free figure, so nothing leaks between charts or threads."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def panels(n: int, width: float, height: float, **subplots) -> tuple[Figure, np.ndarray]:
+    """A figure of n panels side by side, `width` wide in all (as inches), and the array of their axes."""
+    fig = new_figure(width, height)
+    return fig, np.atleast_1d(fig.subplots(1, n, **subplots))
+
+
+def aligned(frame: pl.DataFrame, column: str, values: list) -> pl.DataFrame:
+    """frame's rows in the order of `values` of `column` (nulls where a value has no row), for bars by category."""
+    order = pl.DataFrame({column: values}, schema={column: frame.schema[column]} if column in frame.schema else None)
+    return order.join(frame, on=column, how="left", maintain_order="left")
+
+
+def legend_below(fig: Figure, ax) -> None:
+    """One legend for the whole figure, under the panels, taken from ax."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), frameon=False)
+
+
+def save_chart(fig: Figure, out_dir: Path, file: str, caption: str) -> Chart:
+    """Write fig as out_dir/file and return its Chart block."""
+    fig.savefig(out_dir / file)
+    return Chart(file, caption)
+
+
+def bars_with_ci(ax, categories: list[str], groups: dict[str, tuple], horizontal: bool = False) -> None:
+    """Grouped bars with asymmetric 95% error bars.
+
+    groups maps a legend label to (values, lo, hi), three arrays aligned with categories (NaN = no bar)."""
+    colours = palette(len(groups))
+    width = 0.8 / len(groups)
+    positions = np.arange(len(categories))
+    for i, (label, (values, lo, hi)) in enumerate(groups.items()):
+        values, lo, hi = (np.asarray(a, dtype=float) for a in (values, lo, hi))
+        offsets = positions - 0.4 + width * (i + 0.5)
+        error = np.nan_to_num([values - lo, hi - values])
+        style = {"color": colours[i], "label": label, "ecolor": "#333", "capsize": 3, "error_kw": {"elinewidth": 1}}
+        if horizontal:
+            ax.barh(offsets, values, height=width, xerr=error, **style)
+        else:
+            ax.bar(offsets, values, width=width, yerr=error, **style)
+    if horizontal:
+        ax.set_yticks(positions, categories)
+        if not ax.yaxis_inverted():  # panels sharing y share the inversion: flip once, not once per panel
+            ax.invert_yaxis()
+    elif max(map(len, categories)) > 6:
+        ax.set_xticks(positions, categories, rotation=25, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticks(positions, categories)

@@ -1,0 +1,78 @@
+"""Numbers and lists in words, as every table cell and finding writes them."""
+
+from collections.abc import Iterable
+
+
+def pct(x: float) -> str:
+    """0.4567 -> '45.7%'."""
+    return f"{100 * x:.1f}%"
+
+
+def pct_ci(lo: float, hi: float) -> str:
+    """An interval of proportions: '43.2–48.1%' (more decimals where one would hide its width)."""
+    digits = 1
+    while digits < 3 and lo != hi and f"{100 * lo:.{digits}f}" == f"{100 * hi:.{digits}f}":
+        digits += 1
+    return f"{100 * lo:.{digits}f}–{100 * hi:.{digits}f}%"
+
+
+def pp(x: float) -> str:
+    """A signed difference of proportions in percentage points: '+4.3 pp'."""
+    return f"{100 * x:+.1f} pp"
+
+
+def pp_ci(lo: float, hi: float) -> str:
+    """An interval of differences in percentage points: '+3.1 to +5.6 pp'."""
+    return f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
+
+
+def num(x: float, digits: int = 2) -> str:
+    """A plain number with fixed decimals."""
+    return f"{x:.{digits}f}"
+
+
+def num_ci(lo: float, hi: float, digits: int = 2) -> str:
+    """An interval of plain numbers."""
+    return f"{lo:.{digits}f} to {hi:.{digits}f}"
+
+
+def count(n: int) -> str:
+    """An integer with thousands separators."""
+    return f"{n:,}"
+
+
+def yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def clear(lo: float, hi: float) -> bool:
+    """A 95% interval that excludes zero."""
+    return lo > 0 or hi < 0
+
+
+def listing(items: Iterable[str]) -> str:
+    """['a', 'b', 'c'] -> 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def at_counts(counts: Iterable[int], every: Iterable[int] = ()) -> str:
+    """[2, 3] -> '2 and 3 players'; every player count there is -> 'every player count'."""
+    counts = sorted(counts)
+    if len(counts) > 1 and counts == sorted(every):
+        return "every player count"
+    return listing(str(c) for c in counts) + (" player" if counts == [1] else " players")
+
+
+def by_phrase(phrases: dict[int, str], every: Iterable[int]) -> str:
+    """{2: 'x', 3: 'y', 4: 'y'} -> 'x at 2 players and y at 3 and 4 players'."""
+    grouped: dict[str, list[int]] = {}
+    for players, phrase in sorted(phrases.items()):
+        grouped.setdefault(phrase, []).append(players)
+    return listing(f"{phrase} at {at_counts(counts, every)}" for phrase, counts in grouped.items())
+
+
+def spread(values, fmt=pct) -> str:
+    """'12.0%' or '12.0% to 15.3%': the range of a measure over player counts."""
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo} to {hi}"

@@ -1,0 +1,109 @@
+"""What every game's players share: the catalogue, the table that seats them, and their small helpers.
+
+A game's players module (`strategies/<name>.py`) declares `PLAYERS = Catalogue(...)`. Its `make` builds one
+player for one seat and a set of games, with the same signature in every game:
+
+    make(name, *, seat, params, games, secret) -> player
+
+`games` is an index array or a slice into the batch, `secret` what the seat knows privately in those games
+(`GameRules.secrets`; None where the game has no secrets). A player answers a decision of kind K with its
+method `K(observation, rng)`, returning one choice per game of its own. It may define
+`observe(decision, choices)` to watch every decision made at the table, its own included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim.errors import AtelierError, IllegalMove
+from sim.game import Decision
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """A game's players: what each strategy does, which one `atelier bench` plays, and how to make one."""
+
+    strategies: dict[str, str]  # strategy (or strategy part) -> one line for `atelier games`
+    bench: str  # the strategy `atelier bench` seats everywhere by default
+    make: Callable[..., Any]  # make(name, *, seat, params, games, secret) -> player
+    check: Callable[[str], None]  # AtelierError naming an unknown strategy
+
+
+class Table:
+    """The players of a batch: at each seat, one player per distinct strategy with the games it plays."""
+
+    def __init__(self, catalogue: Catalogue, params: Any, lineups: np.ndarray, secrets: np.ndarray | None):
+        self.seats = [
+            [(games, catalogue.make(name, seat=seat, params=params, games=games,
+                                    secret=None if secrets is None else secrets[games, seat]))
+             for name, games in strategy_groups(lineups[:, seat])]
+            for seat in range(lineups.shape[1])
+        ]
+        self.watchers = [player for seat in self.seats for _, player in seat if hasattr(player, "observe")]
+
+    def choose(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
+        """Ask the acting seat's players, check their choices against the rules, and show them to every player
+        who watches."""
+        choices = np.zeros(len(decision.asked), np.intp)
+        for games, player in self.seats[decision.seat]:
+            choices[games] = checked(player.name, decision, games, getattr(player, decision.kind)(
+                decision.observation, rng))
+        for player in self.watchers:
+            player.observe(decision, choices)
+        return choices
+
+
+def strategy_groups(names: np.ndarray) -> list[tuple[str, np.ndarray | slice]]:
+    """(strategy, games) for each distinct strategy among a seat's games; a slice when one plays them all."""
+    groups = []
+    for name in np.unique(names):
+        games = np.flatnonzero(names == name)
+        groups.append((str(name), slice(None) if len(games) == len(names) else games))
+    return groups
+
+
+def checked(strategy: str, decision: Decision, games: np.ndarray | slice, answer: Any) -> np.ndarray:
+    """A strategy's choices for its games: integers in range and legal wherever the decision asks."""
+    legal, asked = decision.legal[games], decision.asked[games]
+    choice = np.asarray(answer)
+    what, where = f"{decision.kind} choice", f" {decision.where}" if decision.where else ""
+    if choice.shape != asked.shape or not np.issubdtype(choice.dtype, np.integer):
+        raise IllegalMove(strategy, f"{what}s{where} must be {len(asked)} integers, got shape {choice.shape} "
+                                    f"{choice.dtype}")
+    outside = asked & ((choice < 0) | (choice >= legal.shape[1]))
+    if outside.any():
+        raise IllegalMove(strategy, f"{what} {int(choice[outside][0])}{where} is outside 0..{legal.shape[1] - 1}")
+    allowed = legal[np.arange(len(choice)), np.where(asked, choice, 0)]
+    if not allowed[asked].all():
+        raise IllegalMove(strategy, f"{what} {int(choice[asked & ~allowed][0])}{where} is not allowed by the rules")
+    return np.where(asked, choice, 0)
+
+
+def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False) -> np.ndarray:
+    """Index of the best score (the highest, or the lowest) among allowed options per row; ties broken
+    uniformly at random."""
+    score = np.where(allowed, -score if lowest else score, -np.inf)
+    ties = score >= score.max(axis=1, keepdims=True) - 1e-9
+    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
+
+
+def parse_knob(text: str, default: float | None, bounds: tuple[float, float]) -> tuple[str, float | None]:
+    """`name[@knob]` -> (name, knob or None). AtelierError if a knob is given to a name that takes none
+    (`default` None), or is not a number within `bounds` (nan and infinities are never within)."""
+    base, with_knob, knob = text.partition("@")
+    if not with_knob:
+        return base, None
+    if default is None:
+        raise AtelierError(f"'{base}' takes no knob, got '{text}'")
+    try:
+        value = float(knob)
+    except ValueError:
+        raise AtelierError(f"knob of '{text}' must be a number") from None
+    low, high = bounds
+    if not low <= value <= high:
+        raise AtelierError(f"knob of '{text}' must be a number from {low:g} to {high:g}")
+    return base, value

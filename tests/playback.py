@@ -1,0 +1,42 @@
+"""Playing a batch in tests: the generic loop over the engine's steps, recording every choice made."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim.game import Outcome, play
+from sim.registry import get_game
+from strategies.common import Table
+
+
+@dataclass
+class Played:
+    """A finished batch: its final state, its outcome and every decision's choices, in order."""
+
+    state: Any
+    outcome: Outcome
+    choices: list[tuple[str, int, np.ndarray]]  # (kind, seat, (B,) choices)
+
+    def of_kind(self, kind: str) -> np.ndarray:
+        """(B, n): the choices of every decision of one kind, in the order they were made."""
+        return np.stack([c for k, _, c in self.choices if k == kind], axis=1)
+
+
+def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, make=None) -> Played:
+    """Play `deal` to the end with the game's players seated as `lineups` (B, P); `make` replaces the game's
+    make_player (for scripted or crooked test players)."""
+    spec = get_game(game)
+    players = spec.players if make is None else dataclasses.replace(spec.players, make=make)
+    table, choices = Table(players, params, np.asarray(lineups), spec.rules.secrets(deal)), []
+
+    def choose(decision, rng):
+        choice = table.choose(decision, rng)
+        choices.append((decision.kind, decision.seat, choice))
+        return choice
+
+    state = play(spec.rules.engine, params, deal, choose, rng)
+    return Played(state, spec.rules.engine.outcome(params, state), choices)
