@@ -441,6 +441,14 @@ def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:
 # ---------------------------------------------------------------- strategy strength
 
 
+def mixed_games(rows: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the games where at least two strategies meet: a table of one strategy says nothing of strength.
+    All rows when no game mixes strategies (the strategy finding then says there is nothing to compare)."""
+    kinds = rows.group_by(GAME_KEY).agg(pl.col("strategy").n_unique().alias("kinds"))
+    mixed = rows.join(kinds.filter(pl.col("kinds") > 1).select(GAME_KEY), on=GAME_KEY, how="semi")
+    return rows if mixed.is_empty() else mixed
+
+
 def strategy_win_shares(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """Win share of each strategy (grouped by `by` + strategy) against its fair share, Wilson intervals."""
     shares = (rows.group_by(*by, "strategy").agg(games=pl.len(), wins=pl.col("win").sum(),
@@ -473,10 +481,11 @@ def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def strategy_analysis(data: GameData) -> dict:
-    per_count = strategy_win_shares(data.rows, ["players"]).join(mean_scores(data.rows, ["players", "strategy"]),
-                                                                 on=["players", "strategy"])
-    return {"pooled": strategy_win_shares(data.rows, []), "per_count": per_count,
-            "matchups": head_to_head(data.rows) if len(data.order) > 1 else None}
+    rows = mixed_games(data.rows)
+    per_count = strategy_win_shares(rows, ["players"]).join(mean_scores(rows, ["players", "strategy"]),
+                                                            on=["players", "strategy"])
+    return {"pooled": strategy_win_shares(rows, []), "per_count": per_count,
+            "matchups": head_to_head(rows) if len(data.order) > 1 else None}
 
 
 def strategy_finding(result: dict, data: GameData) -> Finding:
@@ -561,7 +570,7 @@ def score_by_strategy_chart(quantiles: pl.DataFrame, data: GameData) -> Chart:
 
 def score_quantiles(data: GameData) -> pl.DataFrame:
     score = pl.col("score")
-    return data.rows.group_by("players", "strategy").agg(
+    return mixed_games(data.rows).group_by("players", "strategy").agg(
         med=score.median(), q1=score.quantile(0.25, "midpoint"), q3=score.quantile(0.75, "midpoint"),
         whislo=score.quantile(0.05, "midpoint"), whishi=score.quantile(0.95, "midpoint"), mean=score.mean())
 
@@ -622,7 +631,8 @@ SEATS = [
 STRATEGIES = [
     Analysis("Win share by strategy", strategy_analysis,
              intro="A strategy's win share is its share of victories per game played (ties count 1/k). Its fair share "
-                   "is 1/P in a P-player game; '× fair' is the ratio of the two.",
+                   "is 1/P in a P-player game; '× fair' is the ratio of the two. Only games where at least two "
+                   "strategies meet count here: a table of one strategy says nothing about strength.",
              chart=strategy_win_share_chart, tables=strategy_tables, finding=strategy_finding, headline=True),
     Analysis("Score distribution by strategy", score_quantiles, chart=score_by_strategy_chart),
     Analysis("Head-to-head", lambda data: head_to_head(data.rows) if len(data.order) > 1 else None,

@@ -5,10 +5,11 @@ import re
 
 import polars as pl
 import pytest
-from resultsdir import write_experiment
+from resultsdir import game_data, write_experiment
 from test_report import synthetic_games
 
 from reports.build import build_report
+from reports.generic import mixed_games, strategy_analysis
 from reports.load import ResultsError
 from reports.render import slugs
 
@@ -82,3 +83,15 @@ def test_a_manifest_without_the_score_direction_is_refused(tmp_path):
     (tmp_path / "e" / "manifest.json").write_text(manifest)
     with pytest.raises(ResultsError, match="lowest_wins"):
         build_report(tmp_path, tmp_path / "out")
+
+
+def test_strategy_strength_counts_only_games_where_strategies_meet(tmp_path):
+    mixed = mystery(3, 600, 5)
+    mirror = mystery(3, 600, 6).with_columns(strategy=pl.lit("random+uniform"), experiment=pl.lit("mirror3"),
+                                             game_id=pl.col("game_id") + 10_000)
+    data = game_data(pl.concat([mixed, mirror]), "mystery_game", tmp_path, title="Mystery Game", lowest_wins=True)
+    pooled = strategy_analysis(data)["pooled"]
+    alone = strategy_analysis(game_data(mixed, "mystery_game", tmp_path / "alone", title="Mystery Game",
+                                        lowest_wins=True))["pooled"]
+    assert pooled.equals(alone)  # the 600 games of one strategy change nothing
+    assert mixed_games(mirror).height == mirror.height  # with no mixed game at all, every row is kept
