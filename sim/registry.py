@@ -75,7 +75,7 @@ class GameSpec:
         10 of them, at most all), the same strategy at every seat."""
         params, rules = self.make_params(players, {}), self.rules
         self.check_strategy(strategy)
-        lineups = np.full((games, players), strategy, dtype=object)
+        lineups = np.full((games, players), strategy)
         ref_games = min(games, max(10, games // 100))
 
         def session(rng: np.random.Generator):
