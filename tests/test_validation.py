@@ -5,30 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from test_cli import assert_user_error, invoke
 
-from sim.cli import app
-
-cli = CliRunner()
 DEFAULT_COMPONENTS = Path(__file__).parents[1] / "sim" / "broken_beautiful" / "components.toml"
 SEATS = {"kintsugi": "random+uniform,random+uniform", "broken_beautiful": "greedy,greedy", "kaleido": "greedy,greedy"}
 DATA_PARAM = {"kintsugi": ("deck", "deck file"), "broken_beautiful": ("components", "components file")}
-
-
-def invoke(*args: str | Path):
-    """Run `atelier ARGS...` in-process."""
-    return cli.invoke(app, [str(arg) for arg in args])
-
-
-def assert_user_error(result, *fragments: str) -> None:
-    """Exit code 2 and one line `error: ...` on stderr holding every fragment, no traceback."""
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1
-    assert lines[0].startswith("error: ")
-    for fragment in fragments:
-        assert fragment in lines[0]
-    assert "Traceback" not in result.output
 
 
 def play(game: str, *params: str, strategies: str | None = None, as_json: bool = False):
