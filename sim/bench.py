@@ -7,6 +7,7 @@ from collections.abc import Callable
 from statistics import median
 
 import numpy as np
+from joblib import Parallel, delayed
 
 Session = Callable[[np.random.Generator], tuple[Callable[[], object], Callable[[], object]]]
 
@@ -26,6 +27,18 @@ def compare(game: str, players: int, strategy: str, games: int, reference_games:
     return {"game": game, "players": players, "strategy": strategy, "engine_games": games,
             "reference_games": reference_games, "repeats": repeats, "engine_games_per_s": round(engine_rate, 1),
             "reference_games_per_s": round(reference_rate, 1), "ratio": round(engine_rate / reference_rate, 1)}
+
+
+def in_parallel(jobs: int, games: int, repeats: int, play: Callable[[int], object]) -> dict:
+    """Games per second of `jobs` worker processes each playing `games` games with the batched engine at once
+    (`play(seed)` plays one batch), the median over `repeats` after one warm-up round that starts the workers."""
+    parallel = Parallel(n_jobs=jobs, backend="loky")
+    rates = []
+    for repeat in range(repeats + 1):
+        seeds = range(repeat * jobs, (repeat + 1) * jobs)
+        rates.append(jobs * games / _seconds(lambda seeds=seeds: parallel(delayed(play)(seed) for seed in seeds)))
+    rate = median(rates[1:])
+    return {"jobs": jobs, "engine_jobs_games_per_s": round(rate, 1)}
 
 
 def _seconds(call: Callable[[], object]) -> float:

@@ -138,11 +138,13 @@ def bench_command(
     games: Annotated[int, typer.Option(min=1, help="Games per timing.")] = 2000,
     players: Annotated[int, typer.Option(help="Number of players.")] = 3,
     strategy: Annotated[str | None, typer.Option(help="Strategy at every seat; default: the game's.")] = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Timings; the best counts.")] = 3,
+    repeats: Annotated[int, typer.Option(min=1, help="Timings; the median counts.")] = 3,
+    jobs: Annotated[int, typer.Option(min=1, help="Also time the engine on this many worker processes at once.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Time the batched engine against the reference engine."""
-    figures = bench_game(game, games=games, players=players, strategy=strategy, repeats=repeats)
+    figures = bench_game(game, games=games, players=players, strategy=strategy, repeats=repeats,
+                         jobs=usable_jobs(jobs))
     if as_json:
         typer.echo(json.dumps(figures))
         return
@@ -150,6 +152,10 @@ def bench_command(
     typer.echo(f"  engine     {figures['engine_games_per_s']:>12,.0f} games/s")
     typer.echo(f"  reference  {figures['reference_games_per_s']:>12,.0f} games/s")
     typer.echo(f"  ratio      {figures['ratio']:>12,.1f}x")
+    if "jobs" in figures:
+        speedup = figures["engine_jobs_games_per_s"] / figures["engine_games_per_s"]
+        typer.echo(f"  engine, {figures['jobs']} jobs {figures['engine_jobs_games_per_s']:>10,.0f} games/s "
+                   f"({speedup:.1f}x one job)")
 
 
 def describe_game(name: str) -> str:
@@ -193,13 +199,13 @@ def play_game(name: str, *, players: int, strategies: list[str], seed: int, over
     return game.trace(params, strategies, seed)
 
 
-def bench_game(name: str, *, games: int, players: int, strategy: str | None, repeats: int) -> dict:
+def bench_game(name: str, *, games: int, players: int, strategy: str | None, repeats: int, jobs: int = 1) -> dict:
     """Engine and reference speed of a game, as returned by its `bench`."""
     game = get_game(name)
     game.make_params(players, {})
     strategy = strategy or game.players.bench
     game.check_strategy(strategy)
-    return game.bench(games=games, players=players, strategy=strategy, repeats=repeats)
+    return game.bench(games=games, players=players, strategy=strategy, repeats=repeats, jobs=jobs)
 
 
 def usable_jobs(jobs: int) -> int:

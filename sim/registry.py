@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from dataclasses import dataclass
 from typing import Any
@@ -70,9 +71,10 @@ class GameSpec:
         return {"game": self.name, "players": params.players, "seed": seed, "strategies": list(strategies),
                 "params": dataclasses.asdict(params), **self.rules.trace(params, deal, table.choose, rng)}
 
-    def bench(self, games: int, players: int, strategy: str, repeats: int) -> dict:
+    def bench(self, games: int, players: int, strategy: str, repeats: int, jobs: int = 1) -> dict:
         """Games per second of the batched engine and of the reference (on a hundredth of the deals, at least
-        10 of them, at most all), the same strategy at every seat."""
+        10 of them, at most all), the same strategy at every seat; with `jobs` > 1, also of the engine on that many
+        worker processes at once."""
         params, rules = self.make_params(players, {}), self.rules
         self.check_strategy(strategy)
         lineups = np.full((games, players), strategy)
@@ -93,7 +95,11 @@ class GameSpec:
 
             return engine, reference
 
-        return bench.compare(self.name, players, strategy, games, ref_games, repeats, session)
+        figures = bench.compare(self.name, players, strategy, games, ref_games, repeats, session)
+        if jobs > 1:
+            figures |= bench.in_parallel(jobs, games, repeats,
+                                         functools.partial(_play_batch, self.modules, players, strategy, games))
+        return figures
 
 
 def get_game(name: str) -> GameSpec:
@@ -101,6 +107,15 @@ def get_game(name: str) -> GameSpec:
     if name not in GAMES:
         raise AtelierError(f"unknown game '{name}'; known: {', '.join(sorted(GAMES))}")
     return GameSpec.load(GAMES[name])
+
+
+def _play_batch(modules: tuple[str, str], players: int, strategy: str, games: int, seed: int) -> None:
+    """One batch of `games` games with the batched engine, in a worker process (for `atelier bench --jobs`)."""
+    game = GameSpec.load(modules)
+    params, rng = game.make_params(players, {}), np.random.default_rng(seed)
+    deal = game.rules.deal(params, rng, games)
+    table = Table(game.players, params, np.full((games, players), strategy), game.rules.secrets(deal))
+    game.rules.engine.outcome(params, play(game.rules.engine, params, deal, table.choose, rng))
 
 
 def _rows(lineups: np.ndarray, outcome: Outcome) -> dict[str, Any]:

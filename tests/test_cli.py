@@ -132,7 +132,10 @@ def test_bench() -> None:
     assert figures["ratio"] == pytest.approx(figures["engine_games_per_s"] / figures["reference_games_per_s"],
                                              abs=0.05)  # figures are rounded to one decimal
     table = invoke("bench", "dice", "--games", "50", "--repeats", "1", "--strategy", "keep").stdout
-    assert "ratio" in table
+    assert "ratio" in table and "jobs" not in table
+    parallel = json.loads(invoke("bench", "dice", "--games", "50", "--repeats", "1", "--jobs", "2", "--json").stdout)
+    assert parallel["jobs"] == 2 and parallel["engine_jobs_games_per_s"] > 0
+    assert "engine, 2 jobs" in invoke("bench", "dice", "--games", "50", "--repeats", "1", "--jobs", "2").stdout
     assert_user_error(invoke("bench", "dice", "--players", "9"), "9 players is not allowed")
 
 
