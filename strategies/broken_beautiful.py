@@ -16,7 +16,9 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
+from numba import njit
 
+from sim.broken_beautiful import fast
 from sim.broken_beautiful.rules import GOLD, TEA_JAR, TEAPOT, TYPES, Tally, points, tally
 from sim.errors import AtelierError
 from strategies.common import Catalogue, parse_knob, pick_best
@@ -110,24 +112,27 @@ class Player:
             idx = (np.flatnonzero(rows) if isinstance(idx, slice) else idx[rows])
         names = ("owner", "cond", "ingots", "supply", "draft", "open", "card", "repairs", "free", "legal")
         view = SimpleNamespace(**{k: getattr(obs, k)[idx] for k in names})
-        view.tally = Tally(*(a[idx] for a in tally_of(obs, self.kit)))
         view.rows = slice(None) if rows is None else np.flatnonzero(rows)  # within this player's games
         view.round, view.rounds_left = obs.round, obs.rounds_left
         view.coins = view.ingots[:, self.seat, None]
-        view.now = self.score(view, np.full((len(view.coins), 1), -1), view.coins)[:, 0]
         return view
 
     def score(self, view, cards, ingots, repaired=False) -> np.ndarray:
         """Own end score plus INGOT_WORTH per ingot, (n, K)."""
-        return score_after(view.tally, self.seat, cards, ingots, self.kit, repaired) + INGOT_WORTH * ingots
+        return fast.scores(view.owner, view.cond, self.seat, cards, ingots, self.kit, repaired) + INGOT_WORTH * ingots
 
     def values(self, view, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Value after keeping (-inf where it may not) and after selling each of `cards` (n, K)."""
         value = self.kit.value[cards].astype(np.int64)
         if self.params.supply_shortfall == "partial":
             value = np.minimum(value, np.maximum(view.supply[:, None], 0))
-        keep = self.score(view, cards, np.broadcast_to(view.coins, cards.shape))
-        sell = self.score(view, np.full_like(cards, -1), view.coins + value)
+        # One kernel call values the position now, after keeping and after selling each card.
+        n, k = cards.shape
+        none = np.full((n, 1 + k), -1)
+        both = self.score(view, np.concatenate([none[:, :1], cards, none[:, 1:]], axis=1),
+                          np.concatenate([view.coins, np.broadcast_to(view.coins, cards.shape), view.coins + value],
+                                         axis=1))
+        view.now, keep, sell = both[:, 0], both[:, 1 : 1 + k], both[:, 1 + k :]
         return np.where(self.may_keep(view, cards), keep, -np.inf), sell
 
     def may_keep(self, view, cards: np.ndarray) -> np.ndarray:
@@ -143,12 +148,18 @@ class Player:
         kinds, kind_of = _kinds(self.kit)
         cost = self.kit.value[kinds] + view.repairs[:, self.seat, None]
         cost = np.where((view.free & (view.repairs[:, self.seat] == 0))[:, None], 0, cost)
-        cards = np.broadcast_to(kinds, cost.shape)
-        mended = self.score(view, cards, view.coins - cost, repaired=True)[:, kind_of]
-        return np.concatenate([mended, view.now[:, None]], axis=1)
+        # One kernel call values each mend and, in the last column, passing (no card, ingots kept).
+        cards = np.concatenate([np.broadcast_to(kinds, cost.shape), np.full((len(cost), 1), -1)], axis=1)
+        both = self.score(view, cards, np.concatenate([view.coins - cost, view.coins], axis=1), repaired=True)
+        view.now = both[:, -1]
+        return np.concatenate([both[:, kind_of], both[:, -1:]], axis=1)
 
 
 class Random(Player):
+    def draft(self, obs, rng):  # no valuation: the same draws as pick_best over zeros
+        view = self.view(obs)
+        return pick_best(np.zeros(view.open.shape), view.open, rng)
+
     def draft_value(self, view, keep, sell, rng):
         return np.zeros(keep.shape)
 
@@ -156,6 +167,9 @@ class Random(Player):
         view = self.view(obs)
         allowed = self.may_keep(view, view.card)
         return (allowed & (rng.random(len(allowed)) < 0.5)).astype(np.intp)
+
+    def repair(self, obs, rng):  # no view and no valuation: the same draws as Player.repair over zeros
+        return _random_repair(np.ascontiguousarray(obs.legal[self.idx]), rng)
 
     def repair_value(self, view):
         return np.zeros(view.legal.shape)
@@ -223,7 +237,7 @@ class Hater(Player):
 
     def rival_score(self, view, seat, cards):
         coins = np.broadcast_to(view.ingots[:, seat, None], cards.shape)
-        return score_after(view.tally, seat, cards, coins, self.kit)
+        return fast.scores(view.owner, view.cond, seat, cards, coins, self.kit)
 
 
 CLASSES = {"random": Random, "greedy": Player, "collector": Collector, "banker": Banker, "hater": Hater}
@@ -254,3 +268,31 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
 
 
 PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
+
+
+@njit(cache=True, nogil=True)
+def _random_repair(legal, rng):
+    """Random's repair, compiled: pass where nothing can be mended; elsewhere pick_best over zeros, with the
+    same draws (one row of rng.random per game that can mend, in order)."""
+    n, k = legal.shape
+    choice = np.full(n, k - 1, np.intp)
+    can = np.zeros(n, np.bool_)
+    rows = 0
+    for i in range(n):
+        for j in range(k - 1):
+            if legal[i, j]:
+                can[i] = True
+                rows += 1
+                break
+    draws = rng.random((rows, k))
+    r = 0
+    for i in range(n):
+        if can[i]:
+            best, arg = -1.0, 0
+            for j in range(k):
+                tie = 1.0 + draws[r, j] if legal[i, j] else 0.0
+                if tie > best:
+                    best, arg = tie, j
+            choice[i] = arg
+            r += 1
+    return choice

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from sim.errors import AtelierError, IllegalMove
 from sim.game import Decision
@@ -59,6 +60,8 @@ class Table:
 
 def strategy_groups(names: np.ndarray) -> list[tuple[str, np.ndarray | slice]]:
     """(strategy, games) for each distinct strategy among a seat's games; a slice when one plays them all."""
+    if len(names) and (names == names[0]).all():  # the common case, without sorting strings
+        return [(str(names[0]), slice(None))]
     groups = []
     for name in np.unique(names):
         games = np.flatnonzero(names == name)
@@ -74,21 +77,68 @@ def checked(strategy: str, decision: Decision, games: np.ndarray | slice, answer
     if choice.shape != asked.shape or not np.issubdtype(choice.dtype, np.integer):
         raise IllegalMove(strategy, f"{what}s{where} must be {len(asked)} integers, got shape {choice.shape} "
                                     f"{choice.dtype}")
-    outside = asked & ((choice < 0) | (choice >= legal.shape[1]))
-    if outside.any():
-        raise IllegalMove(strategy, f"{what} {int(choice[outside][0])}{where} is outside 0..{legal.shape[1] - 1}")
-    allowed = legal[np.arange(len(choice)), np.where(asked, choice, 0)]
-    if not allowed[asked].all():
-        raise IllegalMove(strategy, f"{what} {int(choice[asked & ~allowed][0])}{where} is not allowed by the rules")
-    return np.where(asked, choice, 0)
+    out, problem, at = _check(np.ascontiguousarray(legal), np.ascontiguousarray(asked), choice.astype(np.int64))
+    if problem == 1:
+        raise IllegalMove(strategy, f"{what} {int(choice[at])}{where} is outside 0..{legal.shape[1] - 1}")
+    if problem == 2:
+        raise IllegalMove(strategy, f"{what} {int(choice[at])}{where} is not allowed by the rules")
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _check(legal, asked, choice):
+    """(choices with 0 where not asked, problem, game): problem 1 = the first asked choice outside the
+    options, 2 = the first asked choice the rules do not allow, 0 = none."""
+    n, k = legal.shape
+    out = np.zeros(n, np.intp)
+    for i in range(n):
+        if asked[i] and (choice[i] < 0 or choice[i] >= k):
+            return out, 1, i
+    for i in range(n):
+        if asked[i]:
+            if not legal[i, choice[i]]:
+                return out, 2, i
+            out[i] = choice[i]
+    return out, 0, -1
 
 
 def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False) -> np.ndarray:
     """Index of the best score (the highest, or the lowest) among allowed options per row; ties broken
-    uniformly at random."""
+    uniformly at random. Compiled: the same draws and the same answers as `pick_best_numpy`."""
+    score = np.asarray(-score if lowest else score)
+    if score.shape != allowed.shape:
+        score = np.broadcast_to(score, allowed.shape)
+    return _pick_best(np.ascontiguousarray(score, np.float64), np.ascontiguousarray(allowed, np.bool_), rng)
+
+
+def pick_best_numpy(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False):
+    """The numpy twin of pick_best, kept for the tests."""
     score = np.where(allowed, -score if lowest else score, -np.inf)
     ties = score >= score.max(axis=1, keepdims=True) - 1e-9
     return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
+
+
+@njit(cache=True, nogil=True)
+def _pick_best(score, allowed, rng):
+    n, k = score.shape
+    draws = rng.random((n, k))  # the very draws of rng.random(score.shape)
+    out = np.empty(n, np.intp)
+    for i in range(n):
+        top = -np.inf
+        for j in range(k):
+            if allowed[i, j] and score[i, j] > top:
+                top = score[i, j]
+        floor = top - 1e-9
+        best, arg = -1.0, 0
+        for j in range(k):
+            value = -np.inf
+            if allowed[i, j]:
+                value = score[i, j]
+            tie = 1.0 + draws[i, j] if value >= floor else 0.0
+            if tie > best:
+                best, arg = tie, j
+        out[i] = arg
+    return out
 
 
 def parse_knob(text: str, default: float | None, bounds: tuple[float, float]) -> tuple[str, float | None]:

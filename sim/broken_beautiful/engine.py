@@ -20,18 +20,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from sim.broken_beautiful import fast
 from sim.broken_beautiful.rules import (
     BROKEN,
     GOLD,
     INTACT,
-    REPAIRED,
     SCORED,
-    TEA_JAR,
     TEAPOT,
     Deal,
     Params,
-    points,
-    tally,
 )
 from sim.game import Decision, Outcome
 from sim.scoring import standings
@@ -141,9 +138,8 @@ def decision(params: Params, state: State) -> Decision:
     elif state.phase == KEEP_OR_SELL:  # Choices After Drafting: gold cards must be sold
         legal, asked = np.stack([np.ones(batch, bool), params.kit.type[state.card] != GOLD], 1), np.ones(batch, bool)
     elif state.phase == REPAIR:  # Repairing Pottery: a broken card of one's own that one can pay for, or pass
-        cost = repair_cost(params, np.arange(params.kit.size), state.repairs[:, seat], state.free)  # (B, C)
-        can = (state.owner == seat) & (state.cond == BROKEN) & (cost <= state.ingots[:, seat, None])
-        legal = np.concatenate([can & state.repairing[:, None], np.ones((batch, 1), bool)], axis=1)
+        legal = fast.repair_legal(state.owner, state.cond, state.ingots, state.repairs, state.free, state.repairing,
+                                  seat, fast.kit_arrays(params.kit)[4])  # compiled repair_cost and masks
         asked = state.repairing
     else:
         raise ValueError("the game is over: no decision is left")
@@ -200,15 +196,10 @@ def _kept(params: Params, state: State, keep: np.ndarray) -> State:
     last pick of the snake draft the pottery breaks and the repair phase begins."""
     seat, card = seat_on_turn(state), state.card
     games = np.arange(len(card))
-    owner, cond = state.owner.copy(), state.cond.copy()
-    owner[games[keep], card[keep]] = seat
-    cond[games[keep], card[keep]] = INTACT
-    value = np.where(keep, 0, params.kit.value[card]).astype(np.int16)
-    if params.supply_shortfall == "partial":  # the seller takes what is left of the supply
-        value = np.minimum(value, np.maximum(state.supply, 0))
-    ingots = state.ingots.copy()
-    ingots[:, seat] += value
-    state = replace(state, owner=owner, cond=cond, ingots=ingots, supply=state.supply - value,
+    # compiled: the seller takes what is left of the supply with "partial"
+    owner, cond, ingots, supply = fast.kept(state.owner, state.cond, state.ingots, state.supply, card, keep, seat,
+                                            fast.kit_arrays(params.kit)[4], params.supply_shortfall == "partial")
+    state = replace(state, owner=owner, cond=cond, ingots=ingots, supply=supply,
                     card=np.full(len(card), -1, np.intp), phase=DRAFT, turn=state.turn + 1)
     if state.turn < 2 * state.ingots.shape[1]:  # every player drafts two cards; one is left over
         return state
@@ -237,18 +228,11 @@ def _repaired(params: Params, state: State, choice: np.ndarray) -> State:
     """Repairing Pottery: the seat on turn pays for the card it mends (or passes). After each round of turns,
     a game whose players all passed ends its repair phase; when every game has, the round ends."""
     seat, players = seat_on_turn(state), state.ingots.shape[1]
-    fixing = state.repairing & (choice < params.kit.size)
-    games = np.flatnonzero(fixing)
-    cards = choice[games]
-    cond = state.cond.copy()
-    cond[games, cards] = REPAIRED
-    paid = np.zeros(len(choice), np.int16)
-    paid[games] = repair_cost(params, cards[:, None], state.repairs[games, seat], state.free[games])[:, 0]
-    ingots, repairs = state.ingots.copy(), state.repairs.copy()
-    ingots[:, seat] -= paid  # spent ingots return to the supply
-    repairs[:, seat] += fixing
-    state = replace(state, cond=cond, ingots=ingots, supply=state.supply + paid, repairs=repairs,
-                    fixed=state.fixed | fixing, turn=state.turn + 1)
+    cond, ingots, supply, repairs, fixed = fast.repaired(  # compiled; spent ingots return to the supply
+        state.cond, state.ingots, state.supply, state.repairs, state.fixed, state.repairing, state.free, choice, seat,
+        fast.kit_arrays(params.kit)[4])
+    state = replace(state, cond=cond, ingots=ingots, supply=supply, repairs=repairs, fixed=fixed,
+                    turn=state.turn + 1)
     if state.turn % players:
         return state
     # A round of turns is over: repair continues until all players pass in turn.
@@ -265,13 +249,10 @@ def standing(params: Params, state: State):
     Ending the Game: most points wins; ties go to the most repaired items, then the most items overall;
     players still tied share the win."""
     kit, players = params.kit, params.players
-    counts = tally(state.owner, state.cond, players, kit)
-    jars = counts.whole[..., TEA_JAR]
-    rivals = np.stack([np.delete(jars, s, axis=1).max(axis=1) for s in range(players)], axis=1)
-    by_type = points(counts, state.ingots, rivals, kit)
+    kind, pattern, sc, vase, _ = fast.kit_arrays(kit)
+    by_type, repaired, items, _ = fast.standing(state.owner, state.cond, state.ingots, players, kind, pattern, sc,
+                                                vase, kit.patterns, params.tie_items_count_broken)  # compiled
     scores = by_type.sum(axis=2)
-    repaired = counts.repaired.sum(axis=2)
-    items = counts.whole.sum(axis=2) + (counts.broken.sum(axis=2) if params.tie_items_count_broken else 0)
     key = (scores.astype(np.int64) * 1000 + repaired) * 1000 + items
     rank, win = standings(key, lower_wins=False)
     return by_type, scores, repaired, items, rank, win

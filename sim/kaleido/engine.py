@@ -31,6 +31,7 @@ import numpy as np
 import polars as pl
 
 from sim.game import Decision, Outcome
+from sim.kaleido import fast
 from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params, majority
 from sim.scoring import standings
 
@@ -352,6 +353,12 @@ def board_spots(state: State, geo: Geometry) -> np.ndarray:
 def extra_mask(params, state, geo, seat, asked, boards_only=False, before_tile=False) -> np.ndarray:
     """(B, 1 + H + cells): none, a white tile in an empty hole, or a board on a free spot. Before the tile,
     a white tile may not take the last empty hole: the tile must still have one."""
+    return fast.extra_mask(state.slots, state.cell, state.grid, state.whites, state.stock, asked, seat, boards_only,
+                           before_tile, geo.step)  # compiled
+
+
+def extra_mask_numpy(params, state, geo, seat, asked, boards_only=False, before_tile=False) -> np.ndarray:
+    """The numpy twin of extra_mask, kept for the tests."""
     holes = empty_holes(state)
     room = holes.sum(axis=1) >= (2 if before_tile else 1)
     can_white = asked & (state.whites[:, seat] > 0) & room & (not boards_only)

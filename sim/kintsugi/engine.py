@@ -15,6 +15,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from scipy import ndimage
 
 from sim.game import Decision, Outcome
+from sim.kintsugi import fast
 from sim.kintsugi.rules import (
     ACTION_OFFSET,
     ACTION_ROTATION,
@@ -129,7 +130,14 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
         guesses = state.guesses.copy()
         guesses[:, state.turn - placements] = choice
         return replace(state, guesses=guesses, turn=state.turn + 1)
-    actions = choice.astype(np.intp)
+    board, pos, low, high = fast.lay(state.board, state.pos, state.low, state.high, params.cards,
+                                     np.ascontiguousarray(state.order[:, state.turn + 1]), choice.astype(np.int64),
+                                     OFFSETS, ACTION_OFFSET, ACTION_ROTATION, fast.ROTATED)  # compiled lay_numpy
+    return replace(state, board=board, pos=pos, low=low, high=high, turn=state.turn + 1)
+
+
+def lay_numpy(params: Params, state: State, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The numpy twin of fast.lay, kept for the tests: (board, pos, low, high) after laying each drawn card."""
     games = np.arange(len(actions))
     top = state.pos + OFFSETS[ACTION_OFFSET[actions]]
     layout = hand(state, params)[games, ACTION_ROTATION[actions]].reshape(-1, 4)
@@ -137,8 +145,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     cols = top[:, 1, None] + np.array([0, 1, 0, 1])
     board = state.board.copy()
     board[games[:, None], rows, cols] = layout
-    return replace(state, board=board, pos=top, low=np.minimum(state.low, top), high=np.maximum(state.high, top),
-                   turn=state.turn + 1)
+    return board, top, np.minimum(state.low, top), np.maximum(state.high, top)
 
 
 def terminal(state: State) -> bool:
@@ -148,7 +155,7 @@ def terminal(state: State) -> bool:
 
 def outcome(params: Params, state: State) -> Outcome:
     """The final scores, and each seat's colour, own pieces, guess and whether it was right."""
-    pieces = count_pieces(state, params.connectivity)
+    pieces = fast.count_pieces(state.board, state.low, state.high, params.connectivity, N_COLORS)  # compiled
     scored = score(pieces, state.colors, state.guesses)
     own = np.take_along_axis(pieces, state.colors.astype(np.int64), axis=1)
     columns = {"color": state.colors, "pieces": own.astype(np.int16), "guess": state.guesses,

@@ -1,0 +1,113 @@
+"""Compiled kernels against their numpy twins: the same answers, and the same random draws.
+
+The numpy twins are the readable statements of what each kernel computes (the engines and strategies call the
+kernels); the differential replays against the scalar references check the kernels once more, end to end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from sim.broken_beautiful import fast as bb_fast
+from sim.broken_beautiful import rules as bb_rules
+from sim.game import play
+from sim.kaleido import engine as kaleido_engine
+from sim.kintsugi import engine as kintsugi_engine
+from sim.kintsugi import fast as kintsugi_fast
+from sim.registry import get_game
+from strategies.broken_beautiful import score_after
+from strategies.common import Table, pick_best, pick_best_numpy
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 9), st.integers(0, 2**32 - 1), st.booleans(), st.data())
+def test_pick_best_matches_its_numpy_twin_draw_for_draw(rows: int, options: int, seed: int, lowest: bool, data):
+    score = data.draw(arrays(np.float64, (rows, options), elements=st.sampled_from([-2.0, 0.0, 0.5, 1.0, 3.0])))
+    allowed = data.draw(arrays(np.bool_, (rows, options)))
+    compiled, twin = np.random.default_rng(seed), np.random.default_rng(seed)
+    assert np.array_equal(pick_best(score, allowed, compiled, lowest), pick_best_numpy(score, allowed, twin, lowest))
+    assert compiled.random() == twin.random()  # both consumed the generator alike
+
+
+def played_states(game: str, players: int, strategies: list[str], games: int, seed: int, watch):
+    """Play a batch, calling `watch(params, decision)` before every choice; (params, the final state)."""
+    spec = get_game(game)
+    params = spec.make_params(players, {})
+    rng = np.random.default_rng(seed)
+    deal = spec.rules.deal(params, rng, games)
+    lineups = rng.choice(strategies, size=(games, players))
+    table = Table(spec.players, params, lineups, spec.rules.secrets(deal))
+
+    def choose(decision, rng):
+        watch(params, decision)
+        return table.choose(decision, rng)
+
+    return params, play(spec.rules.engine, params, deal, choose, rng)
+
+
+def test_broken_beautiful_valuations_match_the_numpy_scoring():
+    rng = np.random.default_rng(0)
+    checked = []
+
+    def watch(params, decision):
+        obs, kit = decision.observation, params.kit
+        if decision.kind != "draft":
+            return
+        t = bb_rules.tally(obs.owner, obs.cond, params.players, kit)
+        for seat in range(params.players):
+            cards = rng.integers(-1, kit.size, size=(len(obs.owner), 5))
+            coins = rng.integers(0, 12, size=cards.shape)
+            for repaired in (False, True):
+                expected = score_after(t, seat, cards, coins, kit, repaired)
+                assert np.array_equal(bb_fast.scores(obs.owner, obs.cond, seat, cards, coins, kit, repaired), expected)
+        checked.append(decision.seat)
+
+    for players in (2, 3, 4):
+        params, state = played_states("broken_beautiful", players, ["random", "greedy", "hater"], 48, players, watch)
+        kind, pattern, sc, vase, _ = bb_fast.kit_arrays(params.kit)
+        by_type, repaired, items, _ = bb_fast.standing(state.owner, state.cond, state.ingots, players, kind, pattern,
+                                                       sc, vase, params.kit.patterns, True)
+        t = bb_rules.tally(state.owner, state.cond, players, params.kit)
+        jars = t.whole[..., bb_rules.TEA_JAR]
+        rivals = np.stack([np.delete(jars, s, axis=1).max(axis=1) for s in range(players)], axis=1)
+        assert np.array_equal(by_type, bb_rules.points(t, state.ingots, rivals, params.kit))
+        assert np.array_equal(repaired, t.repaired.sum(axis=2))
+        assert np.array_equal(items, t.whole.sum(axis=2) + t.broken.sum(axis=2))
+    assert len(checked) > 100
+
+
+def test_kintsugi_laying_and_piece_counts_match_numpy_and_scipy():
+    for connectivity in (8, 4):
+        spec = get_game("kintsugi")
+        params = spec.make_params(3, {"connectivity": connectivity})
+        rng = np.random.default_rng(connectivity)
+        deal = spec.rules.deal(params, rng, 400)
+        state = kintsugi_engine.init(params, deal)
+        while state.turn < len(params.cards) - 1:
+            actions = rng.integers(0, 16, 400)
+            twin = kintsugi_engine.lay_numpy(params, state, actions)
+            state = kintsugi_engine.step(params, state, actions)
+            for compiled, expected in zip((state.board, state.pos, state.low, state.high), twin, strict=True):
+                assert np.array_equal(compiled, expected)
+            compiled = kintsugi_fast.count_pieces(state.board, state.low, state.high, connectivity, 4)
+            assert np.array_equal(compiled, kintsugi_engine.count_pieces(state, connectivity))
+
+
+def test_kaleido_extra_action_masks_match_the_numpy_twin():
+    seen = set()
+
+    def watch(params, decision):
+        obs = decision.observation
+        if decision.kind != "extra":
+            return
+        twin = kaleido_engine.extra_mask_numpy(params, obs.state, obs.geo, decision.seat, decision.asked,
+                                               boards_only=obs.phase == "forced", before_tile=obs.phase == "before")
+        assert np.array_equal(decision.legal, twin), obs.phase
+        seen.add(obs.phase)
+
+    for players in (2, 3, 5):
+        played_states("kaleido", players, ["random", "greedy", "hoarder"], 24, players, watch)
+    assert seen == {"forced", "before", "after"}
