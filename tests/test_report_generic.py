@@ -5,6 +5,7 @@ import re
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from resultsdir import game_data, write_experiment
 from test_report import synthetic_games
 
@@ -93,5 +94,7 @@ def test_strategy_strength_counts_only_games_where_strategies_meet(tmp_path):
     pooled = strategy_analysis(data)["pooled"]
     alone = strategy_analysis(game_data(mixed, "mystery_game", tmp_path / "alone", title="Mystery Game",
                                         lowest_wins=True))["pooled"]
-    assert pooled.equals(alone)  # the 600 games of one strategy change nothing
+    # the 600 games of one strategy change nothing (up to the order in which polars adds floats)
+    assert_frame_equal(pooled.sort("strategy"), alone.sort("strategy"), check_exact=False, rel_tol=1e-9)
+    assert pooled.filter(pl.col("strategy") == "random+uniform")["games"].item() < 600 * 3
     assert mixed_games(mirror).height == mirror.height  # with no mixed game at all, every row is kept
