@@ -49,7 +49,8 @@ def kit_arrays(kit: Components) -> tuple[np.ndarray, ...]:
 
 @njit(cache=True, nogil=True)
 def _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase):
-    """rules.points summed over the types, for one collection."""
+    """rules.points summed over the types, for one collection. The same arithmetic as _points_by_type, written
+    out again on purpose: summing _points_by_type's row instead made greedy 2.4 times slower."""
     # cups and saucers: the most valuable cups with the strongest saucers
     if sc[S_CUP_R] >= sc[S_CUP_U]:
         cb, cbv, cwv = rep[CUP], sc[S_CUP_R], sc[S_CUP_U]
