@@ -16,12 +16,11 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import njit
 
 from sim.broken_beautiful import fast
 from sim.broken_beautiful.rules import GOLD, TEA_JAR, TEAPOT, TYPES, Tally, points, tally
 from sim.errors import AtelierError
-from strategies.common import Catalogue, parse_knob, pick_best
+from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
 INGOT_WORTH = 0.5
 BASES = {
@@ -157,8 +156,7 @@ class Player:
 
 class Random(Player):
     def draft(self, obs, rng):  # no valuation: the same draws as pick_best over zeros
-        view = self.view(obs)
-        return pick_best(np.zeros(view.open.shape), view.open, rng)
+        return pick_any(self.view(obs).open, rng)
 
     def draft_value(self, view, keep, sell, rng):
         return np.zeros(keep.shape)
@@ -169,7 +167,11 @@ class Random(Player):
         return (allowed & (rng.random(len(allowed)) < 0.5)).astype(np.intp)
 
     def repair(self, obs, rng):  # no view and no valuation: the same draws as Player.repair over zeros
-        return _random_repair(np.ascontiguousarray(obs.legal[self.idx]), rng)
+        legal = obs.legal[self.idx]
+        choice = np.full(len(legal), legal.shape[1] - 1)  # pass where nothing can be mended
+        can = legal[:, :-1].any(axis=1)
+        choice[can] = pick_any(legal[can], rng)
+        return choice
 
     def repair_value(self, view):
         return np.zeros(view.legal.shape)
@@ -268,31 +270,3 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
 
 
 PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
-
-
-@njit(cache=True, nogil=True)
-def _random_repair(legal, rng):
-    """Random's repair, compiled: pass where nothing can be mended; elsewhere pick_best over zeros, with the
-    same draws (one row of rng.random per game that can mend, in order)."""
-    n, k = legal.shape
-    choice = np.full(n, k - 1, np.intp)
-    can = np.zeros(n, np.bool_)
-    rows = 0
-    for i in range(n):
-        for j in range(k - 1):
-            if legal[i, j]:
-                can[i] = True
-                rows += 1
-                break
-    draws = rng.random((rows, k))
-    r = 0
-    for i in range(n):
-        if can[i]:
-            best, arg = -1.0, 0
-            for j in range(k):
-                tie = 1.0 + draws[r, j] if legal[i, j] else 0.0
-                if tie > best:
-                    best, arg = tie, j
-            choice[i] = arg
-            r += 1
-    return choice

@@ -104,40 +104,64 @@ def _check(legal, asked, choice):
 
 def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False) -> np.ndarray:
     """Index of the best score (the highest, or the lowest) among allowed options per row; ties broken
-    uniformly at random. Compiled: the same draws and the same answers as `pick_best_numpy`."""
+    uniformly at random with one draw per row (where no option is allowed, every option ties). Compiled: the
+    same draws and the same answers as `pick_best_numpy`."""
     score = np.asarray(-score if lowest else score)
     if score.shape != allowed.shape:
         score = np.broadcast_to(score, allowed.shape)
-    return _pick_best(np.ascontiguousarray(score, np.float64), np.ascontiguousarray(allowed, np.bool_), rng)
+    draws = rng.random(len(allowed))
+    return _pick_best(np.ascontiguousarray(score, np.float64), np.ascontiguousarray(allowed, np.bool_), draws)
+
+
+def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random allowed option per row: pick_best over equal scores, draw for draw, without the
+    scores."""
+    return _pick_any(np.ascontiguousarray(allowed, np.bool_), rng.random(len(allowed)))
 
 
 def pick_best_numpy(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False):
     """The numpy twin of pick_best, kept for the tests."""
     score = np.where(allowed, -score if lowest else score, -np.inf)
     ties = score >= score.max(axis=1, keepdims=True) - 1e-9
-    return (ties * (1 + rng.random(score.shape))).argmax(axis=1)
+    nth = (rng.random(len(score)) * ties.sum(axis=1)).astype(np.int64)  # the nth tie, counting from 0
+    return (np.cumsum(ties, axis=1) > nth[:, None]).argmax(axis=1)
 
 
 @njit(cache=True, nogil=True)
-def _pick_best(score, allowed, rng):
+def _pick_best(score, allowed, draws):
     n, k = score.shape
-    draws = rng.random((n, k))  # the very draws of rng.random(score.shape)
     out = np.empty(n, np.intp)
+    ties = np.empty(k, np.intp)
     for i in range(n):
         top = -np.inf
         for j in range(k):
             if allowed[i, j] and score[i, j] > top:
                 top = score[i, j]
         floor = top - 1e-9
-        best, arg = -1.0, 0
+        count = 0
         for j in range(k):
-            value = -np.inf
-            if allowed[i, j]:
-                value = score[i, j]
-            tie = 1.0 + draws[i, j] if value >= floor else 0.0
-            if tie > best:
-                best, arg = tie, j
-        out[i] = arg
+            if (score[i, j] if allowed[i, j] else -np.inf) >= floor:
+                ties[count] = j
+                count += 1
+        out[i] = ties[int(draws[i] * count)]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _pick_any(allowed, draws):
+    n, k = allowed.shape
+    out = np.empty(n, np.intp)
+    for i in range(n):
+        count = 0
+        for j in range(k):
+            count += allowed[i, j]
+        nth = int(draws[i] * (count if count else k))
+        for j in range(k):
+            if count == 0 or allowed[i, j]:
+                if nth == 0:
+                    out[i] = j
+                    break
+                nth -= 1
     return out
 
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numba import njit
 
 from sim.errors import AtelierError
+from sim.kaleido import fast
 from sim.kaleido.engine import NONE, Geometry, State, colour_counts, hexagons
 from sim.kaleido.rules import EMPTY, majority
-from strategies.common import Catalogue, pick_best
+from strategies.common import Catalogue, pick_any, pick_best
 
 STRATEGIES = {
     "random": "uniformly random legal choices; takes an extra action half the time",
@@ -30,9 +32,7 @@ def board_counts(obs, colours: int) -> tuple[np.ndarray, np.ndarray]:
     """Coloured tiles per board (B, NB, colours) and empty holes per board (B, NB) on the table, computed
     once per observation."""
     if "counts" not in obs.memo:
-        state = obs.state
-        empties = ((state.slots == EMPTY) & state.placed[..., None]).sum(axis=2)
-        obs.memo["counts"] = colour_counts(state.slots, colours), empties
+        obs.memo["counts"] = fast.board_counts(obs.state.slots, obs.state.cell, colours)
     return obs.memo["counts"]
 
 
@@ -40,12 +40,7 @@ def closing_points(obs, params, white: bool) -> np.ndarray:
     """(B, H): points the mover's colour scores at once if its tile (or a white tile) goes in each hole,
     because that fills the board."""
     counts, empties = board_counts(obs, params.colours)
-    games, boards = np.nonzero(empties == 1)
-    colour = obs.colour[games]
-    last = counts[games, boards] + (not white) * (np.arange(params.colours) == colour[:, None])
-    gain = np.zeros(empties.shape)
-    gain[games, boards] = majority(last, params)[np.arange(len(games)), colour]
-    return np.repeat(gain, 6, axis=1)
+    return fast.closing_points(counts, empties, obs.colour, white, fast.scoring(params))  # compiled
 
 
 def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,15 +92,10 @@ class Player:
 class Random(Player):
     def extra(self, obs, rng):
         """Half the time (always, when forced) a uniformly random extra action; otherwise none."""
-        legal = obs.legal[self.idx]
-        choice = np.full(len(legal), NONE)
-        act = ((rng.random(len(legal)) < 0.5) | ~legal[:, NONE]) & legal[:, 1:].any(axis=1)
-        rows = np.flatnonzero(act)
-        choice[rows] = 1 + pick_best(np.zeros((len(rows), legal.shape[1] - 1)), legal[rows, 1:], rng)
-        return choice
+        return _random_extra(obs.legal[self.idx], rng)
 
     def tile(self, obs, rng):
-        return pick_best(np.zeros(obs.legal[self.idx].shape), obs.legal[self.idx], rng)
+        return pick_any(obs.legal[self.idx], rng)
 
     def rotate(self, obs, rng):
         return rng.integers(0, 6, len(obs.legal[self.idx]))
@@ -166,6 +156,35 @@ class Hoarder(Player):
         _, empties = board_counts(obs, self.params.colours)
         gift = np.repeat(empties == 2, 6, axis=1)  # filling this hole would leave one for the next player
         return super().hole_value(obs) - gift
+
+
+@njit(cache=True, nogil=True)
+def _random_extra(legal, rng):
+    """Random's extra action, compiled: a draw per game says whether to act (under 0.5, or where "none" is not
+    allowed), then a uniformly random action (pick_any's draw) in each game that acts and has one."""
+    n, k = legal.shape
+    act = rng.random(n)
+    count = np.zeros(n, np.int64)
+    for i in range(n):
+        for j in range(1, k):
+            count[i] += legal[i, j]
+    rows = 0
+    for i in range(n):
+        rows += (act[i] < 0.5 or not legal[i, NONE]) and count[i] > 0
+    draws = rng.random(rows)
+    choice = np.full(n, NONE, np.intp)
+    r = 0
+    for i in range(n):
+        if (act[i] < 0.5 or not legal[i, NONE]) and count[i] > 0:
+            nth = int(draws[r] * count[i])
+            r += 1
+            for j in range(1, k):
+                if legal[i, j]:
+                    if nth == 0:
+                        choice[i] = j
+                        break
+                    nth -= 1
+    return choice
 
 
 def _as_phase(obs, phase: str):

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from sim.errors import AtelierError
-from strategies.common import Catalogue, parse_knob, pick_best
+from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
 N_COLORS = 4
 KNOB_RANGE = (0.0, 100.0)  # knobs weigh pieces: a negative one turns a heuristic around; 100 is already extreme
@@ -154,7 +154,7 @@ class Belief(Component):
 class RandomPolicy(Component):
     def place(self, obs, rng):
         legal = obs.legal[self.idx]
-        return pick_best(np.zeros(legal.shape), legal, rng, lowest=True)
+        return pick_any(legal, rng)
 
 
 class GreedyPolicy(Component):

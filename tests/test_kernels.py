@@ -19,7 +19,7 @@ from sim.kintsugi import engine as kintsugi_engine
 from sim.kintsugi import fast as kintsugi_fast
 from sim.registry import get_game
 from strategies.broken_beautiful import score_after
-from strategies.common import Table, pick_best, pick_best_numpy
+from strategies.common import Table, pick_any, pick_best, pick_best_numpy
 
 
 @settings(max_examples=200, deadline=None)
@@ -27,9 +27,21 @@ from strategies.common import Table, pick_best, pick_best_numpy
 def test_pick_best_matches_its_numpy_twin_draw_for_draw(rows: int, options: int, seed: int, lowest: bool, data):
     score = data.draw(arrays(np.float64, (rows, options), elements=st.sampled_from([-2.0, 0.0, 0.5, 1.0, 3.0])))
     allowed = data.draw(arrays(np.bool_, (rows, options)))
-    compiled, twin = np.random.default_rng(seed), np.random.default_rng(seed)
-    assert np.array_equal(pick_best(score, allowed, compiled, lowest), pick_best_numpy(score, allowed, twin, lowest))
+    compiled, twin, anyway = (np.random.default_rng(seed) for _ in range(3))
+    best = pick_best(score, allowed, compiled, lowest)
+    assert np.array_equal(best, pick_best_numpy(score, allowed, twin, lowest))
     assert compiled.random() == twin.random()  # both consumed the generator alike
+    assert (allowed[np.arange(rows), best] | ~allowed.any(axis=1)).all()
+    equal = np.zeros(score.shape)
+    assert np.array_equal(pick_any(allowed, anyway), pick_best(equal, allowed, np.random.default_rng(seed)))
+
+
+def test_pick_best_breaks_ties_uniformly():
+    allowed = np.tile([True, False, True, True, False], (30_000, 1))
+    score = np.tile([1.0, 5.0, 1.0, 1.0, 0.0], (30_000, 1))
+    counts = np.bincount(pick_best(score, allowed, np.random.default_rng(3)), minlength=5)
+    assert counts[1] == counts[4] == 0
+    assert np.all(np.abs(counts[[0, 2, 3]] - 10_000) < 400)  # about 4.5 standard deviations
 
 
 def played_states(game: str, players: int, strategies: list[str], games: int, seed: int, watch):

@@ -203,7 +203,7 @@ def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
     with a board still to be offered."""
     acting = state.turn_kind == PLAYS
     if phase == "forced":
-        return acting & ~empty_holes(state).any(axis=1)
+        return acting & (fast.open_holes(state.slots, state.cell) == 0)
     if phase in ("before", "after"):
         return acting & ~state.extra_taken
     if phase == "tile":
@@ -317,7 +317,7 @@ def _start_turn(params: Params, state: State) -> State:
     seat = state.turn % params.players
     colour = colour_to_play(params, state, seat)
     out = state.tiles[np.arange(len(colour)), colour] == 0
-    blocked = ~empty_holes(state).any(axis=1) & (state.stock[:, seat] == 0)
+    blocked = (fast.open_holes(state.slots, state.cell) == 0) & (state.stock[:, seat] == 0)
     kind = np.select([state.done, out, blocked & _stalled(params, state), blocked], [OVER, PASSES, STALLS, SKIPPED],
                      PLAYS)
     return replace(state, turn_kind=kind.astype(np.int8), extra_taken=np.zeros(len(kind), bool))
@@ -338,7 +338,7 @@ def _end_turn(params: Params, state: State) -> State:
 
 def empty_holes(state: State) -> np.ndarray:
     """(B, H) bool: holes of boards on the table with no tile."""
-    return ((state.slots == EMPTY) & state.placed[:, :, None]).reshape(len(state.slots), -1)
+    return fast.empty_holes(state.slots, state.cell)  # compiled
 
 
 def board_spots(state: State, geo: Geometry) -> np.ndarray:
@@ -410,11 +410,8 @@ def colour_counts(tiles: np.ndarray, colours: int) -> np.ndarray:
 def score_boards(params: Params, state: State) -> State:
     """Scoring: every board just filled (all six holes occupied) scores by the majority rule. They become the
     boards the mover may turn (Rotating a game board)."""
-    full = state.placed & (state.slots != EMPTY).all(axis=2) & ~state.scored
-    games, boards = np.nonzero(full)
-    points = majority(colour_counts(state.slots[games, boards], params.colours), params)
     midgame = state.midgame.copy()
-    np.add.at(midgame, games, points.astype(np.int32))
+    full = fast.score_boards(state.slots, state.cell, state.scored, midgame, params.colours, fast.scoring(params))
     return replace(state, midgame=midgame, scored=state.scored | full, pending=full)
 
 
@@ -468,4 +465,4 @@ def _stalled(params: Params, state: State) -> np.ndarray:
     full: no turn can ever open a hole again, so the game cannot go on."""
     owner = np.array([params.owner(c) for c in range(params.colours)])
     stuck = (state.tiles == 0) | (state.stock[:, owner] == 0)
-    return stuck.all(axis=1) & ~empty_holes(state).any(axis=1)
+    return stuck.all(axis=1) & (fast.open_holes(state.slots, state.cell) == 0)
