@@ -4,3 +4,7 @@ Layers, from the bottom (import-linter checks them): the contract (game.py, scor
 games' rules, engines and references (one package each); the players (the top-level `strategies` package);
 the wiring (registry.py, experiment.py, runner.py, results.py, bench.py, cli.py).
 """
+
+from sim.memory import keep_freed_memory
+
+keep_freed_memory()  # every process that plays (the CLI, its workers, the tests) reuses its freed pages

@@ -107,16 +107,15 @@ def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, 
     uniformly at random with one draw per row (where no option is allowed, every option ties). Compiled: the
     same draws and the same answers as `pick_best_numpy`."""
     score = np.asarray(-score if lowest else score)
-    if score.shape != allowed.shape:
-        score = np.broadcast_to(score, allowed.shape)
-    draws = rng.random(len(allowed))
-    return _pick_best(np.ascontiguousarray(score, np.float64), np.ascontiguousarray(allowed, np.bool_), draws)
+    if score.dtype == np.bool_ or score.shape != allowed.shape:
+        score = np.broadcast_to(score.astype(np.float64), allowed.shape)
+    return _pick_best(score, np.asarray(allowed, np.bool_), rng.random(len(allowed)))  # any layout, no copies
 
 
 def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random allowed option per row: pick_best over equal scores, draw for draw, without the
     scores."""
-    return _pick_any(np.ascontiguousarray(allowed, np.bool_), rng.random(len(allowed)))
+    return _pick_any(np.asarray(allowed, np.bool_), rng.random(len(allowed)))
 
 
 def pick_best_numpy(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False):
@@ -129,20 +128,23 @@ def pick_best_numpy(score: np.ndarray, allowed: np.ndarray, rng: np.random.Gener
 
 @njit(cache=True, nogil=True)
 def _pick_best(score, allowed, draws):
+    """Without data-dependent branches (selects instead), which on real scores mispredict often."""
     n, k = score.shape
     out = np.empty(n, np.intp)
     ties = np.empty(k, np.intp)
     for i in range(n):
-        top = -np.inf
+        top, some = -np.inf, False
         for j in range(k):
-            if allowed[i, j] and score[i, j] > top:
-                top = score[i, j]
+            top = max(top, score[i, j] if allowed[i, j] else -np.inf)
+            some |= allowed[i, j]
+        if not some:  # every option ties: the draw picks among them all
+            out[i] = int(draws[i] * k)
+            continue
         floor = top - 1e-9
         count = 0
         for j in range(k):
-            if (score[i, j] if allowed[i, j] else -np.inf) >= floor:
-                ties[count] = j
-                count += 1
+            ties[count] = j
+            count += (score[i, j] if allowed[i, j] else -np.inf) >= floor
         out[i] = ties[int(draws[i] * count)]
     return out
 
@@ -155,14 +157,20 @@ def _pick_any(allowed, draws):
         count = 0
         for j in range(k):
             count += allowed[i, j]
-        nth = int(draws[i] * (count if count else k))
-        for j in range(k):
-            if count == 0 or allowed[i, j]:
-                if nth == 0:
-                    out[i] = j
-                    break
-                nth -= 1
+        out[i] = _nth_allowed(allowed[i], int(draws[i] * (count if count else k)), count == 0)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _nth_allowed(row, nth, every):
+    """The index of the nth (from 0) allowed entry of a row, or of the nth entry when `every`."""
+    if every:
+        return nth
+    pick = 0
+    for j in range(len(row)):
+        pick = j if row[j] and nth == 0 else pick
+        nth -= row[j]
+    return pick
 
 
 def parse_knob(text: str, default: float | None, bounds: tuple[float, float]) -> tuple[str, float | None]:

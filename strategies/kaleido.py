@@ -13,9 +13,9 @@ from numba import njit
 
 from sim.errors import AtelierError
 from sim.kaleido import fast
-from sim.kaleido.engine import NONE, Geometry, State, colour_counts, hexagons
+from sim.kaleido.engine import NONE, State, colour_counts, hexagons
 from sim.kaleido.rules import EMPTY, majority
-from strategies.common import Catalogue, pick_any, pick_best
+from strategies.common import Catalogue, _nth_allowed, pick_any, pick_best
 
 STRATEGIES = {
     "random": "uniformly random legal choices; takes an extra action half the time",
@@ -49,12 +49,6 @@ def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np
     return np.where(mine, counts, 0).sum(axis=-1), np.where(mine, -1, counts).max(axis=-1)
 
 
-def compact_spots(state: State, geo: Geometry) -> np.ndarray:
-    """(B, cells): how many boards touch each cell; boards packed together make end-game hexagons."""
-    occupied = (state.grid >= 0).astype(np.int8)
-    return sum(np.roll(occupied, -step, axis=1) for step in geo.step)
-
-
 class Player:
     """Greedy play; the other strategies override one decision or the value of a hole."""
 
@@ -66,7 +60,11 @@ class Player:
         board for points, else nothing."""
         legal, holes = obs.legal[self.idx], obs.geo.holes
         if obs.phase == "forced":
-            return 1 + holes + pick_best(compact_spots(obs.state, obs.geo)[self.idx], legal[:, 1 + holes :], rng)
+            spots = obs.spots[self.idx]
+            crowd = fast.touching(obs.state.cell[self.idx], obs.geo.cells, spots, obs.geo.step)
+            best = pick_best(crowd, spots >= 0, rng)
+            spot = spots[np.arange(len(spots)), best]
+            return np.where(spot >= 0, 1 + holes + spot, NONE)
         choice = np.full(len(legal), NONE)
         if obs.phase == "after":
             white = self.white_value(obs)[self.idx]
@@ -92,7 +90,7 @@ class Player:
 class Random(Player):
     def extra(self, obs, rng):
         """Half the time (always, when forced) a uniformly random extra action; otherwise none."""
-        return _random_extra(obs.legal[self.idx], rng)
+        return _random_extra(obs.legal[self.idx], obs.spots[self.idx], obs.geo.holes, rng)
 
     def tile(self, obs, rng):
         return pick_any(obs.legal[self.idx], rng)
@@ -159,31 +157,35 @@ class Hoarder(Player):
 
 
 @njit(cache=True, nogil=True)
-def _random_extra(legal, rng):
+def _random_extra(legal, spots, holes, rng):
     """Random's extra action, compiled: a draw per game says whether to act (under 0.5, or where "none" is not
-    allowed), then a uniformly random action (pick_any's draw) in each game that acts and has one."""
-    n, k = legal.shape
+    allowed), then a uniformly random action (pick_any's draw) in each game that acts and has one. The board
+    options are read from `spots` rather than the mask's wide board columns: the same options, in the same
+    order."""
+    n = len(legal)
     act = rng.random(n)
+    whites = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
-    for i in range(n):
-        for j in range(1, k):
-            count[i] += legal[i, j]
     rows = 0
     for i in range(n):
-        rows += (act[i] < 0.5 or not legal[i, NONE]) and count[i] > 0
+        for j in range(1, 1 + holes):
+            whites[i] += legal[i, j]
+        boards = 0
+        for j in range(spots.shape[1]):
+            boards += spots[i, j] >= 0
+        count[i] = whites[i] + boards if (act[i] < 0.5 or not legal[i, NONE]) else 0
+        rows += count[i] > 0
     draws = rng.random(rows)
     choice = np.full(n, NONE, np.intp)
     r = 0
     for i in range(n):
-        if (act[i] < 0.5 or not legal[i, NONE]) and count[i] > 0:
+        if count[i] > 0:
             nth = int(draws[r] * count[i])
             r += 1
-            for j in range(1, k):
-                if legal[i, j]:
-                    if nth == 0:
-                        choice[i] = j
-                        break
-                    nth -= 1
+            if nth < whites[i]:
+                choice[i] = 1 + _nth_allowed(legal[i, 1 : 1 + holes], nth, False)
+            else:
+                choice[i] = 1 + holes + spots[i, nth - whites[i]]
     return choice
 
 

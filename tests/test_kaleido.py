@@ -95,14 +95,12 @@ def engine_state(params: Params, layout, codes=None) -> engine.State:
     slots = np.full_like(state.slots, EMPTY)
     cell = np.full_like(state.cell, -1)
     rot = np.zeros_like(state.rot)
-    grid = np.full_like(state.grid, -1)
     for b, (q, r, turn, text) in enumerate(layout):
         cell[0, b] = cell_of(params, q, r)
-        grid[0, cell[0, b]] = b
         rot[0, b] = turn
         slots[0, b] = codes[b] if codes is not None else [EMPTY if f is None else f for f in fills(text)]
     scored = (slots != EMPTY).all(axis=2) & (cell >= 0)
-    return replace(state, slots=slots, cell=cell, rot=rot, grid=grid, scored=scored)
+    return replace(state, slots=slots, cell=cell, rot=rot, scored=scored)
 
 
 def white(params: Params, board: int, slot: int) -> int:

@@ -15,6 +15,8 @@ from sim.broken_beautiful import fast as bb_fast
 from sim.broken_beautiful import rules as bb_rules
 from sim.game import play
 from sim.kaleido import engine as kaleido_engine
+from sim.kaleido import fast as kaleido_fast
+from sim.kaleido import rules as kaleido_rules
 from sim.kintsugi import engine as kintsugi_engine
 from sim.kintsugi import fast as kintsugi_fast
 from sim.registry import get_game
@@ -118,8 +120,53 @@ def test_kaleido_extra_action_masks_match_the_numpy_twin():
         twin = kaleido_engine.extra_mask_numpy(params, obs.state, obs.geo, decision.seat, decision.asked,
                                                boards_only=obs.phase == "forced", before_tile=obs.phase == "before")
         assert np.array_equal(decision.legal, twin), obs.phase
+        for row, spots in zip(twin[:, 1 + obs.geo.holes :], obs.spots, strict=True):  # the board columns, compact
+            cells = np.flatnonzero(row)
+            assert spots[: len(cells)].tolist() == cells.tolist() and (spots[len(cells) :] == -1).all()
         seen.add(obs.phase)
 
     for players in (2, 3, 5):
         played_states("kaleido", players, ["random", "greedy", "hoarder"], 24, players, watch)
     assert seen == {"forced", "before", "after"}
+
+
+kaleido_points = st.builds(kaleido_rules.Params, players=st.sampled_from(kaleido_rules.PLAYER_COUNTS),
+                           first=st.integers(0, 20), second=st.integers(0, 20), tie_pool=st.integers(0, 20),
+                           monochrome=st.integers(0, 30), monochrome_with_white=st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(kaleido_points, st.data())
+def test_kaleido_majority_kernel_matches_the_rule(params, data):
+    counts = data.draw(arrays(np.int64, params.colours, elements=st.integers(0, 6)).filter(lambda c: c.sum() <= 6))
+    points = np.zeros(params.colours, np.int64)
+    kaleido_fast.majority_into(counts, kaleido_fast.scoring(params), points)
+    assert points.tolist() == kaleido_rules.majority(counts, params).tolist()
+
+
+def test_kaleido_strategy_kernels_match_numpy():
+    checked = []
+
+    def watch(params, decision):
+        obs, state = decision.observation, decision.observation.state
+        counts, empties = kaleido_fast.board_counts(state.slots, state.cell, params.colours)
+        assert np.array_equal(counts, kaleido_engine.colour_counts(state.slots, params.colours))
+        assert np.array_equal(empties, ((state.slots == kaleido_rules.EMPTY) & state.placed[..., None]).sum(axis=2))
+        assert np.array_equal(kaleido_engine.empty_holes(state).reshape((*empties.shape, 6)).sum(axis=2), empties)
+        for white in (False, True):
+            gain = np.zeros(empties.shape)
+            games, boards = np.nonzero(empties == 1)
+            colour = obs.colour[games]
+            last = counts[games, boards] + (not white) * (np.arange(params.colours) == colour[:, None])
+            gain[games, boards] = kaleido_rules.majority(last, params)[np.arange(len(games)), colour]
+            compiled = kaleido_fast.closing_points(counts, empties, obs.colour, white, kaleido_fast.scoring(params))
+            assert np.array_equal(compiled, np.repeat(gain, 6, axis=1))
+        if decision.kind == "extra":  # how many boards touch each free spot
+            around = sum(np.roll(state.grid >= 0, -step, axis=1).astype(np.int8) for step in obs.geo.step)
+            expected = np.take_along_axis(around, np.maximum(obs.spots, 0), axis=1) * (obs.spots >= 0)
+            assert np.array_equal(kaleido_fast.touching(state.cell, obs.geo.cells, obs.spots, obs.geo.step), expected)
+        checked.append(len(games))
+
+    for players in (2, 4):
+        played_states("kaleido", players, ["random", "greedy"], 16, players, watch)
+    assert sum(checked) > 0  # boards one hole from full were valued

@@ -32,7 +32,7 @@ import polars as pl
 
 from sim.game import Decision, Outcome
 from sim.kaleido import fast
-from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params, majority
+from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params
 from sim.scoring import standings
 
 NONE = 0  # the extra action "none"
@@ -41,8 +41,9 @@ EXTRA = ("forced", "before", "after")  # the phases of the additional action, de
 # turn is in each game), "score" (boards just filled) and "end" (the turn is counted; games end).
 CYCLE = ("start", "forced", "before", "tile", "after", "score", "rotate", "end")
 # What the current turn is in each game (State.turn_kind): the mover plays; passes, out of tiles; is skipped,
-# every hole full and no board left; or the game stalls there (see _stalled); or the game has ended.
+# every hole full and no board left; or the game stalls there (see _start_turn); or the game has ended.
 PLAYS, PASSES, SKIPPED, STALLS, OVER = range(5)
+PHASE_CODES = {"forced": 0, "before": 1, "tile": 2, "after": 3, "rotate": 4}  # the phases that ask, for fast.asked
 NOT_PLACED = -128  # a marker for list slots of boards a seat did not place
 
 
@@ -83,7 +84,6 @@ class State:
     placer: np.ndarray  # (B, NB) int8: seat that placed each board, -1 for the starting boards
     rot: np.ndarray  # (B, NB) int8: local slot s sits at physical triangle (s + rot) % 6
     scored: np.ndarray  # (B, NB) bool
-    grid: np.ndarray  # (B, cells) int8: board on each cell, -1 none
     tiles: np.ndarray  # (B, colours) int8: coloured tiles left
     whites: np.ndarray  # (B, P) int8
     stock: np.ndarray  # (B, P) int8: boards left
@@ -98,6 +98,7 @@ class State:
     turn_kind: np.ndarray  # (B,) int8: what this turn is in each game: PLAYS, PASSES, SKIPPED, STALLS or OVER
     extra_taken: np.ndarray  # (B,) bool: the mover has taken this turn's additional action
     pending: np.ndarray  # (B, NB) bool: boards scored this turn that the mover has yet to be offered to turn
+    asked: np.ndarray  # (B,) bool: the games the current phase asks (see asked_in)
     phase: str = "start"  # where the batch is in the turn (CYCLE); "over" once every game has been scored
     turn: int = 0  # turns so far (passes and skips included), the same in every game
 
@@ -110,6 +111,15 @@ class State:
     def boards_placed(self) -> np.ndarray:
         """(B, P) boards each seat has placed."""
         return (self.placer[:, None, :] == np.arange(self.whites.shape[1])[None, :, None]).sum(axis=2)
+
+    @property
+    def grid(self) -> np.ndarray:
+        """(B, cells) int8: the board on each honeycomb cell, -1 none."""
+        batch, nb = self.cell.shape
+        grid = np.full((batch, (2 * nb + 3) ** 2), -1, np.int8)  # side = 2R + 1 with R = NB + 1
+        games, boards = np.nonzero(self.placed)
+        grid[games, self.cell[games, boards]] = boards
+        return grid
 
     @property
     def placed(self) -> np.ndarray:
@@ -135,6 +145,7 @@ class Observation:
     legal: np.ndarray
     asked: np.ndarray
     board: np.ndarray
+    spots: np.ndarray  # (B, S) the legal board cells (codes 1 + H + cell) in increasing order, -1 after the last
     memo: dict = field(default_factory=dict)
 
 
@@ -145,14 +156,12 @@ def init(params: Params, deal: Deal) -> State:
     geo = geometry(params)
     players, colours, nb = params.players, params.colours, params.boards
     cell = np.full((batch, nb), -1, np.int16)
-    grid = np.full((batch, geo.cells), -1, np.int8)
     for board, (q, r) in enumerate(STARTING_BOARDS):
         cell[:, board] = geo.cell(q, r)
-        grid[:, geo.cell(q, r)] = board
     zeros = np.zeros((batch, players), np.int16)
     state = State(
         slots=np.full((batch, nb, 6), EMPTY, np.int8), cell=cell, placer=np.full((batch, nb), -1, np.int8),
-        rot=np.zeros((batch, nb), np.int8), scored=np.zeros((batch, nb), bool), grid=grid,
+        rot=np.zeros((batch, nb), np.int8), scored=np.zeros((batch, nb), bool),
         tiles=np.full((batch, colours), params.tiles, np.int8),
         whites=np.full((batch, players), params.whites_each, np.int8),
         stock=np.full((batch, players), params.boards_each, np.int8),
@@ -160,7 +169,7 @@ def init(params: Params, deal: Deal) -> State:
         whites_used=zeros, turns_played=zeros.copy(), passes=zeros.copy(), skips=zeros.copy(),
         done=np.zeros(batch, bool), stalled=np.zeros(batch, bool),
         turn_kind=np.full(batch, PLAYS, np.int8), extra_taken=np.zeros(batch, bool),
-        pending=np.zeros((batch, nb), bool),
+        pending=np.zeros((batch, nb), bool), asked=np.zeros(batch, bool),
     )
     return begin_turn(params, state)
 
@@ -177,15 +186,12 @@ def decision(params: Params, state: State) -> Decision:
     """The decision the batch faces now: its phase's legal mask for the games the phase asks (asked_in)."""
     geo = geometry(params)
     seat = state.turn % params.players
-    phase = state.phase
-    asked = asked_in(params, state, phase)
+    phase, asked = state.phase, state.asked
     board = np.full(len(asked), -1)
-    if phase == "forced":
-        legal = extra_mask(params, state, geo, seat, asked, boards_only=True)
-    elif phase == "before":
-        legal = extra_mask(params, state, geo, seat, asked, before_tile=True)
-    elif phase == "after":
-        legal = extra_mask(params, state, geo, seat, asked)
+    spots = np.full((len(asked), geo.holes), -1, np.int16)
+    if phase in EXTRA:
+        legal, spots = extra_options(state, geo, seat, asked, boards_only=phase == "forced",
+                                     before_tile=phase == "before")
     elif phase == "tile":
         legal = empty_holes(state) | ~asked[:, None]
     elif phase == "rotate":
@@ -193,7 +199,8 @@ def decision(params: Params, state: State) -> Decision:
         board = np.where(asked, state.pending.argmax(axis=1), -1)
     else:
         raise ValueError(f"no decision in phase '{phase}'")
-    obs = Observation(phase, colour_to_play(params, state, seat), seat, state.turn, state, geo, legal, asked, board)
+    obs = Observation(phase, colour_to_play(params, state, seat), seat, state.turn, state, geo, legal, asked, board,
+                      spots)
     return Decision("extra" if phase in EXTRA else phase, seat, legal, asked, obs, f"({phase}) at turn {state.turn}")
 
 
@@ -201,42 +208,28 @@ def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
     """(B,) the games a phase asks: movers who play this turn; for the extra action before or after the tile
     only those who have not taken it yet, and "forced" only where every hole is full; for "rotate" the games
     with a board still to be offered."""
-    acting = state.turn_kind == PLAYS
-    if phase == "forced":
-        return acting & (fast.open_holes(state.slots, state.cell) == 0)
-    if phase in ("before", "after"):
-        return acting & ~state.extra_taken
-    if phase == "tile":
-        return acting
-    if phase == "rotate":
-        return state.pending.any(axis=1)
-    return np.zeros(len(acting), bool)
+    if phase not in PHASE_CODES:
+        return np.zeros(len(state.done), bool)
+    return fast.asked(PHASE_CODES[phase], state.turn_kind, state.extra_taken, state.slots, state.cell, state.pending)
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:
     """Apply the batch's choices for the decision it faces (used where it asks), then advance to the next
     decision."""
-    geo = geometry(params)
     seat = state.turn % params.players
-    phase = state.phase
-    asked = asked_in(params, state, phase)
+    phase, asked = state.phase, state.asked
     choice = np.where(asked, np.asarray(choice), 0)
     if phase == "tile":  # Placing a tile: one of the mover's colour in an empty hole
-        colour = colour_to_play(params, state, seat)
-        state = _fill(state, choice, colour, asked)
-        tiles = state.tiles.copy()
-        tiles[np.arange(len(colour)), colour] -= asked
-        return _advance(params, replace(state, tiles=tiles), phase)
+        slots, tiles = state.slots.copy(), state.tiles.copy()
+        fast.place_tiles(slots, tiles, choice, colour_to_play(params, state, seat), asked)
+        return _advance(params, replace(state, slots=slots, tiles=tiles), phase)
     if phase == "rotate":  # Rotating a game board: turn the board on offer by `choice` steps
-        games = np.flatnonzero(asked)
-        board = state.pending[games].argmax(axis=1)
         rot, pending = state.rot.copy(), state.pending.copy()
-        rot[games, board] = (rot[games, board] + choice[games]) % 6
-        pending[games, board] = False
+        fast.rotate_offered(rot, pending, asked, choice)
         return _advance(params, replace(state, rot=rot, pending=pending), "score")  # the next board, if any
     if phase not in EXTRA:
         raise ValueError(f"no decision in phase '{phase}'")
-    state = apply_extra(state, geo, seat, choice)  # Additional action (NONE where not asked)
+    state = apply_extra(state, geometry(params), seat, choice)  # Additional action (NONE where not asked)
     return _advance(params, replace(state, extra_taken=state.extra_taken | (asked & (choice != NONE))), phase)
 
 
@@ -297,42 +290,40 @@ def _advance(params: Params, state: State, last: str) -> State:
         if phase == "start":
             if state.done.all():
                 over = np.full(len(state.done), OVER, np.int8)
-                return replace(endgame_scoring(params, state, geometry(params)), phase="over", turn_kind=over)
+                return replace(endgame_scoring(params, state, geometry(params)), phase="over", turn_kind=over,
+                               asked=np.zeros(len(state.done), bool))
             state = _start_turn(params, state)
         elif phase == "score":
             state = score_boards(params, state)
         elif phase == "end":
             state = _end_turn(params, state)
-        elif asked_in(params, state, phase).any():
-            return replace(state, phase=phase)
+        else:
+            asked = asked_in(params, state, phase)
+            if asked.any():
+                return replace(state, phase=phase, asked=asked)
 
 
 def _start_turn(params: Params, state: State) -> State:
     """Each game's turn: the mover plays, or passes when out of tiles ("a player who has run out of tiles must
     pass their turn"), or is skipped when every hole is full and they have no board ("the player's turn will
-    be skipped"), or the game stalls there (see _stalled)."""
+    be skipped"), or the game stalls there: every player who still has coloured tiles has no board left
+    either, so no turn can ever open a hole again and the game cannot go on."""
     longest = (params.colours * params.tiles + 1) * params.players  # a tile per round of turns, or a stall
     if state.turn > longest:
         raise RuntimeError("Kaleido engine: games neither progress nor stall")
     seat = state.turn % params.players
-    colour = colour_to_play(params, state, seat)
-    out = state.tiles[np.arange(len(colour)), colour] == 0
-    blocked = (fast.open_holes(state.slots, state.cell) == 0) & (state.stock[:, seat] == 0)
-    kind = np.select([state.done, out, blocked & _stalled(params, state), blocked], [OVER, PASSES, STALLS, SKIPPED],
-                     PLAYS)
-    return replace(state, turn_kind=kind.astype(np.int8), extra_taken=np.zeros(len(kind), bool))
+    owner = np.array([params.owner(c) for c in range(params.colours)])
+    kind = fast.start_turn(state.tiles, state.stock, state.slots, state.cell, state.done,
+                           colour_to_play(params, state, seat), seat, owner)  # compiled
+    return replace(state, turn_kind=kind, extra_taken=np.zeros(len(kind), bool))
 
 
 def _end_turn(params: Params, state: State) -> State:
     """Count the turn; a game ends when every coloured tile is placed (End of Game), or when it stalls."""
-    seat = state.turn % params.players
     played, passes, skips = state.turns_played.copy(), state.passes.copy(), state.skips.copy()
-    played[:, seat] += state.turn_kind == PLAYS
-    passes[:, seat] += state.turn_kind == PASSES
-    skips[:, seat] += state.turn_kind == SKIPPED
-    stuck = state.turn_kind == STALLS
-    done = state.done | stuck | (state.tiles.sum(axis=1) == 0)
-    return replace(state, turns_played=played, passes=passes, skips=skips, done=done, stalled=state.stalled | stuck,
+    done, stalled = state.done.copy(), state.stalled.copy()
+    fast.end_turn(state.turn_kind, state.tiles, played, passes, skips, done, stalled, state.turn % params.players)
+    return replace(state, turns_played=played, passes=passes, skips=skips, done=done, stalled=stalled,
                    turn=state.turn + 1)
 
 
@@ -353,7 +344,12 @@ def board_spots(state: State, geo: Geometry) -> np.ndarray:
 def extra_mask(params, state, geo, seat, asked, boards_only=False, before_tile=False) -> np.ndarray:
     """(B, 1 + H + cells): none, a white tile in an empty hole, or a board on a free spot. Before the tile,
     a white tile may not take the last empty hole: the tile must still have one."""
-    return fast.extra_mask(state.slots, state.cell, state.grid, state.whites, state.stock, asked, seat, boards_only,
+    return extra_options(state, geo, seat, asked, boards_only, before_tile)[0]
+
+
+def extra_options(state, geo, seat, asked, boards_only=False, before_tile=False) -> tuple[np.ndarray, np.ndarray]:
+    """extra_mask, and the legal board cells of each game (B, 6 NB) in increasing order, -1 after the last."""
+    return fast.extra_mask(state.slots, state.cell, geo.cells, state.whites, state.stock, asked, seat, boards_only,
                            before_tile, geo.step)  # compiled
 
 
@@ -369,31 +365,21 @@ def extra_mask_numpy(params, state, geo, seat, asked, boards_only=False, before_
 
 
 def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> State:
-    """Carry out extra actions: a white tile from the seat's supply, or a board from its stock."""
+    """Carry out extra actions: a white tile from the seat's supply, or a board from its stock. Copies only
+    what the batch's choices change."""
     white = (choice >= 1) & (choice <= geo.holes)
     board = choice > geo.holes
-    state = _fill(state, np.where(white, choice - 1, 0), WHITE, white)
-    games = np.flatnonzero(board)
-    cells = choice[games] - 1 - geo.holes
-    new = state.boards_on_table[games]
-    cell, grid, placer = state.cell.copy(), state.grid.copy(), state.placer.copy()
-    cell[games, new] = cells
-    grid[games, cells] = new
-    placer[games, new] = seat
-    whites, stock = state.whites.copy(), state.stock.copy()
-    whites[:, seat] -= white
-    stock[:, seat] -= board
-    used = state.whites_used.copy()
-    used[:, seat] += white
-    return replace(state, cell=cell, grid=grid, placer=placer, whites=whites, stock=stock, whites_used=used)
-
-
-def _fill(state: State, hole: np.ndarray, tile, mask: np.ndarray) -> State:
-    """Put `tile` (one code, or one per game) in each game's `hole` where `mask` is set."""
-    slots = state.slots.reshape(len(hole), -1).copy()
-    games = np.flatnonzero(mask)
-    slots[games, hole[games]] = np.broadcast_to(tile, hole.shape)[games]
-    return replace(state, slots=slots.reshape(state.slots.shape))
+    changed = {}
+    if white.any():
+        changed.update(slots=state.slots.copy(), whites=state.whites.copy(), whites_used=state.whites_used.copy())
+    if board.any():
+        changed.update(cell=state.cell.copy(), placer=state.placer.copy(), stock=state.stock.copy())
+    if not changed:
+        return state
+    state = replace(state, **changed)
+    fast.apply_extra(choice, seat, state.slots, state.cell, state.placer, state.whites, state.stock,
+                     state.whites_used)  # compiled, in place on the copies
+    return state
 
 
 def colour_counts(tiles: np.ndarray, colours: int) -> np.ndarray:
@@ -441,13 +427,10 @@ def hexagons(state: State, geo: Geometry) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def endgame_scoring(params: Params, state: State, geo: Geometry) -> State:
-    """End-game scoring: each hexagon of three mutually adjacent boards with all six triangles occupied."""
-    y, _, tiles = hexagons(state, geo)
-    complete = (y >= 0) & (tiles != EMPTY).all(axis=3)
-    games, boards, corners = np.nonzero(complete)
-    points = majority(colour_counts(tiles[games, boards, corners], params.colours), params)
+    """End-game scoring: each hexagon of three mutually adjacent boards with all six triangles occupied (the
+    corners that `hexagons` finds)."""
     endgame = state.endgame.copy()
-    np.add.at(endgame, games, points.astype(np.int32))
+    fast.endgame_scoring(state.slots, state.rot, state.cell, geo.cells, geo.step, endgame, fast.scoring(params))
     return replace(state, endgame=endgame)
 
 
@@ -458,11 +441,3 @@ def colour_to_play(params: Params, state: State, seat: int) -> np.ndarray:
     if not params.two_colour:
         return np.full(len(state.tiles), seat)
     return np.where(state.turns_played[:, seat] % 2 == 0, seat, seat + params.players)
-
-
-def _stalled(params: Params, state: State) -> np.ndarray:
-    """(B,) True where every player who still has coloured tiles has no board left and every hole is
-    full: no turn can ever open a hole again, so the game cannot go on."""
-    owner = np.array([params.owner(c) for c in range(params.colours)])
-    stuck = (state.tiles == 0) | (state.stock[:, owner] == 0)
-    return stuck.all(axis=1) & (fast.open_holes(state.slots, state.cell) == 0)

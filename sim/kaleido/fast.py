@@ -1,48 +1,105 @@
-"""Kaleido, compiled: the extra action's legal mask as a numba kernel over the batch (arrays in, arrays out),
-the same booleans as engine.extra_mask's numpy (empty_holes, board_spots), which the tests compare it with."""
+"""Kaleido, compiled: the engine's and the strategies' hot loops as numba kernels over the batch (arrays in,
+arrays out). Each gives the same answers as the numpy it replaced, which the tests keep as a twin
+(engine.extra_mask_numpy, rules.majority, engine.colour_counts).
+
+The loops are written without data-dependent branches where they can be: a tile's code indexes a small
+table of counts (EMPTY is bin 0) instead of being tested. On real tables the branches are unpredictable, and
+that made the first, branching versions five times slower.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from sim.kaleido.rules import EMPTY
+from sim.kaleido.rules import EMPTY, WHITE
+
+BINS = 8  # tile code + 1: EMPTY, five colours, WHITE, and one spare
 
 
 @njit(cache=True, nogil=True)
-def extra_mask(slots, cell, grid, whites, stock, asked, seat, boards_only, before_tile, steps):
-    """(B, 1 + H + cells): none; a white tile in an empty hole; a board on an empty cell that shares a side
-    with a board on the table (np.roll's wrap-around included, as in engine.board_spots)."""
+def _tally(slots, g, b, bins):
+    """bins[code + 1] = how many of board b's six holes hold each tile code (bins[0]: empty holes)."""
+    bins[:] = 0
+    for s in range(6):
+        bins[slots[g, b, s] + 1] += 1
+
+
+@njit(cache=True, nogil=True)
+def extra_mask(slots, cell, cells, whites, stock, asked, seat, boards_only, before_tile, steps):
+    """The legal extra actions (B, 1 + H + cells): none; a white tile in an empty hole; a board on an empty
+    cell that shares a side with a board on the table. Also the legal board cells of each game in increasing
+    order (B, 6 NB), -1 after the last: the same options as the mask's board columns, without its width. The
+    honeycomb window reaches one cell past the farthest a chain of every board can go, so a neighbour's index
+    never leaves it (engine.board_spots' np.roll never wraps)."""
     batch, nb, _ = slots.shape
-    cells = grid.shape[1]
     holes = 6 * nb
     legal = np.zeros((batch, 1 + holes + cells), np.bool_)
+    spots = np.full((batch, 6 * nb), -1, np.int16)
+    grid = np.full(cells, -1, np.int8)  # the board on each cell, for one game at a time
     for g in range(batch):
         legal[g, 0] = (not boards_only) or not asked[g]
         if not asked[g]:
             continue
         empty = 0
         for b in range(nb):
-            if cell[g, b] >= 0:
-                for s in range(6):
-                    if slots[g, b, s] == EMPTY:
-                        empty += 1
-        can_white = whites[g, seat] > 0 and empty >= (2 if before_tile else 1) and not boards_only
-        if can_white:
-            for b in range(nb):
+            placed = cell[g, b] >= 0
+            for s in range(6):
+                hole = placed & (slots[g, b, s] == EMPTY)
+                legal[g, 1 + 6 * b + s] = hole
+                empty += hole
+        if boards_only or whites[g, seat] == 0 or empty < (2 if before_tile else 1):
+            legal[g, 1 : 1 + holes] = False
+        if stock[g, seat] > 0:
+            _lay(grid, cell, g, True)
+            found = 0
+            for b in range(nb):  # from each board on the table to its six neighbours: 6 NB cells, not 6 cells
                 if cell[g, b] >= 0:
-                    for s in range(6):
-                        legal[g, 1 + 6 * b + s] = slots[g, b, s] == EMPTY
-        if stock[g, seat] > 0:  # from each board on the table to its six neighbours: 6 NB cells, not 6 cells
-            for b in range(nb):
-                if cell[g, b] < 0:
-                    continue
-                for k in range(6):
-                    c = (cell[g, b] - steps[k]) % cells  # np.roll(occupied, -step)[c] is occupied[c + step]
-                    if grid[g, c] < 0:
-                        legal[g, 1 + holes + c] = True
-    return legal
+                    for k in range(6):
+                        c = cell[g, b] - steps[k]  # np.roll(occupied, -step)[c] is occupied[c + step]
+                        free = (grid[c] < 0) & (not legal[g, 1 + holes + c])  # selects, not branches
+                        legal[g, 1 + holes + c] |= free
+                        spots[g, found] = c
+                        found += free
+            spots[g, found] = -1  # two boards always touch, so fewer than 6 NB cells are free
+            _sort(spots[g], found)
+            _lay(grid, cell, g, False)
+    return legal, spots
 
+
+@njit(cache=True, nogil=True)
+def _lay(grid, cell, g, on):
+    """Mark game g's boards on the one-game grid (on), or clear them again."""
+    for b in range(cell.shape[1]):
+        if cell[g, b] >= 0:
+            grid[cell[g, b]] = b if on else -1
+
+
+@njit(cache=True, nogil=True)
+def _sort(row, size):
+    """Sort the first `size` entries of a short row in place (insertion sort)."""
+    for i in range(1, size):
+        value, at = row[i], i
+        while at > 0 and row[at - 1] > value:
+            row[at] = row[at - 1]
+            at -= 1
+        row[at] = value
+
+
+@njit(cache=True, nogil=True)
+def touching(cell, cells, spots, steps):
+    """(B, S) int8: how many boards on the table touch each of the cells `spots` (B, S), 0 for -1."""
+    out = np.zeros(spots.shape, np.int8)
+    grid = np.full(cells, -1, np.int8)
+    for g in range(spots.shape[0]):
+        _lay(grid, cell, g, True)
+        for i in range(spots.shape[1]):
+            c = spots[g, i]
+            if c >= 0:
+                for k in range(6):
+                    out[g, i] += grid[c + steps[k]] >= 0
+        _lay(grid, cell, g, False)
+    return out
 
 def scoring(params) -> np.ndarray:
     """The majority rule's Params as the kernels take them: first, second, tie_pool, monochrome, and whether
@@ -90,14 +147,13 @@ def board_counts(slots, cell, colours):
     batch, nb, _ = slots.shape
     counts = np.zeros((batch, nb, colours), np.int8)
     empties = np.zeros((batch, nb), np.int8)
+    bins = np.zeros(BINS, np.int64)
     for g in range(batch):
         for b in range(nb):
-            for s in range(6):
-                tile = slots[g, b, s]
-                if tile == EMPTY:
-                    empties[g, b] += cell[g, b] >= 0
-                elif tile < colours:
-                    counts[g, b, tile] += 1
+            _tally(slots, g, b, bins)
+            for c in range(colours):
+                counts[g, b, c] = bins[c + 1]
+            empties[g, b] = bins[0] * (cell[g, b] >= 0)
     return counts, empties
 
 
@@ -130,9 +186,9 @@ def empty_holes(slots, cell):
     holes = np.zeros((batch, 6 * nb), np.bool_)
     for g in range(batch):
         for b in range(nb):
-            if cell[g, b] >= 0:
-                for s in range(6):
-                    holes[g, 6 * b + s] = slots[g, b, s] == EMPTY
+            placed = cell[g, b] >= 0
+            for s in range(6):
+                holes[g, 6 * b + s] = placed & (slots[g, b, s] == EMPTY)
     return holes
 
 
@@ -143,7 +199,7 @@ def open_holes(slots, cell):
     count = np.zeros(batch, np.int64)
     for g in range(batch):
         for b in range(nb):
-            if cell[g, b] >= 0:
+            if cell[g, b] >= 0:  # boards join the table in id order: a predictable branch
                 for s in range(6):
                     count[g] += slots[g, b, s] == EMPTY
     return count
@@ -155,24 +211,160 @@ def score_boards(slots, cell, scored, midgame, colours, scoring):
     majority points are added to midgame (B, colours) in place."""
     batch, nb, _ = slots.shape
     full = np.zeros((batch, nb), np.bool_)
-    counts = np.zeros(colours, np.int64)
+    bins = np.zeros(BINS, np.int64)
     points = np.zeros(colours, np.int64)
     for g in range(batch):
         for b in range(nb):
-            if cell[g, b] < 0 or scored[g, b]:
-                continue
-            counts[:] = 0
-            filled = True
-            for s in range(6):
-                tile = slots[g, b, s]
-                if tile == EMPTY:
-                    filled = False
-                    break
-                if tile < colours:
-                    counts[tile] += 1
-            if filled:
+            _tally(slots, g, b, bins)
+            if bins[0] == 0 and cell[g, b] >= 0 and not scored[g, b]:
                 full[g, b] = True
-                majority_into(counts, scoring, points)
+                majority_into(bins[1 : colours + 1], scoring, points)
                 for c in range(colours):
                     midgame[g, c] += points[c]
     return full
+
+
+@njit(cache=True, nogil=True)
+def asked(phase, turn_kind, extra_taken, slots, cell, pending):
+    """(B,): the games a phase asks (engine.PHASE_CODES): movers who play this turn; for the extra action
+    before or after the tile only those who have not taken it yet, and "forced" only where every hole is
+    full; for "rotate" the games with a board still to be offered."""
+    batch, nb, _ = slots.shape
+    out = np.zeros(batch, np.bool_)
+    for g in range(batch):
+        acting = turn_kind[g] == 0  # PLAYS
+        if phase == 0:  # forced
+            full = acting
+            if acting:
+                for b in range(nb):
+                    if cell[g, b] >= 0:
+                        for s in range(6):
+                            full &= slots[g, b, s] != EMPTY
+            out[g] = full
+        elif phase == 1 or phase == 3:  # before, after
+            out[g] = acting & (not extra_taken[g])
+        elif phase == 2:  # tile
+            out[g] = acting
+        else:  # rotate
+            hit = False
+            for b in range(nb):
+                hit |= pending[g, b]
+            out[g] = hit
+    return out
+
+
+@njit(cache=True, nogil=True)
+def start_turn(tiles, stock, slots, cell, done, colour, seat, owner):
+    """(B,) int8, what each game's turn is (engine.PLAYS, PASSES, SKIPPED, STALLS or OVER): over; out of
+    tiles; every hole full and no board, skipped, or stalled when every player who still has coloured tiles
+    has no board left either, so that no turn can ever open a hole again."""
+    batch, nb, _ = slots.shape
+    kind = np.zeros(batch, np.int8)
+    for g in range(batch):
+        if done[g]:
+            kind[g] = 4
+        elif tiles[g, colour[g]] == 0:
+            kind[g] = 1
+        elif stock[g, seat] == 0:
+            full = True
+            for b in range(nb):
+                if cell[g, b] >= 0:
+                    for s in range(6):
+                        full &= slots[g, b, s] != EMPTY
+            if full:
+                stuck = True
+                for c in range(tiles.shape[1]):
+                    stuck &= (tiles[g, c] == 0) | (stock[g, owner[c]] == 0)
+                kind[g] = 3 if stuck else 2
+    return kind
+
+
+@njit(cache=True, nogil=True)
+def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
+    """Count the turn for the seat (in place); a game ends when every coloured tile is placed, or stalls."""
+    for g in range(len(kind)):
+        played[g, seat] += kind[g] == 0
+        passes[g, seat] += kind[g] == 1
+        skips[g, seat] += kind[g] == 2
+        left = 0
+        for c in range(tiles.shape[1]):
+            left += tiles[g, c]
+        stalled[g] |= kind[g] == 3
+        done[g] |= (kind[g] == 3) | (left == 0)
+
+
+@njit(cache=True, nogil=True)
+def place_tiles(slots, tiles, choice, colour, asked):
+    """The mover's tile of colour[g] in hole choice[g] of each asked game (in place)."""
+    for g in range(len(choice)):
+        if asked[g]:
+            slots[g, choice[g] // 6, choice[g] % 6] = colour[g]
+            tiles[g, colour[g]] -= 1
+
+
+@njit(cache=True, nogil=True)
+def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used):
+    """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + c joins a board
+    from its stock to the table on cell c, with the next board id."""
+    batch, nb, _ = slots.shape
+    holes = 6 * nb
+    for g in range(batch):
+        code = choice[g]
+        if 1 <= code <= holes:
+            slots[g, (code - 1) // 6, (code - 1) % 6] = WHITE
+            whites[g, seat] -= 1
+            whites_used[g, seat] += 1
+        elif code > holes:
+            new = 0
+            while new < nb and cell[g, new] >= 0:
+                new += 1
+            cell[g, new] = code - 1 - holes
+            placer[g, new] = seat
+            stock[g, seat] -= 1
+
+
+@njit(cache=True, nogil=True)
+def rotate_offered(rot, pending, asked, choice):
+    """Turn the board on offer (the lowest pending id) by choice[g] steps in each asked game, and take it off
+    offer (in place)."""
+    for g in range(len(choice)):
+        if asked[g]:
+            b = 0
+            while not pending[g, b]:
+                b += 1
+            rot[g, b] = (rot[g, b] + choice[g]) % 6
+            pending[g, b] = False
+
+
+@njit(cache=True, nogil=True)
+def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
+    """End-game hexagons (in place into endgame (B, colours)): at each corner where board X has neighbours Y
+    in direction k and Z in direction k + 1, with X below both in id, the physical triangles X[k], X[k+1],
+    Y[k+2], Y[k+3], Z[k+4], Z[k+5]; physical triangle t of a board shows its slot (t - rot) % 6. Every
+    hexagon with its six triangles occupied scores by the majority rule."""
+    batch, nb, _ = slots.shape
+    colours = endgame.shape[1]
+    bins = np.zeros(BINS, np.int64)
+    points = np.zeros(colours, np.int64)
+    trio = np.zeros(3, np.int64)
+    grid = np.full(cells, -1, np.int8)
+    for g in range(batch):
+        _lay(grid, cell, g, True)
+        for x in range(nb):
+            if cell[g, x] < 0:
+                continue
+            for k in range(6):
+                y = grid[cell[g, x] + steps[k]]
+                z = grid[cell[g, x] + steps[(k + 1) % 6]]
+                if y <= x or z <= x:
+                    continue
+                trio[0], trio[1], trio[2] = x, y, z
+                bins[:] = 0
+                for i in range(6):
+                    board = trio[i // 2]
+                    bins[slots[g, board, (k + i - rot[g, board]) % 6] + 1] += 1
+                if bins[0] == 0:
+                    majority_into(bins[1 : colours + 1], scoring, points)
+                    for c in range(colours):
+                        endgame[g, c] += points[c]
+        _lay(grid, cell, g, False)

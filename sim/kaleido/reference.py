@@ -291,8 +291,11 @@ class Chooser:
         legal = np.zeros((1, size), bool)
         legal[0, codes] = True
         asked = np.array([True])
-        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase),
-                                 engine.geometry(game.params), legal, asked, np.array([board]))
+        geo = engine.geometry(game.params)
+        spots = [code - 1 - geo.holes for code in sorted(codes) if phase in engine.EXTRA and code > geo.holes]
+        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase), geo,
+                                 legal, asked, np.array([board]), np.array([spots + [-1] * (geo.holes - len(spots))],
+                                                                           np.int16))
         kind = "extra" if phase in engine.EXTRA else phase
         choice = int(self.choose(Decision(kind, game.seat, legal, asked, obs, f"({phase}) at turn {game.turn}"),
                                  self.rng)[0])
@@ -321,11 +324,9 @@ def to_state(game: Game, phase: str = "start") -> engine.State:
     rot = np.zeros((1, nb), np.int8)
     scored = np.zeros((1, nb), bool)
     pending = np.zeros((1, nb), bool)
-    grid = np.full((1, geo.cells), -1, np.int8)
     for b in game.boards:
         slots[0, b.id] = [EMPTY if s is None else s for s in b.slots]
         cell[0, b.id] = geo.cell(b.q, b.r)
-        grid[0, cell[0, b.id]] = b.id
         rot[0, b.id], scored[0, b.id] = b.rot, b.scored
     passes, skips = [0] * params.players, [0] * params.players
     for event in game.events:
@@ -340,11 +341,12 @@ def to_state(game: Game, phase: str = "start") -> engine.State:
         return np.array([values], dtype)
 
     return engine.State(
-        slots=slots, cell=cell, placer=placer, rot=rot, scored=scored, grid=grid, tiles=row(game.tiles, np.int8),
+        slots=slots, cell=cell, placer=placer, rot=rot, scored=scored, tiles=row(game.tiles, np.int8),
         whites=row(game.whites, np.int8), stock=row(game.stock, np.int8), midgame=row(game.midgame, np.int32),
         endgame=row(game.endgame, np.int32), whites_used=row(game.whites_used, np.int16),
         turns_played=row(game.turns_played, np.int16), passes=row(passes, np.int16), skips=row(skips, np.int16),
         done=np.array([between and game.over]),
         stalled=np.array([game.stalled]),
         turn_kind=np.array([engine.OVER if between and game.over else engine.PLAYS], np.int8),
-        extra_taken=np.array([game.extra_taken and not between]), pending=pending, phase=phase, turn=game.turn)
+        extra_taken=np.array([game.extra_taken and not between]), pending=pending,
+        asked=np.array([not between]), phase=phase, turn=game.turn)
