@@ -115,7 +115,7 @@ def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, 
 def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random allowed option per row: pick_best over equal scores, draw for draw, without the
     scores."""
-    return _pick_any(np.asarray(allowed, np.bool_), rng.random(len(allowed)))
+    return _pick_any(np.asarray(allowed, np.bool_).view(np.uint8), rng.random(len(allowed)))
 
 
 def pick_best_numpy(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False):
@@ -151,6 +151,7 @@ def _pick_best(score, allowed, draws):
 
 @njit(cache=True, nogil=True)
 def _pick_any(allowed, draws):
+    """allowed as uint8 (numba sums bytes faster than booleans)."""
     n, k = allowed.shape
     out = np.empty(n, np.intp)
     for i in range(n):
@@ -163,14 +164,15 @@ def _pick_any(allowed, draws):
 
 @njit(cache=True, nogil=True)
 def _nth_allowed(row, nth, every):
-    """The index of the nth (from 0) allowed entry of a row, or of the nth entry when `every`."""
+    """The index of the nth (from 0) allowed entry of a row (uint8), or of the nth entry when `every`."""
     if every:
         return nth
-    pick = 0
-    for j in range(len(row)):
-        pick = j if row[j] and nth == 0 else pick
-        nth -= row[j]
-    return pick
+    seen, j = 0, 0
+    while True:
+        seen += row[j]
+        if seen > nth:
+            return j
+        j += 1
 
 
 def parse_knob(text: str, default: float | None, bounds: tuple[float, float]) -> tuple[str, float | None]:

@@ -60,11 +60,8 @@ class Player:
         board for points, else nothing."""
         legal, holes = obs.legal[self.idx], obs.geo.holes
         if obs.phase == "forced":
-            spots = obs.spots[self.idx]
-            crowd = fast.touching(obs.state.cell[self.idx], obs.geo.cells, spots, obs.geo.step)
-            best = pick_best(crowd, spots >= 0, rng)
-            spot = spots[np.arange(len(spots)), best]
-            return np.where(spot >= 0, 1 + holes + spot, NONE)
+            crowd = fast.touching(obs.state.cell[self.idx], obs.geo.cells, obs.geo.step)
+            return 1 + holes + pick_best(crowd, legal[:, 1 + holes :], rng)
         choice = np.full(len(legal), NONE)
         if obs.phase == "after":
             white = self.white_value(obs)[self.idx]
@@ -90,7 +87,7 @@ class Player:
 class Random(Player):
     def extra(self, obs, rng):
         """Half the time (always, when forced) a uniformly random extra action; otherwise none."""
-        return _random_extra(obs.legal[self.idx], obs.spots[self.idx], obs.geo.holes, rng)
+        return _random_extra(obs.legal[self.idx].view(np.uint8), rng)
 
     def tile(self, obs, rng):
         return pick_any(obs.legal[self.idx], rng)
@@ -157,35 +154,27 @@ class Hoarder(Player):
 
 
 @njit(cache=True, nogil=True)
-def _random_extra(legal, spots, holes, rng):
+def _random_extra(legal, rng):
     """Random's extra action, compiled: a draw per game says whether to act (under 0.5, or where "none" is not
-    allowed), then a uniformly random action (pick_any's draw) in each game that acts and has one. The board
-    options are read from `spots` rather than the mask's wide board columns: the same options, in the same
-    order."""
-    n = len(legal)
+    allowed), then a uniformly random action (pick_any's draw) in each game that acts and has one. `legal` as
+    uint8, like pick_any's."""
+    n, k = legal.shape
     act = rng.random(n)
-    whites = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
     rows = 0
     for i in range(n):
-        for j in range(1, 1 + holes):
-            whites[i] += legal[i, j]
-        boards = 0
-        for j in range(spots.shape[1]):
-            boards += spots[i, j] >= 0
-        count[i] = whites[i] + boards if (act[i] < 0.5 or not legal[i, NONE]) else 0
+        options = 0
+        for j in range(1, k):
+            options += legal[i, j]
+        count[i] = options if (act[i] < 0.5 or not legal[i, NONE]) else 0
         rows += count[i] > 0
     draws = rng.random(rows)
     choice = np.full(n, NONE, np.intp)
     r = 0
     for i in range(n):
         if count[i] > 0:
-            nth = int(draws[r] * count[i])
+            choice[i] = 1 + _nth_allowed(legal[i, 1:], int(draws[r] * count[i]), False)
             r += 1
-            if nth < whites[i]:
-                choice[i] = 1 + _nth_allowed(legal[i, 1 : 1 + holes], nth, False)
-            else:
-                choice[i] = 1 + holes + spots[i, nth - whites[i]]
     return choice
 
 

@@ -30,7 +30,7 @@ from playback import play_batch
 from sim.errors import AtelierError, IllegalMove
 from sim.game import play
 from sim.kaleido import engine, reference, rules
-from sim.kaleido.rules import EMPTY, WHITE, Params, majority
+from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
 from sim.registry import get_game
 from strategies.common import Table
 from strategies.kaleido import STRATEGIES, make_player
@@ -108,9 +108,22 @@ def white(params: Params, board: int, slot: int) -> int:
     return 1 + 6 * board + slot
 
 
-def board_at(params: Params, q: int, r: int) -> int:
-    """The engine's extra-action code of a board placed at (q, r)."""
-    return 1 + 6 * params.boards + cell_of(params, q, r)
+def board_at(params: Params, q: int, r: int, table=STARTING_BOARDS) -> int:
+    """The engine's extra-action code of a board placed at (q, r), next to a board of `table` (the boards'
+    (q, r) in id order): 1 + H + 6 b + k for the lowest b, then k, whose neighbour in direction k it is."""
+    return min(1 + 6 * params.boards + 6 * b + k for b, (bq, br) in enumerate(table)
+               for k, (dq, dr) in enumerate(DIRECTIONS.tolist()) if (bq + dq, br + dr) == (q, r))
+
+
+def next_to(params: Params, board: int, k: int) -> int:
+    """The engine's extra-action code of a board next to `board` in direction k, whatever lies there."""
+    return 1 + 6 * params.boards + 6 * board + k
+
+
+def board_cells(params: Params, state: engine.State, mask: np.ndarray) -> set[tuple[int, int]]:
+    """The (q, r) of every board placement a one-game extra mask allows."""
+    boards, ks = np.divmod(np.flatnonzero(mask[1 + 6 * params.boards :]), 6)
+    return {tuple((engine.geometry(params).qr[state.cell[0, b]] + DIRECTIONS[k]).tolist()) for b, k in zip(boards, ks)}
 
 
 def spots_of(params: Params, state: engine.State) -> set[tuple[int, int]]:
@@ -532,8 +545,8 @@ def test_a_tile_every_turn_and_one_extra_action_before_or_after() -> None:
         {"type": "tile", "seat": 2, "color": "green", "board": 3, "slot": 5, "white": False},
     ]
 
-    player = Answers(before=[white(params, 0, 0), 0, board_at(params, -1, 0)], tile=[1, 6, 23],
-                     after=[board_at(params, 2, 0)])
+    third = board_at(params, -1, 0, [(0, 0), (1, 0), (2, 0)])
+    player = Answers(before=[white(params, 0, 0), 0, third], tile=[1, 6, 23], after=[board_at(params, 2, 0)])
     state = start(params)
     kinds = []
     for _ in range(3):
@@ -563,8 +576,8 @@ def test_a_white_tile_before_the_tile_may_not_take_the_last_hole() -> None:
             mask = engine.extra_mask(params, state, geo, 0, np.array([True]), before_tile=before_tile)[0]
             assert mask[0]
             assert np.flatnonzero(mask[1 : 1 + geo.holes]).tolist() == [6 * b + s for _, b, s in allowed]
-            spots = {cell_of(params, q, r) for q, r in START_SPOTS}
-            assert set(np.flatnonzero(mask[1 + geo.holes :]).tolist()) == spots
+            assert board_cells(params, state, mask) == START_SPOTS
+            assert mask[1 + geo.holes :].sum() == len(START_SPOTS)  # each spot once
 
 
 FULL = [(0, 0, 0, "RRYYGG"), (1, 0, 0, "YYGGRR")]
@@ -586,8 +599,8 @@ def test_when_every_hole_is_full_the_mover_must_place_a_board_first() -> None:
     assert player.asked == ["forced", "tile"] and decisions == [("extra", "forced"), ("tile", "tile")]
     forced = player.legal[0]
     assert not forced[0] and not forced[1 : 1 + 6 * params.boards].any()
-    assert {int(c) - 1 - 6 * params.boards for c in np.flatnonzero(forced)} == \
-        {cell_of(params, q, r) for q, r in START_SPOTS}
+    assert board_cells(params, engine_state(params, FULL), forced) == START_SPOTS
+    assert forced.sum() == len(START_SPOTS)
     assert_same(state, game)
 
 
@@ -1194,8 +1207,10 @@ ILLEGAL = {
     "tile in an occupied hole": ([(0, 0, 0, "R....."), (1, 0, 0, "......")], {}, "tile", 0, "not allowed"),
     "white tile in the last hole before the tile": (
         [(0, 0, 0, "RRYYGG"), (1, 0, 0, "RYGRY.")], {}, "before", white(P3, 1, 5), "not allowed"),
-    "board off the table": ([(0, 0, 0, "......"), (1, 0, 0, "......")], {}, "before", board_at(P3, 3, 0),
-                            "not allowed"),
+    "board next to a board not on the table": ([(0, 0, 0, "......"), (1, 0, 0, "......")], {}, "before",
+                                               next_to(P3, 2, 0), "not allowed"),
+    "board on a spot offered by a lower board": ([(0, 0, 0, "......"), (1, 0, 0, "......")], {}, "before",
+                                                 next_to(P3, 1, 4), "not allowed"),
     "board on a board": ([(0, 0, 0, "......"), (1, 0, 0, "......")], {}, "before", board_at(P3, 1, 0),
                          "not allowed"),
     "nothing when a board is forced": (FULL, {}, "forced", 0, "not allowed"),

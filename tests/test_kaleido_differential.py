@@ -30,15 +30,17 @@ ALL_STRATEGIES = np.array(sorted(STRATEGIES))
 kaleido = get_game("kaleido")
 
 
-def decode_extra(params: rules.Params, code: int):
-    """An engine extra-action code as a reference option, from the documented encoding alone."""
-    holes, radius = 6 * params.boards, params.boards + 1
+def decode_extra(game, code: int):
+    """An engine extra-action code as a reference option, from the documented encoding alone: 1 + h a white
+    tile in hole h, 1 + H + 6 b + k a board next to board b in direction k."""
+    holes = 6 * game.params.boards
     if code == 0:
         return None
     if code <= holes:
         return ("white", *divmod(code - 1, 6))
-    q, r = divmod(code - 1 - holes, 2 * radius + 1)
-    return ("board", q - radius, r - radius)
+    board, k = divmod(code - 1 - holes, 6)
+    dq, dr = rules.DIRECTIONS[k].tolist()
+    return ("board", game.boards[board].q + dq, game.boards[board].r + dr)
 
 
 def decode_cell(params: rules.Params, cell: int) -> tuple[int, int]:
@@ -125,12 +127,11 @@ class Replay:
     def extra(self, game, when):
         choice, legal = self.next(when, game)
         options = reference.extra_options(game, when)
-        geo = engine.geometry(self.params)
-        codes = [reference.encode_extra(geo, option) for option in options]
+        codes = [reference.encode_extra(game, option) for option in options]
         assert len(set(codes)) == len(codes)
         assert set(codes) == legal, (self.g, game.turn, when)
-        assert [decode_extra(self.params, code) for code in codes] == options
-        option = decode_extra(self.params, choice)
+        assert [decode_extra(game, code) for code in codes] == options
+        option = decode_extra(game, choice)
         assert option in options
         return option
 
@@ -367,8 +368,7 @@ class Mirror:
     def extra(self, game, when):
         code = self.next(game, when)
         options = reference.extra_options(game, when)
-        geo = engine.geometry(self.params)
-        return options[[reference.encode_extra(geo, option) for option in options].index(code)]
+        return options[[reference.encode_extra(game, option) for option in options].index(code)]
 
     def tile(self, game):
         return divmod(self.next(game, "tile"), 6)

@@ -120,9 +120,6 @@ def test_kaleido_extra_action_masks_match_the_numpy_twin():
         twin = kaleido_engine.extra_mask_numpy(params, obs.state, obs.geo, decision.seat, decision.asked,
                                                boards_only=obs.phase == "forced", before_tile=obs.phase == "before")
         assert np.array_equal(decision.legal, twin), obs.phase
-        for row, spots in zip(twin[:, 1 + obs.geo.holes :], obs.spots, strict=True):  # the board columns, compact
-            cells = np.flatnonzero(row)
-            assert spots[: len(cells)].tolist() == cells.tolist() and (spots[len(cells) :] == -1).all()
         seen.add(obs.phase)
 
     for players in (2, 3, 5):
@@ -161,10 +158,10 @@ def test_kaleido_strategy_kernels_match_numpy():
             gain[games, boards] = kaleido_rules.majority(last, params)[np.arange(len(games)), colour]
             compiled = kaleido_fast.closing_points(counts, empties, obs.colour, white, kaleido_fast.scoring(params))
             assert np.array_equal(compiled, np.repeat(gain, 6, axis=1))
-        if decision.kind == "extra":  # how many boards touch each free spot
-            around = sum(np.roll(state.grid >= 0, -step, axis=1).astype(np.int8) for step in obs.geo.step)
-            expected = np.take_along_axis(around, np.maximum(obs.spots, 0), axis=1) * (obs.spots >= 0)
-            assert np.array_equal(kaleido_fast.touching(state.cell, obs.geo.cells, obs.spots, obs.geo.step), expected)
+        around = sum(np.roll(state.grid >= 0, -step, axis=1).astype(np.int8) for step in obs.geo.step)
+        spots = np.where(state.placed[..., None], state.cell[..., None] + obs.geo.step, 0).reshape(len(around), -1)
+        expected = np.take_along_axis(around, spots, axis=1) * state.placed.repeat(6, axis=1)
+        assert np.array_equal(kaleido_fast.touching(state.cell, obs.geo.cells, obs.geo.step), expected)
         checked.append(len(games))
 
     for players in (2, 4):

@@ -19,7 +19,9 @@ tiles, so it can differ between games.
 
 Encodings: a hole is h = 6 * board + local slot; a honeycomb cell is c = (q + R) * (2R + 1) + (r + R)
 for axial (q, r) with R = params.boards + 1. An extra action is 0 (none), 1 + h (a white tile in hole h)
-or 1 + H + c (a board on cell c), with H = 6 * params.boards holes.
+or 1 + H + 6 b + k (a board on the empty cell next to board b in direction k), with H = 6 * params.boards holes.
+Several boards may touch the same empty cell: it is offered once, by the lowest b and then the lowest k that
+reach it, so that each distinct placement is one legal option.
 """
 
 from __future__ import annotations
@@ -145,7 +147,6 @@ class Observation:
     legal: np.ndarray
     asked: np.ndarray
     board: np.ndarray
-    spots: np.ndarray  # (B, S) the legal board cells (codes 1 + H + cell) in increasing order, -1 after the last
     memo: dict = field(default_factory=dict)
 
 
@@ -188,19 +189,17 @@ def decision(params: Params, state: State) -> Decision:
     seat = state.turn % params.players
     phase, asked = state.phase, state.asked
     board = np.full(len(asked), -1)
-    spots = np.full((len(asked), geo.holes), -1, np.int16)
     if phase in EXTRA:
-        legal, spots = extra_options(state, geo, seat, asked, boards_only=phase == "forced",
-                                     before_tile=phase == "before")
+        legal = extra_mask(params, state, geo, seat, asked, boards_only=phase == "forced",
+                           before_tile=phase == "before")
     elif phase == "tile":
-        legal = empty_holes(state) | ~asked[:, None]
+        legal = fast.tile_mask(state.slots, state.cell, asked)  # compiled: empty holes, all where not asked
     elif phase == "rotate":
         legal = np.ones((len(asked), 6), bool)  # 0 to 5 steps; 0 leaves the board as it is
         board = np.where(asked, state.pending.argmax(axis=1), -1)
     else:
         raise ValueError(f"no decision in phase '{phase}'")
-    obs = Observation(phase, colour_to_play(params, state, seat), seat, state.turn, state, geo, legal, asked, board,
-                      spots)
+    obs = Observation(phase, colour_to_play(params, state, seat), seat, state.turn, state, geo, legal, asked, board)
     return Decision("extra" if phase in EXTRA else phase, seat, legal, asked, obs, f"({phase}) at turn {state.turn}")
 
 
@@ -342,13 +341,8 @@ def board_spots(state: State, geo: Geometry) -> np.ndarray:
 
 
 def extra_mask(params, state, geo, seat, asked, boards_only=False, before_tile=False) -> np.ndarray:
-    """(B, 1 + H + cells): none, a white tile in an empty hole, or a board on a free spot. Before the tile,
-    a white tile may not take the last empty hole: the tile must still have one."""
-    return extra_options(state, geo, seat, asked, boards_only, before_tile)[0]
-
-
-def extra_options(state, geo, seat, asked, boards_only=False, before_tile=False) -> tuple[np.ndarray, np.ndarray]:
-    """extra_mask, and the legal board cells of each game (B, 6 NB) in increasing order, -1 after the last."""
+    """(B, 1 + 2H): none, a white tile in an empty hole, or a board on a free spot. Before the tile, a white
+    tile may not take the last empty hole: the tile must still have one."""
     return fast.extra_mask(state.slots, state.cell, geo.cells, state.whites, state.stock, asked, seat, boards_only,
                            before_tile, geo.step)  # compiled
 
@@ -360,8 +354,18 @@ def extra_mask_numpy(params, state, geo, seat, asked, boards_only=False, before_
     can_white = asked & (state.whites[:, seat] > 0) & room & (not boards_only)
     can_board = asked & (state.stock[:, seat] > 0)
     none = np.broadcast_to(np.array([not boards_only]), (len(asked), 1)) | ~asked[:, None]
-    return np.concatenate([none, holes & can_white[:, None],
-                           board_spots(state, geo) & can_board[:, None]], axis=1)
+    return np.concatenate([none, holes & can_white[:, None], first_reach(state, geo) & can_board[:, None]], axis=1)
+
+
+def first_reach(state: State, geo: Geometry) -> np.ndarray:
+    """(B, H) bool: for each board b on the table and direction k (column 6 b + k), whether the cell next to it
+    is a free spot (board_spots) that no lower (b, k) reaches."""
+    batch = len(state.cell)
+    reach = np.where(state.placed[..., None], state.cell[..., None] + geo.step, 0).reshape(batch, -1)
+    free = state.placed.repeat(6, axis=1) & np.take_along_axis(board_spots(state, geo), reach, axis=1)
+    order = np.arange(reach.shape[1])
+    earlier = (reach[:, :, None] == reach[:, None, :]) & free[:, None, :] & (order[None, :] < order[:, None])
+    return free & ~earlier.any(axis=2)
 
 
 def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> State:
@@ -378,7 +382,7 @@ def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> S
         return state
     state = replace(state, **changed)
     fast.apply_extra(choice, seat, state.slots, state.cell, state.placer, state.whites, state.stock,
-                     state.whites_used)  # compiled, in place on the copies
+                     state.whites_used, geo.step)  # compiled, in place on the copies
     return state
 
 

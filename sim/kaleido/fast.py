@@ -18,6 +18,14 @@ BINS = 8  # tile code + 1: EMPTY, five colours, WHITE, and one spare
 
 
 @njit(cache=True, nogil=True)
+def _filled(slots, g, b):
+    """Whether board b of game g has a tile in all six holes: EMPTY is the only negative code, so the lowest
+    code says it, with no branch."""
+    return min(min(slots[g, b, 0], slots[g, b, 1]), min(slots[g, b, 2], slots[g, b, 3]),
+               min(slots[g, b, 4], slots[g, b, 5])) >= 0
+
+
+@njit(cache=True, nogil=True)
 def _tally(slots, g, b, bins):
     """bins[code + 1] = how many of board b's six holes hold each tile code (bins[0]: empty holes)."""
     bins[:] = 0
@@ -27,16 +35,15 @@ def _tally(slots, g, b, bins):
 
 @njit(cache=True, nogil=True)
 def extra_mask(slots, cell, cells, whites, stock, asked, seat, boards_only, before_tile, steps):
-    """The legal extra actions (B, 1 + H + cells): none; a white tile in an empty hole; a board on an empty
-    cell that shares a side with a board on the table. Also the legal board cells of each game in increasing
-    order (B, 6 NB), -1 after the last: the same options as the mask's board columns, without its width. The
-    honeycomb window reaches one cell past the farthest a chain of every board can go, so a neighbour's index
-    never leaves it (engine.board_spots' np.roll never wraps)."""
+    """The legal extra actions (B, 1 + 2H): none; a white tile in an empty hole (1 + h); a board on the empty
+    cell next to board b in direction k (1 + H + 6 b + k), each such cell offered once, by the first (b, k)
+    that reaches it. The honeycomb window reaches one cell past the farthest a chain of every board can go,
+    so a neighbour's index never leaves it."""
     batch, nb, _ = slots.shape
     holes = 6 * nb
-    legal = np.zeros((batch, 1 + holes + cells), np.bool_)
-    spots = np.full((batch, 6 * nb), -1, np.int16)
-    grid = np.full(cells, -1, np.int8)  # the board on each cell, for one game at a time
+    legal = np.zeros((batch, 1 + 2 * holes), np.bool_)
+    grid = np.full(cells, -1, np.int8)  # one game at a time: the board on each cell; -2 once offered
+    offered = np.zeros(holes, np.int64)
     for g in range(batch):
         legal[g, 0] = (not boards_only) or not asked[g]
         if not asked[g]:
@@ -53,18 +60,19 @@ def extra_mask(slots, cell, cells, whites, stock, asked, seat, boards_only, befo
         if stock[g, seat] > 0:
             _lay(grid, cell, g, True)
             found = 0
-            for b in range(nb):  # from each board on the table to its six neighbours: 6 NB cells, not 6 cells
+            for b in range(nb):
                 if cell[g, b] >= 0:
                     for k in range(6):
-                        c = cell[g, b] - steps[k]  # np.roll(occupied, -step)[c] is occupied[c + step]
-                        free = (grid[c] < 0) & (not legal[g, 1 + holes + c])  # selects, not branches
-                        legal[g, 1 + holes + c] |= free
-                        spots[g, found] = c
+                        c = cell[g, b] + steps[k]
+                        free = grid[c] == -1  # empty and not offered yet: selects, not branches
+                        legal[g, 1 + holes + 6 * b + k] = free
+                        grid[c] -= free
+                        offered[found] = c
                         found += free
-            spots[g, found] = -1  # two boards always touch, so fewer than 6 NB cells are free
-            _sort(spots[g], found)
+            for i in range(found):
+                grid[offered[i]] = -1
             _lay(grid, cell, g, False)
-    return legal, spots
+    return legal
 
 
 @njit(cache=True, nogil=True)
@@ -76,28 +84,20 @@ def _lay(grid, cell, g, on):
 
 
 @njit(cache=True, nogil=True)
-def _sort(row, size):
-    """Sort the first `size` entries of a short row in place (insertion sort)."""
-    for i in range(1, size):
-        value, at = row[i], i
-        while at > 0 and row[at - 1] > value:
-            row[at] = row[at - 1]
-            at -= 1
-        row[at] = value
-
-
-@njit(cache=True, nogil=True)
-def touching(cell, cells, spots, steps):
-    """(B, S) int8: how many boards on the table touch each of the cells `spots` (B, S), 0 for -1."""
-    out = np.zeros(spots.shape, np.int8)
+def touching(cell, cells, steps):
+    """(B, 6 NB) int8: how many boards on the table touch the cell next to each board b in direction k
+    (column 6 b + k), 0 for boards not on the table."""
+    batch, nb = cell.shape
+    out = np.zeros((batch, 6 * nb), np.int8)
     grid = np.full(cells, -1, np.int8)
-    for g in range(spots.shape[0]):
+    for g in range(batch):
         _lay(grid, cell, g, True)
-        for i in range(spots.shape[1]):
-            c = spots[g, i]
-            if c >= 0:
+        for b in range(nb):
+            if cell[g, b] >= 0:
                 for k in range(6):
-                    out[g, i] += grid[c + steps[k]] >= 0
+                    spot = cell[g, b] + steps[k]
+                    for j in range(6):
+                        out[g, 6 * b + k] += grid[spot + steps[j]] >= 0
         _lay(grid, cell, g, False)
     return out
 
@@ -193,6 +193,30 @@ def empty_holes(slots, cell):
 
 
 @njit(cache=True, nogil=True)
+def _table_full(slots, cell, g):
+    """Whether every hole on game g's table holds a tile (without a branch per board)."""
+    full = True
+    for b in range(slots.shape[1]):
+        full &= (cell[g, b] < 0) | _filled(slots, g, b)
+    return full
+
+
+@njit(cache=True, nogil=True)
+def tile_mask(slots, cell, asked):
+    """(B, 6 NB) bool: the holes a tile may go in, the empty holes on the table; every hole where the game is
+    not asked."""
+    batch, nb, _ = slots.shape
+    holes = np.ones((batch, 6 * nb), np.bool_)
+    for g in range(batch):
+        if asked[g]:
+            for b in range(nb):
+                placed = cell[g, b] >= 0
+                for s in range(6):
+                    holes[g, 6 * b + s] = placed & (slots[g, b, s] == EMPTY)
+    return holes
+
+
+@njit(cache=True, nogil=True)
 def open_holes(slots, cell):
     """(B,): empty holes on the table."""
     batch, nb, _ = slots.shape
@@ -215,8 +239,8 @@ def score_boards(slots, cell, scored, midgame, colours, scoring):
     points = np.zeros(colours, np.int64)
     for g in range(batch):
         for b in range(nb):
-            _tally(slots, g, b, bins)
-            if bins[0] == 0 and cell[g, b] >= 0 and not scored[g, b]:
+            if _filled(slots, g, b) and cell[g, b] >= 0 and not scored[g, b]:  # rarely: predictable
+                _tally(slots, g, b, bins)
                 full[g, b] = True
                 majority_into(bins[1 : colours + 1], scoring, points)
                 for c in range(colours):
@@ -234,13 +258,7 @@ def asked(phase, turn_kind, extra_taken, slots, cell, pending):
     for g in range(batch):
         acting = turn_kind[g] == 0  # PLAYS
         if phase == 0:  # forced
-            full = acting
-            if acting:
-                for b in range(nb):
-                    if cell[g, b] >= 0:
-                        for s in range(6):
-                            full &= slots[g, b, s] != EMPTY
-            out[g] = full
+            out[g] = acting and _table_full(slots, cell, g)
         elif phase == 1 or phase == 3:  # before, after
             out[g] = acting & (not extra_taken[g])
         elif phase == 2:  # tile
@@ -258,24 +276,18 @@ def start_turn(tiles, stock, slots, cell, done, colour, seat, owner):
     """(B,) int8, what each game's turn is (engine.PLAYS, PASSES, SKIPPED, STALLS or OVER): over; out of
     tiles; every hole full and no board, skipped, or stalled when every player who still has coloured tiles
     has no board left either, so that no turn can ever open a hole again."""
-    batch, nb, _ = slots.shape
+    batch = len(slots)
     kind = np.zeros(batch, np.int8)
     for g in range(batch):
         if done[g]:
             kind[g] = 4
         elif tiles[g, colour[g]] == 0:
             kind[g] = 1
-        elif stock[g, seat] == 0:
-            full = True
-            for b in range(nb):
-                if cell[g, b] >= 0:
-                    for s in range(6):
-                        full &= slots[g, b, s] != EMPTY
-            if full:
-                stuck = True
-                for c in range(tiles.shape[1]):
-                    stuck &= (tiles[g, c] == 0) | (stock[g, owner[c]] == 0)
-                kind[g] = 3 if stuck else 2
+        elif stock[g, seat] == 0 and _table_full(slots, cell, g):
+            stuck = True
+            for c in range(tiles.shape[1]):
+                stuck &= (tiles[g, c] == 0) | (stock[g, owner[c]] == 0)
+            kind[g] = 3 if stuck else 2
     return kind
 
 
@@ -303,9 +315,9 @@ def place_tiles(slots, tiles, choice, colour, asked):
 
 
 @njit(cache=True, nogil=True)
-def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used):
-    """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + c joins a board
-    from its stock to the table on cell c, with the next board id."""
+def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, steps):
+    """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + 6 b + k joins a
+    board from its stock to the table next to board b in direction k, with the next board id."""
     batch, nb, _ = slots.shape
     holes = 6 * nb
     for g in range(batch):
@@ -318,7 +330,7 @@ def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used):
             new = 0
             while new < nb and cell[g, new] >= 0:
                 new += 1
-            cell[g, new] = code - 1 - holes
+            cell[g, new] = cell[g, (code - 1 - holes) // 6] + steps[(code - 1 - holes) % 6]
             placer[g, new] = seat
             stock[g, seat] -= 1
 

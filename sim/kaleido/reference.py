@@ -275,8 +275,8 @@ class Chooser:
     def extra(self, game, when):
         geo = engine.geometry(game.params)
         options = extra_options(game, when)
-        codes = [encode_extra(geo, option) for option in options]
-        choice = self.ask(game, when, codes, 1 + geo.holes + geo.cells)
+        codes = [encode_extra(game, option) for option in options]
+        choice = self.ask(game, when, codes, 1 + 2 * geo.holes)
         return options[codes.index(choice)]
 
     def tile(self, game):
@@ -291,11 +291,8 @@ class Chooser:
         legal = np.zeros((1, size), bool)
         legal[0, codes] = True
         asked = np.array([True])
-        geo = engine.geometry(game.params)
-        spots = [code - 1 - geo.holes for code in sorted(codes) if phase in engine.EXTRA and code > geo.holes]
-        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase), geo,
-                                 legal, asked, np.array([board]), np.array([spots + [-1] * (geo.holes - len(spots))],
-                                                                           np.int16))
+        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase),
+                                 engine.geometry(game.params), legal, asked, np.array([board]))
         kind = "extra" if phase in engine.EXTRA else phase
         choice = int(self.choose(Decision(kind, game.seat, legal, asked, obs, f"({phase}) at turn {game.turn}"),
                                  self.rng)[0])
@@ -304,12 +301,17 @@ class Chooser:
         return choice
 
 
-def encode_extra(geo, option) -> int:
-    """The engine's code of an extra action: 0 none, 1 + hole for a white tile, 1 + H + cell for a board."""
+def encode_extra(game: Game, option) -> int:
+    """The engine's code of an extra action: 0 none, 1 + hole for a white tile, 1 + H + 6 b + k for a board
+    next to board b in direction k, the lowest b and then k that reach the spot."""
     if option is None:
         return 0
     kind, a, b = option
-    return 1 + 6 * a + b if kind == "white" else 1 + geo.holes + int(geo.cell(a, b))
+    if kind == "white":
+        return 1 + 6 * a + b
+    holes = 6 * game.params.boards
+    return min(1 + holes + 6 * board.id + k for board in game.boards for k, (dq, dr) in enumerate(DIRECTIONS)
+               if (board.q + dq, board.r + dr) == (a, b))
 
 
 def to_state(game: Game, phase: str = "start") -> engine.State:
