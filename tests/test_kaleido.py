@@ -100,7 +100,8 @@ def engine_state(params: Params, layout, codes=None) -> engine.State:
         rot[0, b] = turn
         slots[0, b] = codes[b] if codes is not None else [EMPTY if f is None else f for f in fills(text)]
     scored = (slots != EMPTY).all(axis=2) & (cell >= 0)
-    return replace(state, slots=slots, cell=cell, rot=rot, scored=scored)
+    state = replace(state, slots=slots, cell=cell, rot=rot, scored=scored)
+    return replace(state, **engine.counted(params, state))  # the running counts, for the table drawn
 
 
 def white(params: Params, board: int, slot: int) -> int:

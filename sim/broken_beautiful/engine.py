@@ -16,7 +16,7 @@ game ends ("over") when a full draft can no longer be dealt. The scalar, rule-by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from sim.broken_beautiful.rules import (
     Deal,
     Params,
 )
-from sim.game import Decision, Outcome
+from sim.game import Decision, Outcome, evolve
 from sim.scoring import standings
 
 SELL, KEEP = 0, 1
@@ -164,7 +164,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
         games = np.arange(len(choice))
         is_open = state.open.copy()
         is_open[games, choice] = False
-        return replace(state, open=is_open, card=state.draft[games, choice], phase=KEEP_OR_SELL)
+        return evolve(state, open=is_open, card=state.draft[games, choice], phase=KEEP_OR_SELL)
     if state.phase == KEEP_OR_SELL:
         return _kept(params, state, choice == KEEP)
     if state.phase == REPAIR:
@@ -182,10 +182,10 @@ def _start_round(params: Params, state: State) -> State:
     when the deck cannot deal that many (Ending the Game)."""
     batch, players = state.ingots.shape
     if state.round >= params.kit.rounds(players):
-        return replace(state, phase=OVER, turn=0)
+        return evolve(state, phase=OVER, turn=0)
     size = params.kit.draft_size(players)
     none = np.zeros(batch, bool)
-    return replace(state, draft=state.order[:, state.dealt : state.dealt + size].astype(np.intp),
+    return evolve(state, draft=state.order[:, state.dealt : state.dealt + size].astype(np.intp),
                    open=np.ones((batch, size), bool), card=np.full(batch, -1, np.intp),
                    repairs=np.zeros((batch, players), np.int16), free=none, repairing=none, fixed=none,
                    dealt=state.dealt + size, phase=DRAFT, turn=0)
@@ -199,14 +199,14 @@ def _kept(params: Params, state: State, keep: np.ndarray) -> State:
     # compiled: the seller takes what is left of the supply with "partial"
     owner, cond, ingots, supply = fast.kept(state.owner, state.cond, state.ingots, state.supply, card, keep, seat,
                                             fast.kit_arrays(params.kit)[4], params.supply_shortfall == "partial")
-    state = replace(state, owner=owner, cond=cond, ingots=ingots, supply=supply,
+    state = evolve(state, owner=owner, cond=cond, ingots=ingots, supply=supply,
                     card=np.full(len(card), -1, np.intp), phase=DRAFT, turn=state.turn + 1)
     if state.turn < 2 * state.ingots.shape[1]:  # every player drafts two cards; one is left over
         return state
     leftover = state.draft[games, state.open.argmax(axis=1)]
     state, free = _break(params, state, leftover)
     # The leftover card is discarded once breakage is resolved: the drafting area is empty.
-    return replace(state, open=np.zeros(state.open.shape, bool), free=free, repairing=np.ones(len(card), bool),
+    return evolve(state, open=np.zeros(state.open.shape, bool), free=free, repairing=np.ones(len(card), bool),
                    fixed=np.zeros(len(card), bool), phase=REPAIR, turn=0)
 
 
@@ -221,7 +221,7 @@ def _break(params: Params, state: State, leftover: np.ndarray) -> tuple[State, n
     breaks &= (showing <= TEAPOT)[:, :, None]
     hit = breaks.any(axis=1) & (state.owner >= 0) & (state.cond == INTACT)
     cond = np.where(hit, BROKEN, state.cond).astype(np.int8)
-    return replace(state, cond=cond), (showing == GOLD).any(axis=1)
+    return evolve(state, cond=cond), (showing == GOLD).any(axis=1)
 
 
 def _repaired(params: Params, state: State, choice: np.ndarray) -> State:
@@ -231,16 +231,16 @@ def _repaired(params: Params, state: State, choice: np.ndarray) -> State:
     cond, ingots, supply, repairs, fixed = fast.repaired(  # compiled; spent ingots return to the supply
         state.cond, state.ingots, state.supply, state.repairs, state.fixed, state.repairing, state.free, choice, seat,
         fast.kit_arrays(params.kit)[4])
-    state = replace(state, cond=cond, ingots=ingots, supply=supply, repairs=repairs, fixed=fixed,
+    state = evolve(state, cond=cond, ingots=ingots, supply=supply, repairs=repairs, fixed=fixed,
                     turn=state.turn + 1)
     if state.turn % players:
         return state
     # A round of turns is over: repair continues until all players pass in turn.
-    state = replace(state, repairing=state.repairing & state.fixed, fixed=np.zeros(len(choice), bool))
+    state = evolve(state, repairing=state.repairing & state.fixed, fixed=np.zeros(len(choice), bool))
     if state.repairing.any():
         return state
     # The first player marker passes clockwise (to the left) and the next round begins.
-    return _start_round(params, replace(state, round=state.round + 1))
+    return _start_round(params, evolve(state, round=state.round + 1))
 
 
 def standing(params: Params, state: State):

@@ -26,13 +26,13 @@ reach it, so that each distinct placement is one legal option.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 import numpy as np
 import polars as pl
 
-from sim.game import Decision, Outcome
+from sim.game import Decision, Outcome, evolve
 from sim.kaleido import fast
 from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params
 from sim.scoring import standings
@@ -101,12 +101,15 @@ class State:
     extra_taken: np.ndarray  # (B,) bool: the mover has taken this turn's additional action
     pending: np.ndarray  # (B, NB) bool: boards scored this turn that the mover has yet to be offered to turn
     asked: np.ndarray  # (B,) bool: the games the current phase asks (see asked_in)
+    # Kept up to date from the table above, to spare every decision from recounting it:
+    empty: np.ndarray  # (B,) int16: empty holes on the table
+    offers: np.ndarray  # (B, H) bool: the free cells next to the table as board options 6 b + k (fast.board_offers)
     phase: str = "start"  # where the batch is in the turn (CYCLE); "over" once every game has been scored
     turn: int = 0  # turns so far (passes and skips included), the same in every game
 
     def select(self, games) -> State:
         """The same state for a subset of the batch's games."""
-        return replace(self, **{f.name: getattr(self, f.name)[games] for f in fields(self)
+        return evolve(self, **{f.name: getattr(self, f.name)[games] for f in fields(self)
                                 if isinstance(getattr(self, f.name), np.ndarray)})
 
     @property
@@ -171,6 +174,7 @@ def init(params: Params, deal: Deal) -> State:
         done=np.zeros(batch, bool), stalled=np.zeros(batch, bool),
         turn_kind=np.full(batch, PLAYS, np.int8), extra_taken=np.zeros(batch, bool),
         pending=np.zeros((batch, nb), bool), asked=np.zeros(batch, bool),
+        empty=np.zeros(batch, np.int16), offers=np.zeros((batch, geo.holes), bool),
     )
     return begin_turn(params, state)
 
@@ -180,7 +184,14 @@ def begin_turn(params: Params, state: State) -> State:
     hand): the turn starts afresh, and turns that ask nothing are played out on the way."""
     if terminal(state):
         raise ValueError("the batch has ended and its end-game hexagons are scored")
-    return _advance(params, replace(state, phase="end"), "end")
+    return _advance(params, evolve(state, **counted(params, state), phase="end"), "end")
+
+
+def counted(params: Params, state: State) -> dict[str, np.ndarray]:
+    """The State's running counts (empty, offers), counted afresh from its table."""
+    geo = geometry(params)
+    return {"empty": fast.open_holes(state.slots, state.cell).astype(np.int16),
+            "offers": fast.board_offers(state.cell, geo.cells, geo.step)}
 
 
 def decision(params: Params, state: State) -> Decision:
@@ -209,7 +220,7 @@ def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
     with a board still to be offered."""
     if phase not in PHASE_CODES:
         return np.zeros(len(state.done), bool)
-    return fast.asked(PHASE_CODES[phase], state.turn_kind, state.extra_taken, state.slots, state.cell, state.pending)
+    return fast.asked(PHASE_CODES[phase], state.turn_kind, state.extra_taken, state.empty, state.pending)
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:
@@ -219,17 +230,17 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     phase, asked = state.phase, state.asked
     choice = np.where(asked, np.asarray(choice), 0)
     if phase == "tile":  # Placing a tile: one of the mover's colour in an empty hole
-        slots, tiles = state.slots.copy(), state.tiles.copy()
-        fast.place_tiles(slots, tiles, choice, colour_to_play(params, state, seat), asked)
-        return _advance(params, replace(state, slots=slots, tiles=tiles), phase)
+        slots, tiles, empty = state.slots.copy(), state.tiles.copy(), state.empty.copy()
+        fast.place_tiles(slots, tiles, empty, choice, colour_to_play(params, state, seat), asked)
+        return _advance(params, evolve(state, slots=slots, tiles=tiles, empty=empty), phase)
     if phase == "rotate":  # Rotating a game board: turn the board on offer by `choice` steps
         rot, pending = state.rot.copy(), state.pending.copy()
         fast.rotate_offered(rot, pending, asked, choice)
-        return _advance(params, replace(state, rot=rot, pending=pending), "score")  # the next board, if any
+        return _advance(params, evolve(state, rot=rot, pending=pending), "score")  # the next board, if any
     if phase not in EXTRA:
         raise ValueError(f"no decision in phase '{phase}'")
     state = apply_extra(state, geometry(params), seat, choice)  # Additional action (NONE where not asked)
-    return _advance(params, replace(state, extra_taken=state.extra_taken | (asked & (choice != NONE))), phase)
+    return _advance(params, evolve(state, extra_taken=state.extra_taken | (asked & (choice != NONE))), phase)
 
 
 def terminal(state: State) -> bool:
@@ -289,7 +300,7 @@ def _advance(params: Params, state: State, last: str) -> State:
         if phase == "start":
             if state.done.all():
                 over = np.full(len(state.done), OVER, np.int8)
-                return replace(endgame_scoring(params, state, geometry(params)), phase="over", turn_kind=over,
+                return evolve(endgame_scoring(params, state, geometry(params)), phase="over", turn_kind=over,
                                asked=np.zeros(len(state.done), bool))
             state = _start_turn(params, state)
         elif phase == "score":
@@ -299,7 +310,7 @@ def _advance(params: Params, state: State, last: str) -> State:
         else:
             asked = asked_in(params, state, phase)
             if asked.any():
-                return replace(state, phase=phase, asked=asked)
+                return evolve(state, phase=phase, asked=asked)
 
 
 def _start_turn(params: Params, state: State) -> State:
@@ -312,9 +323,9 @@ def _start_turn(params: Params, state: State) -> State:
         raise RuntimeError("Kaleido engine: games neither progress nor stall")
     seat = state.turn % params.players
     owner = np.array([params.owner(c) for c in range(params.colours)])
-    kind = fast.start_turn(state.tiles, state.stock, state.slots, state.cell, state.done,
+    kind = fast.start_turn(state.tiles, state.stock, state.empty, state.done,
                            colour_to_play(params, state, seat), seat, owner)  # compiled
-    return replace(state, turn_kind=kind, extra_taken=np.zeros(len(kind), bool))
+    return evolve(state, turn_kind=kind, extra_taken=np.zeros(len(kind), bool))
 
 
 def _end_turn(params: Params, state: State) -> State:
@@ -322,7 +333,7 @@ def _end_turn(params: Params, state: State) -> State:
     played, passes, skips = state.turns_played.copy(), state.passes.copy(), state.skips.copy()
     done, stalled = state.done.copy(), state.stalled.copy()
     fast.end_turn(state.turn_kind, state.tiles, played, passes, skips, done, stalled, state.turn % params.players)
-    return replace(state, turns_played=played, passes=passes, skips=skips, done=done, stalled=stalled,
+    return evolve(state, turns_played=played, passes=passes, skips=skips, done=done, stalled=stalled,
                    turn=state.turn + 1)
 
 
@@ -343,8 +354,8 @@ def board_spots(state: State, geo: Geometry) -> np.ndarray:
 def extra_mask(params, state, geo, seat, asked, boards_only=False, before_tile=False) -> np.ndarray:
     """(B, 1 + 2H): none, a white tile in an empty hole, or a board on a free spot. Before the tile, a white
     tile may not take the last empty hole: the tile must still have one."""
-    return fast.extra_mask(state.slots, state.cell, geo.cells, state.whites, state.stock, asked, seat, boards_only,
-                           before_tile, geo.step)  # compiled
+    return fast.extra_mask(state.slots, state.cell, state.empty, state.offers, state.whites, state.stock, asked, seat,
+                           boards_only, before_tile)  # compiled
 
 
 def extra_mask_numpy(params, state, geo, seat, asked, boards_only=False, before_tile=False) -> np.ndarray:
@@ -377,12 +388,13 @@ def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> S
     if white.any():
         changed.update(slots=state.slots.copy(), whites=state.whites.copy(), whites_used=state.whites_used.copy())
     if board.any():
-        changed.update(cell=state.cell.copy(), placer=state.placer.copy(), stock=state.stock.copy())
+        changed.update(cell=state.cell.copy(), placer=state.placer.copy(), stock=state.stock.copy(),
+                       offers=state.offers.copy())
     if not changed:
         return state
-    state = replace(state, **changed)
+    state = evolve(state, empty=state.empty.copy(), **changed)
     fast.apply_extra(choice, seat, state.slots, state.cell, state.placer, state.whites, state.stock,
-                     state.whites_used, geo.step)  # compiled, in place on the copies
+                     state.whites_used, state.empty, state.offers, geo.cells, geo.step)  # compiled, in place
     return state
 
 
@@ -402,7 +414,7 @@ def score_boards(params: Params, state: State) -> State:
     boards the mover may turn (Rotating a game board)."""
     midgame = state.midgame.copy()
     full = fast.score_boards(state.slots, state.cell, state.scored, midgame, params.colours, fast.scoring(params))
-    return replace(state, midgame=midgame, scored=state.scored | full, pending=full)
+    return evolve(state, midgame=midgame, scored=state.scored | full, pending=full)
 
 
 def triangles(state: State) -> np.ndarray:
@@ -435,7 +447,7 @@ def endgame_scoring(params: Params, state: State, geo: Geometry) -> State:
     corners that `hexagons` finds)."""
     endgame = state.endgame.copy()
     fast.endgame_scoring(state.slots, state.rot, state.cell, geo.cells, geo.step, endgame, fast.scoring(params))
-    return replace(state, endgame=endgame)
+    return evolve(state, endgame=endgame)
 
 
 def colour_to_play(params: Params, state: State, seat: int) -> np.ndarray:

@@ -34,45 +34,60 @@ def _tally(slots, g, b, bins):
 
 
 @njit(cache=True, nogil=True)
-def extra_mask(slots, cell, cells, whites, stock, asked, seat, boards_only, before_tile, steps):
-    """The legal extra actions (B, 1 + 2H): none; a white tile in an empty hole (1 + h); a board on the empty
-    cell next to board b in direction k (1 + H + 6 b + k), each such cell offered once, by the first (b, k)
-    that reaches it. The honeycomb window reaches one cell past the farthest a chain of every board can go,
-    so a neighbour's index never leaves it."""
+def extra_mask(slots, cell, open_, offers, whites, stock, asked, seat, boards_only, before_tile):
+    """The legal extra actions (B, 1 + 2H): none; a white tile in an empty hole (1 + h); a board on the free
+    cell next to board b in direction k (1 + H + 6 b + k), as `offers` lists them."""
     batch, nb, _ = slots.shape
     holes = 6 * nb
     legal = np.zeros((batch, 1 + 2 * holes), np.bool_)
-    grid = np.full(cells, -1, np.int8)  # one game at a time: the board on each cell; -2 once offered
-    offered = np.zeros(holes, np.int64)
     for g in range(batch):
         legal[g, 0] = (not boards_only) or not asked[g]
         if not asked[g]:
             continue
-        empty = 0
-        for b in range(nb):
-            placed = cell[g, b] >= 0
-            for s in range(6):
-                hole = placed & (slots[g, b, s] == EMPTY)
-                legal[g, 1 + 6 * b + s] = hole
-                empty += hole
-        if boards_only or whites[g, seat] == 0 or empty < (2 if before_tile else 1):
-            legal[g, 1 : 1 + holes] = False
-        if stock[g, seat] > 0:
-            _lay(grid, cell, g, True)
-            found = 0
+        if not boards_only and whites[g, seat] > 0 and open_[g] >= (2 if before_tile else 1):
             for b in range(nb):
-                if cell[g, b] >= 0:
-                    for k in range(6):
-                        c = cell[g, b] + steps[k]
-                        free = grid[c] == -1  # empty and not offered yet: selects, not branches
-                        legal[g, 1 + holes + 6 * b + k] = free
-                        grid[c] -= free
-                        offered[found] = c
-                        found += free
-            for i in range(found):
-                grid[offered[i]] = -1
-            _lay(grid, cell, g, False)
+                placed = cell[g, b] >= 0
+                for s in range(6):
+                    legal[g, 1 + 6 * b + s] = placed & (slots[g, b, s] == EMPTY)
+        if stock[g, seat] > 0:
+            legal[g, 1 + holes :] = offers[g]
     return legal
+
+
+@njit(cache=True, nogil=True)
+def board_offers(cell, cells, steps):
+    """(B, H) bool: the free cells next to the table as board options 6 b + k (the cell next to board b in
+    direction k), each cell once, by the first (b, k) that reaches it. The honeycomb window reaches one cell
+    past the farthest a chain of every board can go, so a neighbour's index never leaves it."""
+    batch, nb = cell.shape
+    offers = np.zeros((batch, 6 * nb), np.bool_)
+    grid = np.full(cells, -1, np.int8)
+    for g in range(batch):
+        offer(grid, cell, g, steps, offers[g])
+    return offers
+
+
+@njit(cache=True, nogil=True)
+def offer(grid, cell, g, steps, row):
+    """Game g's board options into row (see board_offers); grid is a blank one-game grid, left blank."""
+    nb = cell.shape[1]
+    offered = np.empty(6 * nb, np.int64)
+    _lay(grid, cell, g, True)
+    found = 0
+    for b in range(nb):
+        if cell[g, b] >= 0:
+            for k in range(6):
+                c = cell[g, b] + steps[k]
+                free = grid[c] == -1  # empty and not offered yet (-2): selects, not branches
+                row[6 * b + k] = free
+                grid[c] -= free
+                offered[found] = c
+                found += free
+        else:
+            row[6 * b : 6 * b + 6] = False
+    for i in range(found):
+        grid[offered[i]] = -1
+    _lay(grid, cell, g, False)
 
 
 @njit(cache=True, nogil=True)
@@ -193,15 +208,6 @@ def empty_holes(slots, cell):
 
 
 @njit(cache=True, nogil=True)
-def _table_full(slots, cell, g):
-    """Whether every hole on game g's table holds a tile (without a branch per board)."""
-    full = True
-    for b in range(slots.shape[1]):
-        full &= (cell[g, b] < 0) | _filled(slots, g, b)
-    return full
-
-
-@njit(cache=True, nogil=True)
 def tile_mask(slots, cell, asked):
     """(B, 6 NB) bool: the holes a tile may go in, the empty holes on the table; every hole where the game is
     not asked."""
@@ -249,16 +255,16 @@ def score_boards(slots, cell, scored, midgame, colours, scoring):
 
 
 @njit(cache=True, nogil=True)
-def asked(phase, turn_kind, extra_taken, slots, cell, pending):
+def asked(phase, turn_kind, extra_taken, open_, pending):
     """(B,): the games a phase asks (engine.PHASE_CODES): movers who play this turn; for the extra action
     before or after the tile only those who have not taken it yet, and "forced" only where every hole is
     full; for "rotate" the games with a board still to be offered."""
-    batch, nb, _ = slots.shape
+    batch, nb = pending.shape
     out = np.zeros(batch, np.bool_)
     for g in range(batch):
         acting = turn_kind[g] == 0  # PLAYS
         if phase == 0:  # forced
-            out[g] = acting and _table_full(slots, cell, g)
+            out[g] = acting & (open_[g] == 0)
         elif phase == 1 or phase == 3:  # before, after
             out[g] = acting & (not extra_taken[g])
         elif phase == 2:  # tile
@@ -272,18 +278,18 @@ def asked(phase, turn_kind, extra_taken, slots, cell, pending):
 
 
 @njit(cache=True, nogil=True)
-def start_turn(tiles, stock, slots, cell, done, colour, seat, owner):
+def start_turn(tiles, stock, open_, done, colour, seat, owner):
     """(B,) int8, what each game's turn is (engine.PLAYS, PASSES, SKIPPED, STALLS or OVER): over; out of
     tiles; every hole full and no board, skipped, or stalled when every player who still has coloured tiles
     has no board left either, so that no turn can ever open a hole again."""
-    batch = len(slots)
+    batch = len(done)
     kind = np.zeros(batch, np.int8)
     for g in range(batch):
         if done[g]:
             kind[g] = 4
         elif tiles[g, colour[g]] == 0:
             kind[g] = 1
-        elif stock[g, seat] == 0 and _table_full(slots, cell, g):
+        elif stock[g, seat] == 0 and open_[g] == 0:
             stuck = True
             for c in range(tiles.shape[1]):
                 stuck &= (tiles[g, c] == 0) | (stock[g, owner[c]] == 0)
@@ -306,26 +312,29 @@ def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
 
 
 @njit(cache=True, nogil=True)
-def place_tiles(slots, tiles, choice, colour, asked):
+def place_tiles(slots, tiles, open_, choice, colour, asked):
     """The mover's tile of colour[g] in hole choice[g] of each asked game (in place)."""
     for g in range(len(choice)):
         if asked[g]:
             slots[g, choice[g] // 6, choice[g] % 6] = colour[g]
             tiles[g, colour[g]] -= 1
+            open_[g] -= 1
 
 
 @njit(cache=True, nogil=True)
-def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, steps):
+def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, open_, offers, cells, steps):
     """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + 6 b + k joins a
     board from its stock to the table next to board b in direction k, with the next board id."""
     batch, nb, _ = slots.shape
     holes = 6 * nb
+    grid = np.full(cells, -1, np.int8)
     for g in range(batch):
         code = choice[g]
         if 1 <= code <= holes:
             slots[g, (code - 1) // 6, (code - 1) % 6] = WHITE
             whites[g, seat] -= 1
             whites_used[g, seat] += 1
+            open_[g] -= 1
         elif code > holes:
             new = 0
             while new < nb and cell[g, new] >= 0:
@@ -333,6 +342,8 @@ def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, s
             cell[g, new] = cell[g, (code - 1 - holes) // 6] + steps[(code - 1 - holes) % 6]
             placer[g, new] = seat
             stock[g, seat] -= 1
+            open_[g] += 6
+            offer(grid, cell, g, steps, offers[g])
 
 
 @njit(cache=True, nogil=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.errors import IllegalMove
-from sim.game import Choose, Decision
+from sim.game import Choose, Decision, evolve
 from sim.kaleido import engine
 from sim.kaleido.rules import COLORS, DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
 
@@ -342,7 +342,7 @@ def to_state(game: Game, phase: str = "start") -> engine.State:
     def row(values, dtype):
         return np.array([values], dtype)
 
-    return engine.State(
+    state = engine.State(
         slots=slots, cell=cell, placer=placer, rot=rot, scored=scored, tiles=row(game.tiles, np.int8),
         whites=row(game.whites, np.int8), stock=row(game.stock, np.int8), midgame=row(game.midgame, np.int32),
         endgame=row(game.endgame, np.int32), whites_used=row(game.whites_used, np.int16),
@@ -351,4 +351,6 @@ def to_state(game: Game, phase: str = "start") -> engine.State:
         stalled=np.array([game.stalled]),
         turn_kind=np.array([engine.OVER if between and game.over else engine.PLAYS], np.int8),
         extra_taken=np.array([game.extra_taken and not between]), pending=pending,
-        asked=np.array([not between]), phase=phase, turn=game.turn)
+        asked=np.array([not between]), empty=np.zeros(1, np.int16), offers=np.zeros((1, geo.holes), bool),
+        phase=phase, turn=game.turn)
+    return evolve(state, **engine.counted(params, state))

@@ -7,14 +7,14 @@ The engine is steppable (the contract in sim/game.py). The scalar, rule-by-rule 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import ndimage
 
-from sim.game import Decision, Outcome
+from sim.game import Decision, Outcome, evolve
 from sim.kintsugi import fast
 from sim.kintsugi.rules import (
     ACTION_OFFSET,
@@ -129,11 +129,11 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     if state.turn >= placements:
         guesses = state.guesses.copy()
         guesses[:, state.turn - placements] = choice
-        return replace(state, guesses=guesses, turn=state.turn + 1)
+        return evolve(state, guesses=guesses, turn=state.turn + 1)
     board, pos, low, high = fast.lay(state.board, state.pos, state.low, state.high, params.cards,
                                      np.ascontiguousarray(state.order[:, state.turn + 1]), choice.astype(np.int64),
                                      OFFSETS, ACTION_OFFSET, ACTION_ROTATION, fast.ROTATED)  # compiled lay_numpy
-    return replace(state, board=board, pos=pos, low=low, high=high, turn=state.turn + 1)
+    return evolve(state, board=board, pos=pos, low=low, high=high, turn=state.turn + 1)
 
 
 def lay_numpy(params: Params, state: State, actions: np.ndarray) -> tuple[np.ndarray, ...]:
