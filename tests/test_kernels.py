@@ -147,7 +147,8 @@ def test_kaleido_strategy_kernels_match_numpy():
     def watch(params, decision):
         obs, state = decision.observation, decision.observation.state
         fresh = kaleido_engine.counted(params, state)  # the running counts, kept up to date step by step
-        assert np.array_equal(state.empty, fresh["empty"]) and np.array_equal(state.offers, fresh["offers"])
+        for name, value in fresh.items():
+            assert np.array_equal(getattr(state, name), value), name
         counts, empties = kaleido_fast.board_counts(state.slots, state.cell, params.colours)
         assert np.array_equal(counts, kaleido_engine.colour_counts(state.slots, params.colours))
         assert np.array_equal(empties, ((state.slots == kaleido_rules.EMPTY) & state.placed[..., None]).sum(axis=2))

@@ -31,6 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve
 from sim.kaleido import fast
@@ -46,7 +47,6 @@ CYCLE = ("start", "forced", "before", "tile", "after", "score", "rotate", "end")
 # every hole full and no board left; or the game stalls there (see _start_turn); or the game has ended.
 PLAYS, PASSES, SKIPPED, STALLS, OVER = range(5)
 PHASE_CODES = {"forced": 0, "before": 1, "tile": 2, "after": 3, "rotate": 4}  # the phases that ask, for fast.asked
-NOT_PLACED = -128  # a marker for list slots of boards a seat did not place
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,7 @@ class State:
     asked: np.ndarray  # (B,) bool: the games the current phase asks (see asked_in)
     # Kept up to date from the table above, to spare every decision from recounting it:
     empty: np.ndarray  # (B,) int16: empty holes on the table
+    filling: np.ndarray  # (B,) bool: a board on the table is full and waits to be scored
     offers: np.ndarray  # (B, H) bool: the free cells next to the table as board options 6 b + k (fast.board_offers)
     phase: str = "start"  # where the batch is in the turn (CYCLE); "over" once every game has been scored
     turn: int = 0  # turns so far (passes and skips included), the same in every game
@@ -174,7 +175,7 @@ def init(params: Params, deal: Deal) -> State:
         done=np.zeros(batch, bool), stalled=np.zeros(batch, bool),
         turn_kind=np.full(batch, PLAYS, np.int8), extra_taken=np.zeros(batch, bool),
         pending=np.zeros((batch, nb), bool), asked=np.zeros(batch, bool),
-        empty=np.zeros(batch, np.int16), offers=np.zeros((batch, geo.holes), bool),
+        empty=np.zeros(batch, np.int16), filling=np.zeros(batch, bool), offers=np.zeros((batch, geo.holes), bool),
     )
     return begin_turn(params, state)
 
@@ -188,9 +189,10 @@ def begin_turn(params: Params, state: State) -> State:
 
 
 def counted(params: Params, state: State) -> dict[str, np.ndarray]:
-    """The State's running counts (empty, offers), counted afresh from its table."""
+    """The State's running counts (empty, filling, offers), counted afresh from its table."""
     geo = geometry(params)
     return {"empty": fast.open_holes(state.slots, state.cell).astype(np.int16),
+            "filling": fast.filling(state.slots, state.cell, state.scored),
             "offers": fast.board_offers(state.cell, geo.cells, geo.step)}
 
 
@@ -230,9 +232,9 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     phase, asked = state.phase, state.asked
     choice = np.where(asked, np.asarray(choice), 0)
     if phase == "tile":  # Placing a tile: one of the mover's colour in an empty hole
-        slots, tiles, empty = state.slots.copy(), state.tiles.copy(), state.empty.copy()
-        fast.place_tiles(slots, tiles, empty, choice, colour_to_play(params, state, seat), asked)
-        return _advance(params, evolve(state, slots=slots, tiles=tiles, empty=empty), phase)
+        slots, tiles, empty, filling = state.slots.copy(), state.tiles.copy(), state.empty.copy(), state.filling.copy()
+        fast.place_tiles(slots, tiles, empty, filling, choice, colour_to_play(params, state, seat), asked)
+        return _advance(params, evolve(state, slots=slots, tiles=tiles, empty=empty, filling=filling), phase)
     if phase == "rotate":  # Rotating a game board: turn the board on offer by `choice` steps
         rot, pending = state.rot.copy(), state.pending.copy()
         fast.rotate_offered(rot, pending, asked, choice)
@@ -274,19 +276,16 @@ def outcome(params: Params, state: State) -> Outcome:
 
 def board_positions(params: Params, state: State) -> dict[str, pl.Series]:
     """`board_q`, `board_r`: list columns (B * P rows, game-major) with the axial position of every board the
-    seat placed, in the order placed."""
+    seat placed, in the order placed (board ids are handed out in that order)."""
     geo = geometry(params)
     batch, players = state.whites.shape
-    mine = state.placer[:, None, :] == np.arange(players)[None, :, None]  # (B, P, NB)
-    order = np.argsort(~mine, axis=2, kind="stable")[..., : params.boards_each]  # the seat's boards first
-    kept = np.take_along_axis(mine, order, axis=2)
-    cells = np.take_along_axis(np.broadcast_to(state.cell[:, None, :], mine.shape), order, axis=2)
-    columns = {}
-    for axis, name in enumerate(("board_q", "board_r")):
-        values = np.where(kept, geo.qr[np.maximum(cells, 0), axis], NOT_PLACED).reshape(batch * players, -1)
-        packed = pl.lit(pl.Series(name, values.astype(np.int8))).arr.to_list()
-        columns[name] = pl.select(packed.list.eval(pl.element().filter(pl.element() != NOT_PLACED))).to_series()
-    return columns
+    games, boards = np.nonzero(state.placer >= 0)  # row-major: game by game, boards in id order
+    row = games * players + state.placer[games, boards]
+    order = np.argsort(row, kind="stable")  # each (game, seat) row's boards, still in id order
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=batch * players))]).astype(np.int32)
+    at = geo.qr[state.cell[games, boards][order]].astype(np.int8)
+    return {name: pl.Series(name, pa.ListArray.from_arrays(offsets, at[:, axis]))
+            for axis, name in enumerate(("board_q", "board_r"))}
 
 
 def _advance(params: Params, state: State, last: str) -> State:
@@ -392,9 +391,9 @@ def apply_extra(state: State, geo: Geometry, seat: int, choice: np.ndarray) -> S
                        offers=state.offers.copy())
     if not changed:
         return state
-    state = evolve(state, empty=state.empty.copy(), **changed)
+    state = evolve(state, empty=state.empty.copy(), filling=state.filling.copy(), **changed)
     fast.apply_extra(choice, seat, state.slots, state.cell, state.placer, state.whites, state.stock,
-                     state.whites_used, state.empty, state.offers, geo.cells, geo.step)  # compiled, in place
+                     state.whites_used, state.empty, state.filling, state.offers, geo.cells, geo.step)  # in place
     return state
 
 
@@ -413,8 +412,10 @@ def score_boards(params: Params, state: State) -> State:
     """Scoring: every board just filled (all six holes occupied) scores by the majority rule. They become the
     boards the mover may turn (Rotating a game board)."""
     midgame = state.midgame.copy()
-    full = fast.score_boards(state.slots, state.cell, state.scored, midgame, params.colours, fast.scoring(params))
-    return evolve(state, midgame=midgame, scored=state.scored | full, pending=full)
+    full = fast.score_boards(state.slots, state.cell, state.scored, state.filling, midgame, params.colours,
+                             fast.scoring(params))
+    return evolve(state, midgame=midgame, scored=state.scored | full, pending=full,
+                  filling=np.zeros_like(state.filling))
 
 
 def triangles(state: State) -> np.ndarray:

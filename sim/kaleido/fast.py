@@ -223,6 +223,17 @@ def tile_mask(slots, cell, asked):
 
 
 @njit(cache=True, nogil=True)
+def filling(slots, cell, scored):
+    """(B,): whether a board on the table is full and not scored yet."""
+    batch, nb, _ = slots.shape
+    out = np.zeros(batch, np.bool_)
+    for g in range(batch):
+        for b in range(nb):
+            out[g] |= (cell[g, b] >= 0) & (not scored[g, b]) & _filled(slots, g, b)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def open_holes(slots, cell):
     """(B,): empty holes on the table."""
     batch, nb, _ = slots.shape
@@ -236,14 +247,16 @@ def open_holes(slots, cell):
 
 
 @njit(cache=True, nogil=True)
-def score_boards(slots, cell, scored, midgame, colours, scoring):
-    """Boards on the table just filled (every hole occupied, not scored before): (B, NB) bool; their
-    majority points are added to midgame (B, colours) in place."""
+def score_boards(slots, cell, scored, filling, midgame, colours, scoring):
+    """Boards on the table just filled (every hole occupied, not scored before), looked for in the games
+    `filling` marks: (B, NB) bool; their majority points are added to midgame (B, colours) in place."""
     batch, nb, _ = slots.shape
     full = np.zeros((batch, nb), np.bool_)
     bins = np.zeros(BINS, np.int64)
     points = np.zeros(colours, np.int64)
     for g in range(batch):
+        if not filling[g]:
+            continue
         for b in range(nb):
             if _filled(slots, g, b) and cell[g, b] >= 0 and not scored[g, b]:  # rarely: predictable
                 _tally(slots, g, b, bins)
@@ -312,17 +325,18 @@ def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
 
 
 @njit(cache=True, nogil=True)
-def place_tiles(slots, tiles, open_, choice, colour, asked):
+def place_tiles(slots, tiles, open_, filling, choice, colour, asked):
     """The mover's tile of colour[g] in hole choice[g] of each asked game (in place)."""
     for g in range(len(choice)):
         if asked[g]:
             slots[g, choice[g] // 6, choice[g] % 6] = colour[g]
             tiles[g, colour[g]] -= 1
             open_[g] -= 1
+            filling[g] |= _filled(slots, g, choice[g] // 6)
 
 
 @njit(cache=True, nogil=True)
-def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, open_, offers, cells, steps):
+def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, open_, filling, offers, cells, steps):
     """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + 6 b + k joins a
     board from its stock to the table next to board b in direction k, with the next board id."""
     batch, nb, _ = slots.shape
@@ -335,6 +349,7 @@ def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, o
             whites[g, seat] -= 1
             whites_used[g, seat] += 1
             open_[g] -= 1
+            filling[g] |= _filled(slots, g, (code - 1) // 6)
         elif code > holes:
             new = 0
             while new < nb and cell[g, new] >= 0:

@@ -351,6 +351,6 @@ def to_state(game: Game, phase: str = "start") -> engine.State:
         stalled=np.array([game.stalled]),
         turn_kind=np.array([engine.OVER if between and game.over else engine.PLAYS], np.int8),
         extra_taken=np.array([game.extra_taken and not between]), pending=pending,
-        asked=np.array([not between]), empty=np.zeros(1, np.int16), offers=np.zeros((1, geo.holes), bool),
-        phase=phase, turn=game.turn)
+        asked=np.array([not between]), phase=phase, turn=game.turn,
+        **dict.fromkeys(("empty", "filling", "offers")))  # counted below
     return evolve(state, **engine.counted(params, state))
