@@ -109,6 +109,15 @@ class Rotator(Player):
     def rotate(self, obs, rng):
         """Turn the board just scored to the rotation worth most in end-game hexagons: own points from the
         complete hexagons it is part of, plus half a point per own tile in the incomplete ones."""
+        state = obs.state
+        value = _rotation_values(state.slots[self.idx], state.rot[self.idx], state.cell[self.idx], obs.geo.cells,
+                                 obs.geo.step, obs.board[self.idx], obs.colour[self.idx], self.params.colours,
+                                 fast.scoring(self.params))
+        value[:, 0] += 1e-6  # leave the board as it is unless turning it helps
+        return pick_best(value, np.ones(value.shape, bool), rng)
+
+    def rotation_values_numpy(self, obs) -> np.ndarray:
+        """The numpy twin of _rotation_values (B, 6) for this player's games, kept for the tests."""
         board = obs.board[self.idx]
         asked = np.flatnonzero(board >= 0)
         value = np.zeros((len(board), 6))
@@ -120,8 +129,7 @@ class Rotator(Player):
             turned[rows, board[asked]] = (turned[rows, board[asked]] + steps) % 6
             value[asked, steps] = self.hexagon_value(replace(state, rot=turned), obs.geo, board[asked],
                                                      obs.colour[games])
-        value[:, 0] += 1e-6  # leave the board as it is unless turning it helps
-        return pick_best(value, np.ones(value.shape, bool), rng)
+        return value
 
     def hexagon_value(self, state: State, geo, board: np.ndarray, colour: np.ndarray) -> np.ndarray:
         """(n,): the value to `colour` (n,) of the hexagons that include `board` (n,)."""
@@ -176,6 +184,48 @@ def _random_extra(legal, rng):
             choice[i] = 1 + _nth_allowed(legal[i, 1:], int(draws[r] * count[i]), False)
             r += 1
     return choice
+
+
+@njit(cache=True, nogil=True)
+def _rotation_values(slots, rot, cell, cells, steps, board, colour, colours, scoring):
+    """(n, 6): for each game's offered board (-1: none, all zeros) turned by 0 to 5 steps, Rotator's value of
+    the end-game hexagons it is part of (Rotator.hexagon_value): own points from the complete ones, half a
+    point per own tile in the others."""
+    n, nb, _ = slots.shape
+    value = np.zeros((n, 6))
+    grid = np.full(cells, -1, np.int8)
+    bins = np.zeros(fast.BINS, np.int64)
+    points = np.zeros(colours, np.int64)
+    trio = np.zeros(3, np.int64)
+    turned = np.zeros(nb, np.int64)
+    for g in range(n):
+        mine = board[g]
+        if mine < 0:
+            continue
+        fast.lay_boards(grid, cell, g, True)
+        for t in range(6):
+            for b in range(nb):
+                turned[b] = rot[g, b] + (t if b == mine else 0)
+            for x in range(nb):
+                if cell[g, x] < 0:
+                    continue
+                for k in range(6):
+                    y = grid[cell[g, x] + steps[k]]
+                    z = grid[cell[g, x] + steps[(k + 1) % 6]]
+                    if y <= x or z <= x or (x != mine and y != mine and z != mine):
+                        continue
+                    trio[0], trio[1], trio[2] = x, y, z
+                    bins[:] = 0
+                    for i in range(6):
+                        hexagon_board = trio[i // 2]
+                        bins[slots[g, hexagon_board, (k + i - turned[hexagon_board]) % 6] + 1] += 1
+                    if bins[0] == 0:
+                        fast.majority_into(bins[1 : colours + 1], scoring, points)
+                        value[g, t] += points[colour[g]]
+                    else:
+                        value[g, t] += 0.5 * bins[colour[g] + 1]
+        fast.lay_boards(grid, cell, g, False)
+    return value
 
 
 def _as_phase(obs, phase: str):

@@ -20,6 +20,7 @@ from sim.kaleido import rules as kaleido_rules
 from sim.kintsugi import engine as kintsugi_engine
 from sim.kintsugi import fast as kintsugi_fast
 from sim.registry import get_game
+from strategies import kaleido as kaleido_strategies
 from strategies.broken_beautiful import score_after
 from strategies.common import Table, pick_any, pick_best, pick_best_numpy
 
@@ -170,3 +171,23 @@ def test_kaleido_strategy_kernels_match_numpy():
     for players in (2, 4):
         played_states("kaleido", players, ["random", "greedy"], 16, players, watch)
     assert sum(checked) > 0  # boards one hole from full were valued
+
+
+def test_kaleido_rotator_values_match_its_numpy_twin():
+    checked = []
+
+    def watch(params, decision):
+        if decision.kind != "rotate":
+            return
+        obs = decision.observation
+        rotator = kaleido_strategies.make_player("rotator", seat=decision.seat, params=params, games=slice(None))
+        state = obs.state
+        compiled = kaleido_strategies._rotation_values(state.slots, state.rot, state.cell, obs.geo.cells, obs.geo.step,
+                                                       obs.board, obs.colour, params.colours,
+                                                       kaleido_fast.scoring(params))
+        assert np.array_equal(compiled, rotator.rotation_values_numpy(obs))
+        checked.append(int((compiled.max(axis=1) > 0).sum()))
+
+    for players in (2, 3, 5):
+        played_states("kaleido", players, ["rotator", "random"], 24, players, watch)
+    assert sum(checked) > 0  # some turns were worth something

@@ -72,7 +72,7 @@ def offer(grid, cell, g, steps, row):
     """Game g's board options into row (see board_offers); grid is a blank one-game grid, left blank."""
     nb = cell.shape[1]
     offered = np.empty(6 * nb, np.int64)
-    _lay(grid, cell, g, True)
+    lay_boards(grid, cell, g, True)
     found = 0
     for b in range(nb):
         if cell[g, b] >= 0:
@@ -87,11 +87,11 @@ def offer(grid, cell, g, steps, row):
             row[6 * b : 6 * b + 6] = False
     for i in range(found):
         grid[offered[i]] = -1
-    _lay(grid, cell, g, False)
+    lay_boards(grid, cell, g, False)
 
 
 @njit(cache=True, nogil=True)
-def _lay(grid, cell, g, on):
+def lay_boards(grid, cell, g, on):
     """Mark game g's boards on the one-game grid (on), or clear them again."""
     for b in range(cell.shape[1]):
         if cell[g, b] >= 0:
@@ -106,14 +106,14 @@ def touching(cell, cells, steps):
     out = np.zeros((batch, 6 * nb), np.int8)
     grid = np.full(cells, -1, np.int8)
     for g in range(batch):
-        _lay(grid, cell, g, True)
+        lay_boards(grid, cell, g, True)
         for b in range(nb):
             if cell[g, b] >= 0:
                 for k in range(6):
                     spot = cell[g, b] + steps[k]
                     for j in range(6):
                         out[g, 6 * b + k] += grid[spot + steps[j]] >= 0
-        _lay(grid, cell, g, False)
+        lay_boards(grid, cell, g, False)
     return out
 
 def scoring(params) -> np.ndarray:
@@ -387,7 +387,7 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
     trio = np.zeros(3, np.int64)
     grid = np.full(cells, -1, np.int8)
     for g in range(batch):
-        _lay(grid, cell, g, True)
+        lay_boards(grid, cell, g, True)
         for x in range(nb):
             if cell[g, x] < 0:
                 continue
@@ -405,4 +405,4 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
                     majority_into(bins[1 : colours + 1], scoring, points)
                     for c in range(colours):
                         endgame[g, c] += points[c]
-        _lay(grid, cell, g, False)
+        lay_boards(grid, cell, g, False)
