@@ -99,10 +99,7 @@ class Random(Player):
 class Majority(Player):
     def hole_value(self, obs):
         counts, empties = board_counts(obs, self.params.colours)
-        own, rivals = own_and_rest(counts, obs.colour)
-        can_lead = own + empties >= rivals  # its tile plus every other empty hole would reach the leader
-        bonus = np.repeat(np.where(can_lead, 2.0, -2.0), 6, axis=1)
-        return super().hole_value(obs) + bonus
+        return super().hole_value(obs) + _lead_bonus(counts, empties, obs.colour)
 
 
 class Rotator(Player):
@@ -184,6 +181,22 @@ def _random_extra(legal, rng):
             choice[i] = 1 + _nth_allowed(legal[i, 1:], int(draws[r] * count[i]), False)
             r += 1
     return choice
+
+
+@njit(cache=True, nogil=True)
+def _lead_bonus(counts, empties, colour):
+    """(B, 6 NB): Majority's bonus for each hole, 2 on a board where its tile plus every other empty hole would
+    reach the leader's count (own + empty >= the best rival), -2 elsewhere."""
+    batch, nb, colours = counts.shape
+    bonus = np.empty((batch, 6 * nb))
+    for g in range(batch):
+        for b in range(nb):
+            rivals = -1
+            for c in range(colours):
+                rivals = max(rivals, -1 if c == colour[g] else counts[g, b, c])
+            value = 2.0 if counts[g, b, colour[g]] + empties[g, b] >= rivals else -2.0
+            bonus[g, 6 * b : 6 * b + 6] = value
+    return bonus
 
 
 @njit(cache=True, nogil=True)

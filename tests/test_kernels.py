@@ -191,3 +191,15 @@ def test_kaleido_rotator_values_match_its_numpy_twin():
     for players in (2, 3, 5):
         played_states("kaleido", players, ["rotator", "random"], 24, players, watch)
     assert sum(checked) > 0  # some turns were worth something
+
+
+def test_kaleido_majority_bonus_matches_numpy():
+    def watch(params, decision):
+        obs = decision.observation
+        counts, empties = kaleido_fast.board_counts(obs.state.slots, obs.state.cell, params.colours)
+        own, rivals = kaleido_strategies.own_and_rest(counts, obs.colour)
+        expected = np.repeat(np.where(own + empties >= rivals, 2.0, -2.0), 6, axis=1)
+        assert np.array_equal(kaleido_strategies._lead_bonus(counts, empties, obs.colour), expected)
+
+    for players in (2, 4):
+        played_states("kaleido", players, ["majority", "random"], 16, players, watch)
