@@ -6,14 +6,16 @@ analyses lists them in reports/<game>.py (SECTION, ANALYSES and optional OPTIONS
 line in GAMES below. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
 
+import os
 from pathlib import Path
 from types import ModuleType
 
 import matplotlib
 import polars as pl
+from joblib import Parallel, delayed
 
 from reports import broken_beautiful, generic, kaleido, kintsugi
-from reports.analysis import GAME_KEY, GameData, run_section
+from reports.analysis import GAME_KEY, GameData, Section, run_section
 from reports.charts import chart_style
 from reports.fmt import count, yes
 from reports.load import ResultsError, load_results
@@ -45,8 +47,7 @@ def build_report(results_dir: Path, out_dir: Path) -> Path:
     rows, manifests = load_results(results_dir)
     check_results(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with matplotlib.rc_context(chart_style()):
-        report = assemble_report(rows, manifests, out_dir)
+    report = assemble_report(rows, manifests, out_dir)
     (out_dir / "summary.md").write_text(render_markdown(report), encoding="utf-8")
     index = out_dir / "index.html"
     index.write_text(render_html(report), encoding="utf-8")
@@ -80,15 +81,17 @@ def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> list[
 
 
 def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> Report:
-    """Run every analysis, draw the charts into out_dir and collect the report."""
+    """Run every analysis, draw the charts into out_dir and collect the report. The games are analysed side by
+    side, one worker process each (up to the cores)."""
     sections, summary = [], []
     caveats = list(GENERAL_CAVEATS) + incomplete_experiment_caveats(manifests)
     games = game_data(rows, manifests, out_dir)
-    for data in games:
-        parts = [run_section(f"{data.title}: seat advantage", generic.SEATS, data),
-                 run_section(f"{data.title}: strategy strength", generic.STRATEGIES, data)]
-        if (module := GAMES.get(data.name)) is not None:
-            parts.append(run_section(f"{data.title}: {module.SECTION}", module.ANALYSES, data))
+    jobs = min(len(games), os.cpu_count() or 1)
+    if jobs > 1:
+        analysed = Parallel(n_jobs=jobs, backend="loky")(delayed(game_sections)(data) for data in games)
+    else:
+        analysed = [game_sections(data) for data in games]
+    for data, parts in zip(games, analysed, strict=True):
         summary.append((data.title, [c for s in parts for c in s.headline], [f for s in parts for f in s.findings]))
         caveats += [c for s in parts for c in s.caveats]
         sections += parts
@@ -96,6 +99,16 @@ def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) ->
                 f"results) from {len(manifests)} experiment(s). Every rate carries a 95% confidence interval.",
                 experiments_table(rows, manifests)]
     return Report("Balance report: " + ", ".join(d.title for d in games), overview, summary, sections, caveats)
+
+
+def game_sections(data: GameData) -> list[Section]:
+    """A game's sections: seat advantage, strategy strength, and its own analyses if it has any."""
+    with matplotlib.rc_context(chart_style()):
+        parts = [run_section(f"{data.title}: seat advantage", generic.SEATS, data),
+                 run_section(f"{data.title}: strategy strength", generic.STRATEGIES, data)]
+        if (module := GAMES.get(data.name)) is not None:
+            parts.append(run_section(f"{data.title}: {module.SECTION}", module.ANALYSES, data))
+    return parts
 
 
 def experiments_table(rows: pl.DataFrame, manifests: list[dict]):

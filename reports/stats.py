@@ -59,7 +59,7 @@ def resampled_sums(units: np.ndarray, n_boot: int = 2000, seed: int = 0) -> np.n
 
     A resample draws n rows with replacement; like bootstrap_mean_ci it draws multinomial
     counts of the distinct rows, so it is fast when rows repeat (small integer counts do)."""
-    distinct, counts = np.unique(np.asarray(units, dtype=float), axis=0, return_counts=True)
+    distinct, counts = distinct_rows(np.asarray(units, dtype=float))
     n = int(counts.sum())
     rng = np.random.default_rng(seed)
     block = max(1, _MAX_CELLS // len(distinct))
@@ -67,6 +67,16 @@ def resampled_sums(units: np.ndarray, n_boot: int = 2000, seed: int = 0) -> np.n
         rng.multinomial(n, counts / n, size=min(block, n_boot - start)) @ distinct for start in range(0, n_boot, block)
     ]
     return np.concatenate(sums)
+
+
+def distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(units, axis=0, return_counts=True), the same rows in the same order, by sorting the columns
+    (lexsort) rather than rows as records, which was most of the report's time."""
+    if len(units) == 0:
+        return units, np.zeros(0, np.int64)
+    ordered = units[np.lexsort(units.T[::-1])]
+    starts = np.flatnonzero(np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)]))
+    return ordered[starts], np.diff(np.append(starts, len(ordered)))
 
 
 def ratio_ci(numerator, denominator, seed: int = 0) -> tuple[float, float]:

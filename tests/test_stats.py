@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reports.stats import bootstrap_mean_ci, wilson
+from reports.stats import bootstrap_mean_ci, distinct_rows, wilson
 
 
 def wilson_by_hand(k: float, n: float, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -69,3 +71,12 @@ def test_bootstrap_is_deterministic_and_handles_edge_cases():
     assert bootstrap_mean_ci(values, seed=7) == bootstrap_mean_ci(values, seed=7)
     assert bootstrap_mean_ci([4.0, 4.0, 4.0]) == (4.0, 4.0)
     assert all(np.isnan(bootstrap_mean_ci([])))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 60), st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_distinct_rows_are_numpys_unique_rows(rows: int, columns: int, seed: int):
+    units = np.random.default_rng(seed).integers(-3, 4, (rows, columns)) / 2
+    distinct, counts = distinct_rows(units)
+    expected, expected_counts = np.unique(units, axis=0, return_counts=True)
+    assert np.array_equal(distinct, expected) and np.array_equal(counts, expected_counts)
