@@ -34,7 +34,7 @@ def _tally(slots, g, b, bins):
 
 
 @njit(cache=True, nogil=True)
-def extra_mask(slots, cell, open_, offers, whites, stock, asked, seat, boards_only, before_tile):
+def extra_mask(slots, cell, empty, offers, whites, stock, asked, seat, boards_only, before_tile):
     """The legal extra actions (B, 1 + 2H): none; a white tile in an empty hole (1 + h); a board on the free
     cell next to board b in direction k (1 + H + 6 b + k), as `offers` lists them."""
     batch, nb, _ = slots.shape
@@ -44,7 +44,7 @@ def extra_mask(slots, cell, open_, offers, whites, stock, asked, seat, boards_on
         legal[g, 0] = (not boards_only) or not asked[g]
         if not asked[g]:
             continue
-        if not boards_only and whites[g, seat] > 0 and open_[g] >= (2 if before_tile else 1):
+        if not boards_only and whites[g, seat] > 0 and empty[g] >= (2 if before_tile else 1):
             for b in range(nb):
                 placed = cell[g, b] >= 0
                 for s in range(6):
@@ -268,7 +268,7 @@ def score_boards(slots, cell, scored, filling, midgame, colours, scoring):
 
 
 @njit(cache=True, nogil=True)
-def asked(phase, turn_kind, extra_taken, open_, pending):
+def asked(phase, turn_kind, extra_taken, empty, pending):
     """(B,): the games a phase asks (engine.PHASE_CODES): movers who play this turn; for the extra action
     before or after the tile only those who have not taken it yet, and "forced" only where every hole is
     full; for "rotate" the games with a board still to be offered."""
@@ -277,7 +277,7 @@ def asked(phase, turn_kind, extra_taken, open_, pending):
     for g in range(batch):
         acting = turn_kind[g] == 0  # PLAYS
         if phase == 0:  # forced
-            out[g] = acting & (open_[g] == 0)
+            out[g] = acting & (empty[g] == 0)
         elif phase == 1 or phase == 3:  # before, after
             out[g] = acting & (not extra_taken[g])
         elif phase == 2:  # tile
@@ -291,7 +291,7 @@ def asked(phase, turn_kind, extra_taken, open_, pending):
 
 
 @njit(cache=True, nogil=True)
-def start_turn(tiles, stock, open_, done, colour, seat, owner):
+def start_turn(tiles, stock, empty, done, colour, seat, owner):
     """(B,) int8, what each game's turn is (engine.PLAYS, PASSES, SKIPPED, STALLS or OVER): over; out of
     tiles; every hole full and no board, skipped, or stalled when every player who still has coloured tiles
     has no board left either, so that no turn can ever open a hole again."""
@@ -302,7 +302,7 @@ def start_turn(tiles, stock, open_, done, colour, seat, owner):
             kind[g] = 4
         elif tiles[g, colour[g]] == 0:
             kind[g] = 1
-        elif stock[g, seat] == 0 and open_[g] == 0:
+        elif stock[g, seat] == 0 and empty[g] == 0:
             stuck = True
             for c in range(tiles.shape[1]):
                 stuck &= (tiles[g, c] == 0) | (stock[g, owner[c]] == 0)
@@ -325,18 +325,18 @@ def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
 
 
 @njit(cache=True, nogil=True)
-def place_tiles(slots, tiles, open_, filling, choice, colour, asked):
+def place_tiles(slots, tiles, empty, filling, choice, colour, asked):
     """The mover's tile of colour[g] in hole choice[g] of each asked game (in place)."""
     for g in range(len(choice)):
         if asked[g]:
             slots[g, choice[g] // 6, choice[g] % 6] = colour[g]
             tiles[g, colour[g]] -= 1
-            open_[g] -= 1
+            empty[g] -= 1
             filling[g] |= _filled(slots, g, choice[g] // 6)
 
 
 @njit(cache=True, nogil=True)
-def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, open_, filling, offers, cells, steps):
+def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, cells, steps):
     """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + 6 b + k joins a
     board from its stock to the table next to board b in direction k, with the next board id."""
     batch, nb, _ = slots.shape
@@ -348,7 +348,7 @@ def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, o
             slots[g, (code - 1) // 6, (code - 1) % 6] = WHITE
             whites[g, seat] -= 1
             whites_used[g, seat] += 1
-            open_[g] -= 1
+            empty[g] -= 1
             filling[g] |= _filled(slots, g, (code - 1) // 6)
         elif code > holes:
             new = 0
@@ -357,7 +357,7 @@ def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, o
             cell[g, new] = cell[g, (code - 1 - holes) // 6] + steps[(code - 1 - holes) % 6]
             placer[g, new] = seat
             stock[g, seat] -= 1
-            open_[g] += 6
+            empty[g] += 6
             offer(grid, cell, g, steps, offers[g])
 
 
