@@ -164,12 +164,12 @@ def _pick_any(allowed, draws):
         count = 0
         for j in range(k):
             count += allowed[i, j]
-        out[i] = _nth_allowed(allowed[i], int(draws[i] * (count if count else k)), count == 0)
+        out[i] = nth_allowed(allowed[i], int(draws[i] * (count if count else k)), count == 0)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _nth_allowed(row, nth, every):
+def nth_allowed(row, nth, every):
     """The index of the nth (from 0) allowed entry of a row (uint8), or of the nth entry when `every`."""
     if every:
         return nth

@@ -15,7 +15,7 @@ from sim.errors import AtelierError
 from sim.kaleido import fast
 from sim.kaleido.engine import NONE, State, colour_counts, hexagons
 from sim.kaleido.rules import EMPTY, majority
-from strategies.common import Catalogue, _nth_allowed, pick_any, pick_best
+from strategies.common import Catalogue, nth_allowed, pick_any, pick_best
 
 STRATEGIES = {
     "random": "uniformly random legal choices; takes an extra action half the time",
@@ -178,7 +178,7 @@ def _random_extra(legal, rng):
     r = 0
     for i in range(n):
         if count[i] > 0:
-            choice[i] = 1 + _nth_allowed(legal[i, 1:], int(draws[r] * count[i]), False)
+            choice[i] = 1 + nth_allowed(legal[i, 1:], int(draws[r] * count[i]), False)
             r += 1
     return choice
 
