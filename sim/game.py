@@ -137,6 +137,8 @@ def params_from(cls: type, players: int, player_counts: tuple[int, ...], overrid
         expected = type(fields[key].default)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        if expected is tuple and isinstance(value, list):  # a TOML array; Params keep tuples, hashable
+            value = tuple(value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise AtelierError(f"parameter '{key}' must be {expected.__name__}, got {value!r}")
         low, high = fields[key].metadata.get("range", INT64)

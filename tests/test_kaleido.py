@@ -11,7 +11,8 @@ geometry convention, never copied from the code:
   Y[k+3], Z[k+4], Z[k+5].
 Boards are written as six letters by local slot: R Y G B P (red, yellow, green, blue, purple), W white,
 '.' an empty hole. Engine codes (engine docstring): hole 6 * board + slot; extra action 0 none, 1 + hole a
-white tile, 1 + H + cell a board, cell = (q + R)(2R + 1) + r + R, R = boards + 1, H = 6 * boards.
+white tile, 1 + H + 6 b + k a board next to board b in direction k (each free cell offered by its lowest b,
+then k), H = 6 * boards; a honeycomb cell is (q + R)(2R + 1) + r + R, R = boards + 1.
 """
 
 from __future__ import annotations

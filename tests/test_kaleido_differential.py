@@ -9,7 +9,8 @@ engine's mask, and at the end the table, supplies, points, scores, ranks, win sh
 must match. At every decision the reference also shows the strategies the very State the engine showed them.
 
 Encodings (the engine's module docstring): hole h = 6 * board + slot; extra action 0 none, 1 + h a white
-tile in hole h, 1 + H + c a board on cell c = (q + R) * (2R + 1) + (r + R), R = params.boards + 1.
+tile in hole h, 1 + H + 6 b + k a board next to board b in direction k; a board's cell is
+(q + R) * (2R + 1) + (r + R), R = params.boards + 1.
 """
 
 from __future__ import annotations

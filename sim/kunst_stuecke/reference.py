@@ -1,0 +1,371 @@
+"""Kunst Stücke, one game at a time, written to be read beside the rulebook. The batched twin is engine.py; the
+tests replay its games through this file and require the same legal moves and the same scores.
+
+A turn asks its player these questions, in this order (the options are numbered as in the engine):
+1. look: a stack to look through, 0-4, or NO_LOOK (Drawing target tiles: "before or after placing"); after a
+   look, keep: which of the stack's tiles to keep and on which free space, 5 * tile index + space;
+2. slide: a piece on the board to slide, or STOP; after a piece, slide_to: the anchor it ends on. Asked again
+   until the player stops or can slide no more (Sliding Shapes: "before placement, afterwards, or both");
+3. play: a piece of the supply to place (its id), or DISCARD + id to discard it; after a piece to place,
+   place: ORIENTATION_STRIDE * orientation + anchor;
+4. look, if the player has not looked this turn, and slides again.
+
+Reading of the contact rule (Sliding Shapes): a slid piece that started the turn against its own colour must
+end the turn against its own colour. Here every slide must leave every such piece slid so far this turn
+against its own colour, so the turn can always end legally; a sequence that breaks the contact and mends it
+with a later slide is not allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sim.errors import IllegalMove
+from sim.kunst_stuecke.rules import (
+    MOST_SIZE,
+    PIECES,
+    SIDE,
+    SQUARES,
+    STACKS,
+    Deal,
+    Params,
+    colour_of,
+    shape_of,
+    tile_parts,
+)
+
+NO_LOOK = STACKS  # look: none now
+STOP = PIECES  # slide: no more slides
+DISCARD = PIECES  # play: DISCARD + piece discards it
+SPACE_STRIDE = 5  # keep: SPACE_STRIDE * tile index + space
+ORIENTATION_STRIDE = SQUARES  # place: ORIENTATION_STRIDE * orientation + anchor
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+# The squares, numbered 18 row + col, that share an edge with each square.
+NEIGHBOURS = [[(r + dr) * SIDE + c + dc for dr, dc in STEPS if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE]
+              for r, c in (divmod(square, SIDE) for square in range(SQUARES))]
+
+
+@dataclass
+class Game:
+    params: Params
+    shapes: list[list[list[tuple[int, int]]]]  # shapes[shape][orientation]: its (row, col) from the anchor
+    supply: list[list[int]]  # each seat's pieces not yet placed or discarded, in the order dealt
+    stacks: list[list[int]]  # the target tiles left in each stack, top first
+    board: list[int] = field(default_factory=lambda: [-1] * SQUARES)  # the piece on each square 18 row + col
+    where: dict[int, tuple[int, int]] = field(default_factory=dict)  # piece on the board -> (orientation, anchor)
+    chips: list[int] = field(default_factory=list)
+    spaces: list[list[int | None]] = field(default_factory=list)  # each seat's tile on each score space
+    seen: list[list[dict]] = field(default_factory=list)  # each seat's looks: turn, stack and the tiles in it
+    discards: list[int] = field(default_factory=list)
+    first_look: list[int] = field(default_factory=list)  # the turn of each seat's first look, -1 for none
+    turn: int = 0
+    turns: list[dict] = field(default_factory=list)  # the trace's turns
+    # The turn in progress:
+    looked: bool = False
+    slid: dict[int, int] = field(default_factory=dict)  # piece -> slides this turn
+    start_contact: dict[int, bool] = field(default_factory=dict)  # piece -> against its own colour at turn start
+    must_touch: set[int] = field(default_factory=set)  # slid pieces that must end the turn against own colour
+
+    @property
+    def seat(self) -> int:
+        return self.turn % self.params.players
+
+    @property
+    def over(self) -> bool:
+        return not any(self.supply)
+
+
+def new_game(params: Params, one: Deal) -> Game:
+    players, geo = params.players, params.geometry
+    shapes = [[[(int(r), int(c)) for r, c in geo.cells[s, o, : geo.size[s]]] if geo.distinct[s, o] else []
+               for o in range(params.orientations)] for s in range(len(geo.size))]  # [] for a repeated orientation
+    return Game(params, shapes, [list(map(int, one.supply[0, s])) for s in range(players)],
+                [list(map(int, stack)) for stack in one.stacks[0]], chips=[params.chips] * players,
+                spaces=[[None] * len(params.spaces) for _ in range(players)], seen=[[] for _ in range(players)],
+                discards=[0] * players, first_look=[-1] * players)
+
+
+# ---------------------------------------------------------------------------------------------- geometry
+
+
+def anchors(game: Game, piece: int, orientation: int) -> Iterator[int]:
+    """The anchors at which the piece, laid in this orientation, lies wholly on the board."""
+    cells = game.shapes[shape_of(piece)][orientation]
+    height, width = 1 + max(r for r, _ in cells), 1 + max(c for _, c in cells)
+    for row in range(SIDE - height + 1):
+        for col in range(SIDE - width + 1):
+            yield row * SIDE + col
+
+
+def squares(game: Game, piece: int, orientation: int, anchor: int) -> list[int]:
+    """The squares a piece covers laid in `orientation` with its top-left corner on `anchor` (one of anchors)."""
+    return [anchor + SIDE * r + c for r, c in game.shapes[shape_of(piece)][orientation]]
+
+
+def fits(game: Game, cells: list[int], moving: int = -1) -> bool:
+    """On empty squares (or on the squares of the piece being moved)."""
+    return all(game.board[square] in (-1, moving) for square in cells)
+
+
+def neighbours(game: Game, cells: list[int], moving: int = -1) -> set[int]:
+    """The pieces that share an edge with these squares (the piece being moved excepted)."""
+    return {game.board[n] for square in cells for n in NEIGHBOURS[square]} - {-1, moving}
+
+
+def touches_own(game: Game, piece: int) -> bool:
+    """Whether a piece on the board abuts a piece of its own colour."""
+    orientation, anchor = game.where[piece]
+    return any(colour_of(p) == colour_of(piece) for p in neighbours(game, squares(game, piece, orientation, anchor),
+                                                                     piece))
+
+
+# ---------------------------------------------------------------------------------------------- placing
+
+
+def may_lie(game: Game, piece: int, cells: list[int]) -> bool:
+    """Placing Shapes: on empty squares of the board, abutting no piece at all, or at least one of its own
+    colour (and then other colours too)."""
+    if not fits(game, cells):
+        return False
+    touching = {colour_of(p) for p in neighbours(game, cells)}
+    return not touching or colour_of(piece) in touching
+
+
+def ways_to_lie(game: Game, piece: int) -> Iterator[int]:
+    """The place options of a piece, in order: ORIENTATION_STRIDE * orientation + anchor, each distinct way to
+    lie once (an orientation that lays the shape like a lower one is skipped)."""
+    for orientation, shape in enumerate(game.shapes[shape_of(piece)]):
+        if shape:
+            for anchor in anchors(game, piece, orientation):
+                if may_lie(game, piece, squares(game, piece, orientation, anchor)):
+                    yield ORIENTATION_STRIDE * orientation + anchor
+
+
+def placements(game: Game, piece: int) -> list[int]:
+    return list(ways_to_lie(game, piece))
+
+
+def play_options(game: Game) -> list[int]:
+    """Each piece of the supply may be placed (if it can lie anywhere) or discarded ("If it is not possible
+    to place a shape anywhere on the board, or if the player chooses to not lay it on the board")."""
+    mine = sorted(game.supply[game.seat])
+    return [p for p in mine if next(ways_to_lie(game, p), None) is not None] + [DISCARD + p for p in mine]
+
+
+def place(game: Game, piece: int, option: int) -> None:
+    orientation, anchor = divmod(option, ORIENTATION_STRIDE)
+    cells = squares(game, piece, orientation, anchor)
+    for square in cells:
+        game.board[square] = piece
+    game.where[piece] = (orientation, anchor)
+    game.supply[game.seat].remove(piece)
+    if game.params.contact_from_placement:  # it "starts the turn" where it was placed
+        game.start_contact[piece] = touches_own(game, piece)
+    _act(game, {"act": "place", "piece": piece, "rotation": orientation % 4, "mirror": orientation >= 4,
+                "cells": [list(divmod(square, SIDE)) for square in cells]})
+
+
+def discard(game: Game, piece: int) -> None:
+    game.supply[game.seat].remove(piece)
+    game.discards[game.seat] += 1
+    _act(game, {"act": "discard", "piece": piece})
+
+
+# ---------------------------------------------------------------------------------------------- sliding
+
+
+def reachable(game: Game, piece: int) -> Iterator[int]:
+    """The anchors a piece can slide to: the translations where it fits that are connected to where it lies by
+    unit steps up, down, left and right (never through or onto another piece, never off the board), its own
+    place excepted; in the order found."""
+    orientation, start = game.where[piece]
+    inside = set(anchors(game, piece, orientation))
+    seen, todo = {start}, [start]
+    while todo:
+        row, col = divmod(todo.pop(), SIDE)
+        for dr, dc in STEPS:
+            anchor = (row + dr) * SIDE + col + dc
+            if (0 <= col + dc < SIDE and anchor in inside and anchor not in seen
+                    and fits(game, squares(game, piece, orientation, anchor), piece)):
+                seen.add(anchor)
+                todo.append(anchor)
+                yield anchor
+
+
+def _move(game: Game, piece: int, anchor: int) -> None:
+    orientation, old = game.where[piece]
+    for square in squares(game, piece, orientation, old):
+        game.board[square] = -1
+    for square in squares(game, piece, orientation, anchor):
+        game.board[square] = piece
+    game.where[piece] = (orientation, anchor)
+
+
+def ways_to_slide(game: Game, piece: int) -> Iterator[int]:
+    """Where a piece may slide now: reachable, and leaving every slid piece that must stay against its own
+    colour (this one included) against its own colour."""
+    start = game.where[piece][1]
+    bound = game.must_touch | ({piece} if game.start_contact.get(piece, False) else set())
+    for anchor in reachable(game, piece):  # the board is back as it was whenever the search resumes
+        _move(game, piece, anchor)
+        kept = all(touches_own(game, p) for p in bound)
+        _move(game, piece, start)
+        if kept:
+            yield anchor
+
+
+def destinations(game: Game, piece: int) -> list[int]:
+    return sorted(ways_to_slide(game, piece))
+
+
+def slide_options(game: Game) -> list[int]:
+    """Pieces that may slide now, and STOP: a slide costs a chip, a piece slides once a turn (unless
+    slide_again), and it needs somewhere to go."""
+    if game.chips[game.seat] == 0:
+        return [STOP]
+    again = game.params.slide_again
+    return [p for p in sorted(game.where)
+            if (again or p not in game.slid) and next(ways_to_slide(game, p), None) is not None] + [STOP]
+
+
+def slide(game: Game, piece: int, anchor: int) -> None:
+    _move(game, piece, anchor)
+    game.chips[game.seat] -= 1
+    game.slid[piece] = game.slid.get(piece, 0) + 1
+    if game.start_contact.get(piece, False):
+        game.must_touch.add(piece)
+    orientation = game.where[piece][0]
+    cells = [list(divmod(square, SIDE)) for square in squares(game, piece, orientation, anchor)]
+    _act(game, {"act": "slide", "piece": piece, "cells": cells})
+
+
+# ---------------------------------------------------------------------------------------------- targets
+
+
+def look_options(game: Game) -> list[int]:
+    """Stacks the player may look through now: one look a turn, a free space on the score board, and a stack
+    that still holds tiles; NO_LOOK always."""
+    if game.looked or None not in game.spaces[game.seat]:
+        return [NO_LOOK]
+    return [s for s in range(STACKS) if game.stacks[s]] + [NO_LOOK]
+
+
+def keep_options(game: Game, stack: int) -> list[int]:
+    free = [j for j, tile in enumerate(game.spaces[game.seat]) if tile is None]
+    return [SPACE_STRIDE * i + j for i in range(len(game.stacks[stack])) for j in free]
+
+
+def keep(game: Game, stack: int, option: int) -> None:
+    index, space = divmod(option, SPACE_STRIDE)
+    tile = game.stacks[stack].pop(index)  # the rest go back face down
+    game.spaces[game.seat][space] = tile
+    _act(game, {"act": "target", "stack": stack, "tile": list(tile_parts(tile)), "space": space})
+
+
+# ---------------------------------------------------------------------------------------------- a turn, a game
+
+
+class Decider(Protocol):
+    def look(self, game: Game, when: str, options: list[int]) -> int: ...
+    def keep(self, game: Game, stack: int, options: list[int]) -> int: ...
+    def slide(self, game: Game, when: str, options: list[int]) -> int: ...
+    def slide_to(self, game: Game, piece: int, options: list[int]) -> int: ...
+    def play(self, game: Game, options: list[int]) -> int: ...
+    def place(self, game: Game, piece: int, options: list[int]) -> int: ...
+
+
+def _asked(name: str, choice: int, options: list[int], game: Game) -> int:
+    if choice not in options:
+        raise IllegalMove("reference", f"{name} choice {choice} at turn {game.turn} is not allowed by the rules")
+    return choice
+
+
+def _act(game: Game, action: dict) -> None:
+    game.turns[-1]["actions"].append(action)
+
+
+def _look(game: Game, decider: Decider, when: str) -> None:
+    stack = _asked("look", decider.look(game, when, options := look_options(game)), options, game)
+    if stack == NO_LOOK:
+        return
+    game.looked = True
+    game.seen[game.seat].append({"turn": game.turn, "stack": stack, "tiles": list(game.stacks[stack])})
+    if game.first_look[game.seat] < 0:
+        game.first_look[game.seat] = game.turn
+    keep(game, stack, _asked("keep", decider.keep(game, stack, options := keep_options(game, stack)), options, game))
+
+
+def _slides(game: Game, decider: Decider, when: str) -> None:
+    while (piece := _asked("slide", decider.slide(game, when, options := slide_options(game)), options, game)) != STOP:
+        anchor = _asked("slide_to", decider.slide_to(game, piece, options := destinations(game, piece)), options, game)
+        slide(game, piece, anchor)
+
+
+def play_turn(game: Game, decider: Decider) -> None:
+    """Course of play: place or discard one shape; slide and look for a target before or after it."""
+    game.turns.append({"seat": game.seat, "actions": []})
+    game.looked, game.slid, game.must_touch = False, {}, set()
+    game.start_contact = {p: touches_own(game, p) for p in game.where}
+    _look(game, decider, "before")
+    _slides(game, decider, "before")
+    choice = _asked("play", decider.play(game, options := play_options(game)), options, game)
+    if choice >= DISCARD:
+        discard(game, choice - DISCARD)
+    else:
+        place(game, choice, _asked("place", decider.place(game, choice, options := placements(game, choice)),
+                                   options, game))
+    if not game.looked:
+        _look(game, decider, "after")
+    _slides(game, decider, "after")
+    game.turn += 1
+
+
+# ---------------------------------------------------------------------------------------------- scoring
+
+
+def blocks(game: Game) -> list[tuple[int, int]]:
+    """Every block: a maximal set of same-coloured pieces joined by shared edges, as (colour, pieces), in order of
+    each block's lowest piece id."""
+    out, seen = [], set()
+    for first in sorted(game.where):
+        if first in seen:
+            continue
+        group, todo = set(), [first]
+        while todo:
+            piece = todo.pop()
+            if piece in group:
+                continue
+            group.add(piece)
+            orientation, anchor = game.where[piece]
+            todo += [p for p in neighbours(game, squares(game, piece, orientation, anchor), piece)
+                     if colour_of(p) == colour_of(first)]
+        seen |= group
+        out.append((colour_of(first), len(group)))
+    return out
+
+
+def scores(game: Game) -> list[int]:
+    """Scoring: a tile is correct when a block of its colour has exactly its number of pieces (6+: six or more);
+    it scores its number plus its space's bonus, once."""
+    found = blocks(game)
+    points = []
+    for spaces in game.spaces:
+        total = 0
+        for space, tile in enumerate(spaces):
+            if tile is None:
+                continue
+            colour, size = tile_parts(tile)
+            if any(c == colour and (n == size or (size == MOST_SIZE and n >= MOST_SIZE)) for c, n in found):
+                total += size + game.params.spaces[space]
+        points.append(total)
+    return points
+
+
+def play(params: Params, one: Deal, decider: Decider) -> Game:
+    """A whole game: turns in seat order until every supply is empty (Game End)."""
+    game = new_game(params, one)
+    while not game.over:
+        play_turn(game, decider)
+    return game
