@@ -1,0 +1,400 @@
+"""Kunst Stücke: the shapes file and its checks, and the rules on scripted boards drawn as ASCII (reference
+engine): placing, sliding, targets, blocks and scoring, and whole games.
+
+Boards are drawn as rows of 18 characters: '.' an empty square, a letter a square of the piece that letter
+names in the test. Expected values are worked out by hand from the rulebook (../shared/rules/kunst_stuecke.txt)
+and the issue's readings, never copied from the code. Shapes (sim/kunst_stuecke/shapes.toml): 0 L5, 1 P5,
+2 T5, 4 R6 (a 2 x 3 block), 9 R8 (a 2 x 4 block). Piece p has colour p // 12 (0 red, 1 yellow, 2 green) and
+shape p % 12.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.errors import AtelierError, IllegalMove
+from sim.game import params_from
+from sim.kunst_stuecke import reference as ref
+from sim.kunst_stuecke import rules
+from sim.kunst_stuecke.rules import SIDE, Params, load_shapes, tile_of
+
+RED_L5, RED_P5, RED_T5, RED_L6, RED_R6, RED_S6, RED_R8 = 0, 1, 2, 3, 4, 5, 9
+YELLOW_L5, YELLOW_R6, YELLOW_R8 = 12, 16, 21
+GREEN_L5, GREEN_R8 = 24, 33
+
+
+def empty_game(players: int = 2, **params) -> ref.Game:
+    """A game with nobody's pieces dealt and full stacks, for scripted positions."""
+    params = Params(players=players, **params)
+    deal = rules.deal(params, np.random.default_rng(0), 1)
+    game = ref.new_game(params, deal)
+    game.supply = [[] for _ in range(players)]
+    game.turns.append({"seat": 0, "actions": []})
+    return game
+
+
+def drawn(rows: list[str]) -> dict[str, list[int]]:
+    """The squares (18 row + col) of each letter of a drawing; rows not drawn are empty."""
+    out: dict[str, list[int]] = {}
+    for r, line in enumerate(rows):
+        for c, char in enumerate(line):
+            if char != ".":
+                out.setdefault(char, []).append(r * SIDE + c)
+    return out
+
+
+def way_of(game: ref.Game, piece: int, cells: list[int]) -> tuple[int, int]:
+    """The (orientation, anchor) that lays the piece on exactly these squares."""
+    for orientation, shape in enumerate(game.shapes[rules.shape_of(piece)]):
+        if shape:
+            for anchor in ref.anchors(game, piece, orientation):
+                if sorted(ref.squares(game, piece, orientation, anchor)) == sorted(cells):
+                    return orientation, anchor
+    raise AssertionError(f"piece {piece} cannot cover {cells}")
+
+
+def lay(game: ref.Game, rows: list[str], pieces: dict[str, int]) -> None:
+    """Put the drawn pieces on the board (outside any turn)."""
+    for letter, cells in drawn(rows).items():
+        orientation, anchor = way_of(game, pieces[letter], cells)
+        for square in cells:
+            game.board[square] = pieces[letter]
+        game.where[pieces[letter]] = (orientation, anchor)
+
+
+def put(game: ref.Game, piece: int, row: int, col: int, orientation: int = 0) -> None:
+    """Put a piece on the board in an orientation, its bounding box's top-left corner at (row, col)."""
+    cells = ref.squares(game, piece, orientation, row * SIDE + col)
+    for square in cells:
+        assert game.board[square] == -1
+        game.board[square] = piece
+    game.where[piece] = (orientation, row * SIDE + col)
+
+
+def may_place(game: ref.Game, piece: int, rows: list[str]) -> bool:
+    """Whether the piece may be placed on the squares marked '#'."""
+    orientation, anchor = way_of(game, piece, drawn(rows)["#"])
+    return ref.ORIENTATION_STRIDE * orientation + anchor in ref.placements(game, piece)
+
+
+# ---------------------------------------------------------------------------------------------- the shapes file
+
+
+def test_the_default_shapes_are_twelve_distinct_polyominoes_of_5_to_8_squares():
+    shapes = load_shapes()
+    assert len(shapes) == 12 and [len(cells) for _, cells in shapes] == [5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8]
+    geo = rules.geometry()
+    assert geo.distinct.sum(axis=1).tolist() == [4, 4, 4, 4, 2, 2, 4, 4, 4, 2, 2, 4]  # a rectangle or S turns twice
+    mirrored = rules.geometry("", True)
+    assert mirrored.distinct.shape == (12, 8) and mirrored.distinct.sum() > geo.distinct.sum()
+
+
+def write_shapes(tmp_path: Path, shapes: list[list[list[int]]]) -> str:
+    path = tmp_path / "shapes.toml"
+    path.write_text("".join(f"[[shape]]\nname = \"s{i}\"\ncells = {cells}\n\n" for i, cells in enumerate(shapes)))
+    return str(path)
+
+
+DEFAULT_CELLS = [cells.tolist() for _, cells in load_shapes()]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda s: s[:11], "must hold 12 shapes, got 11"),
+    (lambda s: [[[0, 0], [0, 0], [0, 1], [0, 2], [0, 3]], *s[1:]], "overlapping cells"),
+    (lambda s: [[[0, 0], [0, 1], [0, 2], [0, 3], [2, 0]], *s[1:]], "not connected"),
+    (lambda s: [[[0, 0], [0, 1], [0, 2], [0, 3]], *s[1:]], "5 to 8 cells"),
+    (lambda s: [[[1, 0], [1, 1], [1, 2], [1, 3], [2, 3]], *s[1:]], "start at row 0 and col 0"),
+    (lambda s: [*s[:11], [[0, 1], [1, 1], [2, 1], [3, 1], [3, 0]]], "same shape as s0, turned or mirrored"),
+])
+def test_a_bad_shapes_file_is_refused_in_one_line(tmp_path, change, message):
+    path = write_shapes(tmp_path, change(DEFAULT_CELLS))
+    with pytest.raises(AtelierError, match=message):
+        params_from(Params, 3, rules.PLAYER_COUNTS, {"shapes": path})
+
+
+def test_a_missing_shapes_file_is_named():
+    with pytest.raises(AtelierError, match=r"shapes file /nowhere/shapes\.toml does not exist"):
+        params_from(Params, 3, rules.PLAYER_COUNTS, {"shapes": "/nowhere/shapes.toml"})
+
+
+def test_spaces_take_five_whole_numbers():
+    assert params_from(Params, 3, rules.PLAYER_COUNTS, {"spaces": [20, 10, 5, 5, 0]}).spaces == (20, 10, 5, 5, 0)
+    with pytest.raises(AtelierError, match="'spaces' must be 5 whole numbers"):
+        params_from(Params, 3, rules.PLAYER_COUNTS, {"spaces": [20, 10, 5]})
+
+
+def test_the_deal_gives_each_player_their_pieces_and_five_stacks_of_six():
+    for players, each in rules.DEALT.items():
+        deal = rules.deal(Params(players=players), np.random.default_rng(players), 50)
+        assert deal.supply.shape == (50, players, each)
+        flat = deal.supply.reshape(50, -1)
+        assert all(len(set(row.tolist())) == players * each for row in flat)  # no piece twice
+        assert (np.sort(deal.stacks.reshape(50, -1), axis=1) == np.arange(30)).all()  # every tile once
+
+
+# ---------------------------------------------------------------------------------------------- placing
+
+BOARD = [
+    "..................",
+    ".aa...............",
+    ".aa...............",
+    ".aa...............",
+    "..................",
+    "......bbbb........",
+    "......bbbb........",
+]
+
+
+def test_a_piece_may_lie_free_or_against_its_own_colour_but_not_against_another_colour_alone():
+    game = empty_game()
+    lay(game, BOARD, {"a": RED_R6, "b": YELLOW_R8})  # a: red 3 x 2 block, b: yellow 2 x 4 block
+    free = [""] * 13 + ["#", "#", "#", "##"]
+    assert may_place(game, RED_L5, free)  # no piece touches it
+    assert may_place(game, RED_L5, ["", "...#", "...#", "...#", "...##"])  # against red a along an edge
+    against_yellow = [""] * 3 + ["..........#", "..........#", "..........#", "..........##"]
+    assert not may_place(game, RED_L5, against_yellow)  # (5, 10) shares an edge with b's (5, 9)
+    assert may_place(game, YELLOW_L5, against_yellow)  # a yellow piece may lie there
+    corner_only = [""] * 7 + ["..........#", "..........#", "..........#", "..........##"]
+    assert may_place(game, RED_L5, corner_only)  # (7, 10) meets b's (6, 9) at a corner only: free
+
+
+def test_a_piece_abutting_both_its_own_colour_and_another_may_lie():
+    game = empty_game()
+    lay(game, ["", "aa", "aa", "aa", "", "bbbb", "bbbb"], {"a": RED_R6, "b": YELLOW_R8})
+    # Column 2, rows 1-4 then (4, 3): touches red a (rows 1-3) and yellow b below at row 5.
+    assert may_place(game, RED_L5, ["", "..#", "..#", "..#", "..##"])
+    # The same squares for a yellow piece: it touches red a and yellow b, so it may lie too.
+    assert may_place(game, YELLOW_L5, ["", "..#", "..#", "..#", "..##"])
+    # A green piece there touches red and yellow, no green: refused.
+    assert not may_place(game, 24, ["", "..#", "..#", "..#", "..##"])
+
+
+def test_a_piece_never_lies_off_the_board_or_on_another_piece():
+    game = empty_game()
+    lay(game, ["", "aa", "aa", "aa"], {"a": RED_R6})
+    legal = ref.placements(game, RED_L5)
+    for option in legal:
+        orientation, anchor = divmod(option, ref.ORIENTATION_STRIDE)
+        cells = ref.squares(game, RED_L5, orientation, anchor)
+        assert all(0 <= c < rules.SQUARES for c in cells) and all(game.board[c] == -1 for c in cells)
+    # An L of 4 x 2 in orientation 0 fits its anchor only at rows 0-14 and cols 0-16: 15 * 17 squares.
+    assert len(list(ref.anchors(game, RED_L5, 0))) == 15 * 17
+    assert not may_place(game, RED_L5, ["", ".#", ".#", ".#", ".##"])  # on top of a
+
+
+def test_discarding_is_always_allowed_and_placing_only_where_the_piece_can_lie():
+    game = empty_game()
+    game.supply[0] = [RED_L5, YELLOW_R8]
+    options = ref.play_options(game)
+    assert options == [RED_L5, YELLOW_R8, ref.DISCARD + RED_L5, ref.DISCARD + YELLOW_R8]
+
+
+# ---------------------------------------------------------------------------------------------- sliding
+
+
+def cells_at(game: ref.Game, piece: int, anchor: int) -> list[int]:
+    return ref.squares(game, piece, game.where[piece][0], anchor)
+
+
+def test_a_slide_never_passes_through_a_piece_nor_leaves_the_board():
+    game = empty_game()
+    # a (red, 2 x 3) in the top-left corner; yellow b to its right (4 x 2), green c below (2 x 4): a can only
+    # move down by one or two rows.
+    lay(game, [
+        "aaabb",
+        "aaabb",
+        "...bb",
+        "...bb",
+        "cccc",
+        "cccc",
+    ], {"a": RED_R6, "b": YELLOW_R8, "c": GREEN_R8})
+    assert sorted(ref.reachable(game, RED_R6)) == [1 * SIDE, 2 * SIDE]
+
+
+def test_a_slide_may_turn_corners_but_not_pass_a_wall():
+    game = empty_game()
+    lay(game, [
+        "aaa",
+        "aaa",
+        "bbbb",
+        "bbbb",
+    ], {"a": RED_R6, "b": YELLOW_R8})
+    reach = set(ref.reachable(game, RED_R6))
+    assert 0 * SIDE + 15 in reach  # right along the top, to the board's right edge
+    assert 0 * SIDE + 16 not in reach  # one more and it would leave the board
+    assert 2 * SIDE + 4 in reach  # right, then down past the wall's end at column 3
+    assert 4 * SIDE + 0 in reach  # and back left under the wall: right, down, left
+    assert 1 * SIDE + 0 not in reach and 2 * SIDE + 0 not in reach  # straight down runs into b
+
+
+def test_sliding_costs_a_chip_and_a_piece_slides_once_a_turn():
+    game = empty_game(chips=1)
+    lay(game, ["aa", "aa", "aa"], {"a": RED_R6})
+    assert ref.slide_options(game) == [RED_R6, ref.STOP]
+    ref.slide(game, RED_R6, 10)
+    assert game.chips[0] == 0 and ref.slide_options(game) == [ref.STOP]
+    again = empty_game(chips=5)
+    lay(again, ["aa", "aa", "aa"], {"a": RED_R6})
+    ref.slide(again, RED_R6, 10)
+    assert ref.slide_options(again) == [ref.STOP]  # slid once this turn already
+    once_more = empty_game(chips=5, slide_again=True)
+    lay(once_more, ["aa", "aa", "aa"], {"a": RED_R6})
+    ref.slide(once_more, RED_R6, 10)
+    assert ref.slide_options(once_more) == [RED_R6, ref.STOP]
+
+
+def test_a_slid_piece_that_started_against_its_own_colour_must_end_against_it():
+    game = empty_game(chips=5)
+    # a (red, 3 x 2) and b (red, 2 x 4) share an edge; c (yellow) lies far away, against nothing.
+    lay(game, ["aabbbb", "aabbbb", "aa"] + [""] * 11 + ["..........cccc", "..........cccc"],
+        {"a": RED_R6, "b": RED_R8, "c": YELLOW_R8})
+    game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
+    assert game.start_contact == {RED_R6: True, RED_R8: True, YELLOW_R8: False}
+    options = set(ref.destinations(game, RED_R6))
+    assert 1 * SIDE in options  # one row down it still shares an edge with b
+    assert 10 * SIDE not in options  # far down it would touch no red piece: kept rule, not allowed
+    assert 0 * SIDE + 10 in set(ref.destinations(game, YELLOW_R8))  # c started alone: anywhere it reaches
+    ref.slide(game, RED_R6, 1 * SIDE)
+    assert game.must_touch == {RED_R6} and game.chips[0] == 4
+    # b may not now slide away: a, slid this turn, would end it touching no red piece.
+    assert 0 * SIDE + 10 not in set(ref.destinations(game, RED_R8))
+    with pytest.raises(IllegalMove, match="slide_to choice"):
+        ref._asked("slide_to", 0 * SIDE + 10, ref.destinations(game, RED_R8), game)
+
+
+def test_a_placed_piece_slid_in_the_same_turn_keeps_the_contact_it_was_placed_with():
+    for from_placement, allowed in ((True, False), (False, True)):
+        game = empty_game(chips=5, contact_from_placement=from_placement)
+        lay(game, ["aa", "aa", "aa"], {"a": RED_R6})
+        game.supply[0] = [RED_R8]
+        game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
+        orientation, anchor = way_of(game, RED_R8, drawn(["..####", "..####"])["#"])
+        ref.place(game, RED_R8, ref.ORIENTATION_STRIDE * orientation + anchor)
+        assert (10 * SIDE + 10 in ref.destinations(game, RED_R8)) is allowed
+
+
+# ---------------------------------------------------------------------------------------------- targets
+
+
+def test_a_look_takes_one_tile_of_a_whole_stack_onto_a_free_space_once_a_turn():
+    game = empty_game()
+    game.stacks = [[tile_of(0, 2), tile_of(1, 3)], [], [tile_of(2, 6)], [tile_of(3, 1)], [tile_of(4, 4)]]
+    assert ref.look_options(game) == [0, 2, 3, 4, ref.NO_LOOK]  # an empty stack cannot be chosen
+    assert ref.keep_options(game, 0) == [5 * i + j for i in range(2) for j in range(5)]
+    ref.keep(game, 0, 5 * 1 + 4)  # keep the yellow 3 on the last space
+    assert game.stacks[0] == [tile_of(0, 2)] and game.spaces[0] == [None, None, None, None, tile_of(1, 3)]
+    game.looked = True
+    assert ref.look_options(game) == [ref.NO_LOOK]  # one look a turn
+
+
+def test_a_full_score_board_takes_no_more_tiles():
+    game = empty_game()
+    game.spaces[0] = [tile_of(0, 1), tile_of(0, 2), tile_of(0, 3), tile_of(0, 4), None]
+    assert ref.look_options(game) != [ref.NO_LOOK] and ref.keep_options(game, 0)[:1] == [4]
+    game.spaces[0][4] = tile_of(0, 5)
+    assert ref.look_options(game) == [ref.NO_LOOK]  # five tiles: no more looks
+
+
+# ---------------------------------------------------------------------------------------------- blocks, scoring
+
+
+def test_pieces_touching_only_corner_to_corner_are_two_blocks():
+    diagonal = empty_game()
+    lay(diagonal, ["aa", "aa", "aa", "..bbbb", "..bbbb"], {"a": RED_R6, "b": RED_R8})
+    assert sorted(ref.blocks(diagonal)) == [(0, 1), (0, 1)]  # two red blocks of one piece each
+    joined = empty_game()
+    lay(joined, ["aa", "aa", "aa", ".bbbb", ".bbbb"], {"a": RED_R6, "b": RED_R8})
+    assert ref.blocks(joined) == [(0, 2)]  # an edge shared: one block of two
+    colours = empty_game()
+    lay(colours, ["aa", "aa", "aa", ".bbbb", ".bbbb"], {"a": RED_R6, "b": YELLOW_R8})
+    assert sorted(ref.blocks(colours)) == [(0, 1), (1, 1)]  # different colours never join
+
+
+def red_blocks_of_two(game: ref.Game) -> None:
+    """Three red blocks of two pieces each, apart from one another."""
+    lay(game, ["aa", "aa", "aa", ".bbbb", ".bbbb"], {"a": RED_R6, "b": RED_R8})
+    put(game, RED_L5, 8, 0)  # (8..11, 0) and (11, 1)
+    put(game, RED_P5, 8, 1)  # (8, 1), (8, 2), (9, 1), (9, 2), (10, 1): shares (8, 0)-(8, 1)
+    put(game, RED_T5, 14, 10)  # (14, 10..12), (15, 11), (16, 11)
+    put(game, RED_L6, 12, 13)  # (12..16, 13), (16, 14): shares (14, 12)-(14, 13)
+
+
+def test_the_rulebook_example_red_2_on_the_15_space_scores_17_once():
+    game = empty_game()
+    lay(game, ["aa", "aa", "aa", ".bbbb", ".bbbb"], {"a": RED_R6, "b": RED_R8})
+    game.spaces[0][0] = tile_of(0, 2)  # Red-2 on the 15 space
+    assert ref.scores(game) == [17, 0]
+    many = empty_game()
+    red_blocks_of_two(many)
+    assert sorted(ref.blocks(many)) == [(0, 2)] * 3
+    many.spaces[0][0] = tile_of(0, 2)
+    assert ref.scores(many) == [17, 0]  # three red blocks of two still score the tile once
+
+
+def test_a_6_plus_tile_needs_six_or_more_and_a_wrong_tile_scores_nothing():
+    game = empty_game()
+    lay(game, ["aabbbbcc", "aabbbbcc", "aa....cc"], {"a": RED_R6, "b": RED_R8, "c": YELLOW_R6})
+    game.spaces[0] = [tile_of(0, 6), tile_of(1, 1), tile_of(0, 3), None, None]
+    game.spaces[1] = [None, None, None, tile_of(0, 2), None]
+    # Seat 0: red 6+ wrong (the red block has 2), yellow 1 right (1 + 10), red 3 wrong; seat 1: red 2 (2 + 5).
+    assert ref.scores(game) == [11, 7]
+    six = empty_game()
+    for piece, row, col in [(RED_L5, 0, 0), (RED_P5, 4, 0), (RED_T5, 7, 0), (RED_L6, 10, 1), (RED_R6, 15, 0),
+                            (RED_S6, 14, 3)]:  # a chain, each sharing an edge with the one before
+        put(six, piece, row, col)
+    assert ref.blocks(six) == [(0, 6)]
+    six.spaces[0] = [tile_of(0, 6), tile_of(0, 5), None, None, None]
+    assert ref.scores(six) == [6 + 15, 0]  # 6+ right, 5 wrong (the block has six)
+
+
+# ---------------------------------------------------------------------------------------------- whole games
+
+
+class Random:
+    """A scripted player: random legal choices, a look half the time, a slide now and then."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def pick(self, options):
+        return int(options[self.rng.integers(len(options))])
+
+    def look(self, game, when, options):
+        return self.pick(options) if self.rng.random() < 0.5 else ref.NO_LOOK
+
+    def keep(self, game, stack, options):
+        return self.pick(options)
+
+    def slide(self, game, when, options):
+        return self.pick(options[:-1]) if len(options) > 1 and self.rng.random() < 0.2 else ref.STOP
+
+    def slide_to(self, game, piece, options):
+        return self.pick(options)
+
+    def play(self, game, options):
+        places = [o for o in options if o < ref.DISCARD]
+        return self.pick(places or options)
+
+    def place(self, game, piece, options):
+        return self.pick(options)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_a_game_ends_when_every_piece_is_placed_or_discarded(players):
+    params = Params(players=players)
+    game = ref.play(params, rules.deal(params, np.random.default_rng(players), 1), Random(players))
+    assert game.turn == players * rules.DEALT[players] and not any(game.supply)
+    assert len(game.where) + sum(game.discards) == players * rules.DEALT[players]
+    assert all(0 <= chips <= params.chips for chips in game.chips)
+    assert all(sum(tile is not None for tile in spaces) <= 5 for spaces in game.spaces)
+    counted = sum(n for _, n in ref.blocks(game))
+    assert counted == len(game.where)  # every piece on the board is in exactly one block
+    covered = [s for s in range(rules.SQUARES) if game.board[s] >= 0]
+    assert len(covered) == sum(int(rules.geometry().size[rules.shape_of(p)]) for p in game.where)
+    for turn in game.turns:
+        kinds = [a["act"] for a in turn["actions"]]
+        assert sum(k in ("place", "discard") for k in kinds) == 1 and kinds.count("target") <= 1
+    assert [t["seat"] for t in game.turns] == [t % players for t in range(game.turn)]
