@@ -1,7 +1,8 @@
 """Kunst Stücke, one game at a time, written to be read beside the rulebook. The batched twin is engine.py; the
 tests replay its games through this file and require the same legal moves and the same scores.
 
-A turn asks its player these questions, in this order (the options are numbered as in the engine):
+A turn asks its player these questions, in this order (the options are numbered as in the engine); a question
+with one possible answer (no look possible, no slide possible) is not asked:
 1. look: a stack to look through, 0-4, or NO_LOOK (Drawing target tiles: "before or after placing"); after a
    look, keep: which of the stack's tiles to keep and on which free space, 5 * tile index + space;
 2. slide: a piece on the board to slide, or STOP; after a piece, slide_to: the anchor it ends on. Asked again
@@ -287,7 +288,10 @@ def _act(game: Game, action: dict) -> None:
 
 
 def _look(game: Game, decider: Decider, when: str) -> None:
-    stack = _asked("look", decider.look(game, when, options := look_options(game)), options, game)
+    """A look, asked only where one is possible."""
+    if (options := look_options(game)) == [NO_LOOK]:
+        return
+    stack = _asked("look", decider.look(game, when, options), options, game)
     if stack == NO_LOOK:
         return
     game.looked = True
@@ -298,7 +302,11 @@ def _look(game: Game, decider: Decider, when: str) -> None:
 
 
 def _slides(game: Game, decider: Decider, when: str) -> None:
-    while (piece := _asked("slide", decider.slide(game, when, options := slide_options(game)), options, game)) != STOP:
+    """Slides, asked for as long as the player wants to and can slide a piece."""
+    while (options := slide_options(game)) != [STOP]:
+        piece = _asked("slide", decider.slide(game, when, options), options, game)
+        if piece == STOP:
+            return
         anchor = _asked("slide_to", decider.slide_to(game, piece, options := destinations(game, piece)), options, game)
         slide(game, piece, anchor)
 

@@ -1,0 +1,299 @@
+"""Kunst Stücke, batched and steppable (the contract in sim/game.py): B games advance in lockstep, one decision
+at a time; the legality and the moves are numba kernels (fast.py). The scalar, rule-by-rule twin is
+reference.py, and both ask the same questions with the same numbered options (its docstring).
+
+Every game has the same number of turns (each places or discards one piece), so turns stay in lockstep; within a
+turn a phase that asks no game is passed over (`State.phase`):
+- "look_before" (kind look), then "keep_before" (kind keep) where a stack was chosen;
+- "slide_before" (kind slide) and "slide_to_before" (kind slide_to), in turn, while any game slides on;
+- "play" (kind play), then "place" (kind place) where a piece is to be placed;
+- "look_after", "keep_after", "slide_after" and "slide_to_after", as before placing.
+Between them `step` starts each turn (which pieces touch their own colour then) and ends it; once every turn is
+played the State is in phase "over".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from sim.game import Decision, Outcome, evolve
+from sim.kunst_stuecke import fast
+from sim.kunst_stuecke.reference import DISCARD, NO_LOOK, STOP
+from sim.kunst_stuecke.rules import PIECES, SQUARES, Deal, Params
+from sim.scoring import standings
+
+CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before", "play", "place", "look_after",
+         "keep_after", "slide_after", "slide_to_after", "end")
+
+
+@dataclass(frozen=True)
+class State:
+    """B games. `step` returns a new State and never changes its argument."""
+
+    board: np.ndarray  # (B, 324) int8: the piece on each square 18 row + col, -1 empty
+    orient: np.ndarray  # (B, 60) int8: each piece's orientation on the board, -1 off it
+    anchor: np.ndarray  # (B, 60) int16: each piece's anchor on the board
+    owner: np.ndarray  # (B, 60) int8: the seat whose supply holds the piece, -1 none
+    chips: np.ndarray  # (B, P) int16
+    stacks: np.ndarray  # (B, 5, 6) int8: the tiles left in each stack, top first, then -1 (hidden from players)
+    spaces: np.ndarray  # (B, P, 5) int8: the tile on each space of each score board, -1 free
+    seen: np.ndarray  # (B, P, 30) int8: for each tile, the stack where the seat last saw it, -1 never
+    discards: np.ndarray  # (B, P) int16
+    first_look: np.ndarray  # (B, P) int16: the turn of the seat's first look, -1 none
+    looked: np.ndarray  # (B,) bool: the mover has looked this turn
+    slid: np.ndarray  # (B, 60) int8: slides of each piece this turn
+    start_contact: np.ndarray  # (B, 60) bool: against its own colour at the start of the turn (or when placed)
+    must_touch: np.ndarray  # (B, 60) bool: slid this turn, so it must end the turn against its own colour
+    chosen: np.ndarray  # (B,) int16: the stack looked through, or the piece to slide or to place, -1 none
+    stopped: np.ndarray  # (B,) bool: the mover stopped sliding in this phase
+    asked: np.ndarray  # (B,) bool: the games the current phase asks
+    phase: str = "start"
+    turn: int = 0
+
+    def select(self, games) -> State:
+        """The same state for a subset of the batch's games."""
+        return evolve(self, **{f.name: getattr(self, f.name)[games] for f in fields(self)
+                               if isinstance(getattr(self, f.name), np.ndarray)})
+
+
+@dataclass
+class Observation:
+    """What the mover may know: the board, every supply and chip count, how many tiles are left in each stack,
+    which score spaces are taken, and its own tiles and looks; during a keep, the stack it looks through. Never
+    the stacks' contents otherwise, nor the other players' tiles."""
+
+    phase: str
+    seat: int
+    turn: int
+    board: np.ndarray  # (B, 324)
+    orient: np.ndarray  # (B, 60)
+    anchor: np.ndarray  # (B, 60)
+    owner: np.ndarray  # (B, 60)
+    chips: np.ndarray  # (B, P)
+    stack_sizes: np.ndarray  # (B, 5)
+    taken: np.ndarray  # (B, P, 5) bool: spaces holding a tile (face down, so only that)
+    tiles: np.ndarray  # (B, 5): the mover's own tiles by space, -1 free
+    seen: np.ndarray  # (B, 30): where the mover last saw each tile, -1 never
+    looking_at: np.ndarray  # (B, 6): the stack being looked through (keep only), -1 padded
+    piece: np.ndarray  # (B,): the piece to place or slide, -1 none
+    legal: np.ndarray
+    asked: np.ndarray
+    params: Params
+    memo: dict = field(default_factory=dict)
+
+
+def init(params: Params, deal: Deal) -> State:
+    """Preparation: the dealt supplies and stacks, chips, empty boards; the batch at its first decision."""
+    batch, players = len(deal.supply), params.players
+    owner = np.full((batch, PIECES), -1, np.int8)
+    rows = np.arange(batch)[:, None]
+    for seat in range(players):
+        owner[rows, deal.supply[:, seat]] = seat
+    state = State(
+        board=np.full((batch, SQUARES), -1, np.int8), orient=np.full((batch, PIECES), -1, np.int8),
+        anchor=np.zeros((batch, PIECES), np.int16), owner=owner,
+        chips=np.full((batch, players), params.chips, np.int16), stacks=deal.stacks.astype(np.int8),
+        spaces=np.full((batch, players, len(params.spaces)), -1, np.int8),
+        seen=np.full((batch, players, 30), -1, np.int8), discards=np.zeros((batch, players), np.int16),
+        first_look=np.full((batch, players), -1, np.int16), looked=np.zeros(batch, bool),
+        slid=np.zeros((batch, PIECES), np.int8), start_contact=np.zeros((batch, PIECES), bool),
+        must_touch=np.zeros((batch, PIECES), bool), chosen=np.full(batch, -1, np.int16),
+        stopped=np.zeros(batch, bool), asked=np.zeros(batch, bool))
+    return _advance(params, evolve(state, phase="end"), "end")
+
+
+def terminal(state: State) -> bool:
+    return state.phase == "over"
+
+
+def _kind(phase: str) -> str:
+    return phase.removesuffix("_before").removesuffix("_after")
+
+
+def decision(params: Params, state: State) -> Decision:
+    """The decision the batch faces now: its phase's legal mask for the games it asks."""
+    seat, phase, asked = state.turn % params.players, state.phase, state.asked
+    kind = _kind(phase)
+    legal = legal_mask(params, state, kind, seat)
+    batch = len(asked)
+    looking = np.full((batch, 6), -1, np.int8)
+    if kind == "keep":
+        looking = np.where(asked[:, None], state.stacks[np.arange(batch), np.maximum(state.chosen, 0)], -1)
+    piece = np.where(asked & (kind in ("place", "slide_to")), state.chosen, -1)
+    obs = Observation(phase, seat, state.turn, state.board, state.orient, state.anchor, state.owner, state.chips,
+                      (state.stacks >= 0).sum(axis=2), state.spaces >= 0, state.spaces[:, seat], state.seen[:, seat],
+                      looking, piece, legal, asked, params)
+    return Decision(kind, seat, legal, asked, obs, f"({phase}) at turn {state.turn}")
+
+
+def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray:
+    asked, tables = state.asked, fast.tables(params)
+    offsets, size, extent, distinct, neighbours = tables
+    if kind == "look":
+        return np.concatenate([(state.stacks[:, :, 0] >= 0) & asked[:, None], np.ones((len(asked), 1), bool)], axis=1)
+    if kind == "keep":
+        tiles = state.stacks[np.arange(len(asked)), np.maximum(state.chosen, 0)] >= 0  # (B, 6)
+        free = state.spaces[:, seat] < 0  # (B, 5)
+        return (tiles[:, :, None] & free[:, None, :] & asked[:, None, None]).reshape(len(asked), -1)
+    if kind == "slide":
+        return slide_mask(params, state, seat, asked)
+    if kind == "slide_to":  # the kernel moves pieces to try them: it gets copies
+        return fast.destinations(state.board.copy(), state.orient, state.anchor.copy(), _chosen(state),
+                                 state.must_touch, state.start_contact, offsets, size, extent, neighbours)
+    if kind == "play":
+        return fast.play_mask(state.board, state.owner, seat, asked, offsets, size, extent, distinct, neighbours)
+    if kind == "place":
+        return fast.placements(state.board, _chosen(state), offsets, size, extent, distinct, neighbours)
+    raise ValueError(f"no decision in phase '{state.phase}'")
+
+
+def slide_mask(params: Params, state: State, seat: int, asked: np.ndarray) -> np.ndarray:
+    """(B, 61): the pieces the mover may slide, and STOP. The kernel moves pieces to try them: it gets copies."""
+    offsets, size, extent, _, neighbours = fast.tables(params)
+    return fast.slide_mask(state.board.copy(), state.orient, state.anchor.copy(), state.chips, seat, state.slid,
+                           params.slide_again, state.must_touch, state.start_contact, asked, offsets, size, extent,
+                           neighbours)
+
+
+def _chosen(state: State) -> np.ndarray:
+    return np.where(state.asked, state.chosen, -1).astype(np.int64)
+
+
+def step(params: Params, state: State, choice: np.ndarray) -> State:
+    """Apply the batch's choices for the decision it faces (used where it asks), then advance."""
+    seat, phase, asked = state.turn % params.players, state.phase, state.asked
+    choice = np.where(asked, np.asarray(choice), 0).astype(np.int64)
+    kind = _kind(phase)
+    offsets, size, _, _, neighbours = fast.tables(params)
+    if kind == "look":
+        look = asked & (choice != NO_LOOK)
+        seen, first = state.seen.copy(), state.first_look.copy()
+        games = np.flatnonzero(look)
+        stacks = state.stacks[games, choice[games]]  # (n, 6)
+        for i in range(stacks.shape[1]):  # the mover remembers where each tile it saw lay
+            shown = stacks[:, i] >= 0
+            seen[games[shown], seat, stacks[shown, i]] = choice[games[shown]]
+        first[games, seat] = np.where(first[games, seat] < 0, state.turn, first[games, seat])
+        state = evolve(state, seen=seen, first_look=first, looked=state.looked | look,
+                       chosen=np.where(look, choice, -1).astype(np.int16))
+        return _advance(params, state, phase)
+    if kind == "keep":
+        stacks, spaces = state.stacks.copy(), state.spaces.copy()
+        fast.keep(stacks, spaces, seat, state.chosen.astype(np.int64), choice, asked)
+        state = evolve(state, stacks=stacks, spaces=spaces, chosen=np.full(len(asked), -1, np.int16))
+        return _advance(params, state, phase)
+    if kind == "slide":
+        stop = asked & (choice == STOP)
+        state = evolve(state, stopped=state.stopped | stop,
+                       chosen=np.where(asked & ~stop, choice, -1).astype(np.int16))
+        return _advance(params, state, phase)
+    if kind == "slide_to":
+        board, anchor, chips = state.board.copy(), state.anchor.copy(), state.chips.copy()
+        slid, must = state.slid.copy(), state.must_touch.copy()
+        fast.slide(board, state.orient, anchor, chips, slid, must, state.start_contact, seat, _chosen(state), choice,
+                   offsets, size)
+        state = evolve(state, board=board, anchor=anchor, chips=chips, slid=slid, must_touch=must,
+                       chosen=np.full(len(asked), -1, np.int16))
+        return _advance(params, state, CYCLE[CYCLE.index(phase) - 2])  # back to the slide question
+    if kind == "play":
+        discard = asked & (choice >= DISCARD)
+        owner, discards = state.owner.copy(), state.discards.copy()
+        games = np.flatnonzero(discard)
+        owner[games, choice[games] - DISCARD] = -1
+        discards[:, seat] += discard
+        state = evolve(state, owner=owner, discards=discards,
+                       chosen=np.where(asked & ~discard, choice, -1).astype(np.int16))
+        return _advance(params, state, phase)
+    if kind == "place":
+        board, orient, anchor = state.board.copy(), state.orient.copy(), state.anchor.copy()
+        owner, contact = state.owner.copy(), state.start_contact.copy()
+        fast.place(board, orient, anchor, owner, contact, _chosen(state), choice, params.contact_from_placement,
+                   offsets, size, neighbours)
+        state = evolve(state, board=board, orient=orient, anchor=anchor, owner=owner, start_contact=contact,
+                       chosen=np.full(len(asked), -1, np.int16))
+        return _advance(params, state, phase)
+    raise ValueError(f"no decision in phase '{phase}'")
+
+
+def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
+    """(B,) the games a phase asks: a look where one is possible; a keep where a stack was chosen; a slide
+    where the mover has not stopped and some piece may slide; a slide_to or a place where a piece was chosen;
+    every game's play."""
+    kind, seat, batch = _kind(phase), state.turn % params.players, len(state.looked)
+    if kind == "look":
+        return ~state.looked & (state.spaces[:, seat] < 0).any(axis=1) & (state.stacks[:, :, 0] >= 0).any(axis=1)
+    if kind == "keep":
+        return state.chosen >= 0
+    if kind == "slide":
+        open_ = ~state.stopped & (state.chips[:, seat] > 0)
+        return open_ & slide_mask(params, state, seat, open_)[:, :PIECES].any(axis=1)
+    if kind in ("slide_to", "place"):
+        return state.chosen >= 0
+    if kind == "play":
+        return np.ones(batch, bool)
+    return np.zeros(batch, bool)
+
+
+def _advance(params: Params, state: State, last: str) -> State:
+    """The batch at its next decision after phase `last`; "start" begins a turn (or ends the game: phase
+    "over"), "end" counts it."""
+    at = CYCLE.index(last)
+    while True:
+        at = (at + 1) % len(CYCLE)
+        phase = CYCLE[at]
+        if phase == "start":
+            if state.turn >= params.players * params.dealt:
+                return evolve(state, phase="over", asked=np.zeros(len(state.looked), bool))
+            state = _start_turn(params, state)
+        elif phase == "end":
+            state = evolve(state, turn=state.turn + 1)
+        else:
+            if phase == "look_after":  # the slides after placing are asked afresh
+                state = evolve(state, stopped=np.zeros_like(state.stopped))
+            asked = asked_in(params, state, phase)
+            if asked.any():
+                return evolve(state, phase=phase, asked=asked)
+
+
+def _start_turn(params: Params, state: State) -> State:
+    offsets, size, _, _, neighbours = fast.tables(params)
+    batch = len(state.looked)
+    contact = fast.touching_own(state.board, state.orient, state.anchor, offsets, size, neighbours)
+    return evolve(state, looked=np.zeros(batch, bool), slid=np.zeros_like(state.slid), start_contact=contact,
+                  must_touch=np.zeros_like(state.must_touch), chosen=np.full(batch, -1, np.int16),
+                  stopped=np.zeros(batch, bool))
+
+
+def block_sizes(params: Params, state: State) -> np.ndarray:
+    """(B, 60): each block's size at its lowest piece id."""
+    offsets, size, _, _, neighbours = fast.tables(params)
+    return fast.blocks(state.board, state.orient, state.anchor, offsets, size, neighbours)
+
+
+def outcome(params: Params, state: State) -> Outcome:
+    """The most points from correct target tiles wins; ties share the victory. Own columns, by seat: targets
+    taken and correct, target points, chips left, discards, the turn of the first look (-1 none) and the sizes
+    of the blocks it aimed at (its tiles' numbers; 6 means 6+)."""
+    points = fast.target_points(state.spaces.astype(np.int64), block_sizes(params, state),
+                                np.array(params.spaces, np.int64))
+    scores = points.sum(axis=2).astype(np.int32)
+    rank, win = standings(scores, lower_wins=False)
+    taken = state.spaces >= 0
+    batch, players, count = state.spaces.shape
+    aims = np.where(taken, state.spaces % 6 + 1, 0).reshape(batch * players, count)
+    offsets = np.concatenate([[0], np.cumsum(taken.reshape(batch * players, count).sum(axis=1))]).astype(np.int32)
+    columns = {
+        "targets_taken": taken.sum(axis=2).astype(np.int8),
+        "targets_correct": (points > 0).sum(axis=2).astype(np.int8),
+        "target_points": scores,
+        "chips_left": state.chips.astype(np.int16),
+        "discards": state.discards.astype(np.int8),
+        "first_look": state.first_look.astype(np.int16),
+        "aimed_sizes": pl.Series("aimed_sizes", pa.ListArray.from_arrays(offsets, aims[taken.reshape(aims.shape)]
+                                                                         .astype(np.int8))),
+    }
+    return Outcome(scores, rank, win, columns)

@@ -1,0 +1,338 @@
+"""Kunst Stücke, compiled: the engine's legality and moves as numba kernels over the batch (arrays in, arrays
+out, or arrays changed in place where the engine hands over fresh copies). The board is (B, 324) piece ids by
+square 18 row + col, -1 empty; a piece on the board has an orientation and an anchor (rules.py), -1 when off.
+
+Geometry arrays (from `tables`): offsets (12, O, 8) squares of each oriented shape from its anchor (padded),
+size (12,), extent (12, O, 2) height and width, distinct (12, O), and neighbours (324, 4) of each square
+(-1 off the board).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from sim.kunst_stuecke.rules import PIECES, SHAPES, SIDE, SQUARES, Params
+
+EMPTY = -1
+
+
+@lru_cache(maxsize=16)
+def tables(params: Params) -> tuple[np.ndarray, ...]:
+    """(offsets, size, extent, distinct, neighbours) for the kernels."""
+    geo = params.geometry
+    count = params.orientations
+    offsets = (geo.cells[:, :count, :, 0] * SIDE + geo.cells[:, :count, :, 1]).astype(np.int64)
+    neighbours = np.full((SQUARES, 4), -1, np.int64)
+    for square in range(SQUARES):
+        r, c = divmod(square, SIDE)
+        for k, (dr, dc) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
+            if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE:
+                neighbours[square, k] = (r + dr) * SIDE + c + dc
+    out = (offsets, geo.size.astype(np.int64), geo.extent[:, :count].astype(np.int64),
+           geo.distinct[:, :count].copy(), neighbours)
+    for array in out:
+        array.flags.writeable = False
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _fits(board, g, offsets, size, shape, orientation, anchor, moving):
+    """Every square of the oriented shape at anchor is empty (or the moving piece's own)."""
+    for i in range(size[shape]):
+        held = board[g, anchor + offsets[shape, orientation, i]]
+        if held != EMPTY and held != moving:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _inside(extent, shape, orientation, anchor):
+    row, col = anchor // SIDE, anchor % SIDE
+    return row + extent[shape, orientation, 0] <= SIDE and col + extent[shape, orientation, 1] <= SIDE
+
+
+@njit(cache=True, nogil=True)
+def _touch(board, g, offsets, size, neighbours, shape, orientation, anchor, colour, moving):
+    """(own, other): whether the oriented shape at anchor shares an edge with a piece of `colour`, and with a
+    piece of another colour (its own squares and the moving piece excepted)."""
+    own, other = False, False
+    for i in range(size[shape]):
+        for k in range(4):
+            n = neighbours[anchor + offsets[shape, orientation, i], k]
+            if n >= 0:
+                held = board[g, n]
+                if held != EMPTY and held != moving:
+                    if held // SHAPES == colour:
+                        own = True
+                    else:
+                        other = True
+    return own, other
+
+
+@njit(cache=True, nogil=True)
+def _may_lie(board, g, offsets, size, extent, neighbours, piece, orientation, anchor):
+    shape = piece % SHAPES
+    if not _inside(extent, shape, orientation, anchor) or not _fits(board, g, offsets, size, shape, orientation,
+                                                                     anchor, -2):
+        return False
+    own, other = _touch(board, g, offsets, size, neighbours, shape, orientation, anchor, piece // SHAPES, -2)
+    return own or not other
+
+
+@njit(cache=True, nogil=True)
+def placements(board, pieces, offsets, size, extent, distinct, neighbours):
+    """(B, O * 324) bool: where each game's piece (pieces[g], -1: none) may be placed, 324 o + anchor."""
+    batch = board.shape[0]
+    count = offsets.shape[1]
+    legal = np.zeros((batch, count * SQUARES), np.bool_)
+    for g in range(batch):
+        piece = pieces[g]
+        if piece < 0:
+            continue
+        for o in range(count):
+            if distinct[piece % SHAPES, o]:
+                for a in range(SQUARES):
+                    legal[g, o * SQUARES + a] = _may_lie(board, g, offsets, size, extent, neighbours, piece, o, a)
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def _can_lie(board, g, offsets, size, extent, distinct, neighbours, piece):
+    for o in range(offsets.shape[1]):
+        if distinct[piece % SHAPES, o]:
+            for a in range(SQUARES):
+                if _may_lie(board, g, offsets, size, extent, neighbours, piece, o, a):
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def play_mask(board, owner, seat, asked, offsets, size, extent, distinct, neighbours):
+    """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p); for the seat's
+    pieces in the games asked. A shape and colour is tried once per game."""
+    batch = board.shape[0]
+    legal = np.zeros((batch, 2 * PIECES), np.bool_)
+    for g in range(batch):
+        if not asked[g]:
+            continue
+        for p in range(PIECES):
+            if owner[g, p] == seat:
+                legal[g, PIECES + p] = True
+                legal[g, p] = _can_lie(board, g, offsets, size, extent, distinct, neighbours, p)
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
+    own, _ = _touch(board, g, offsets, size, neighbours, piece % SHAPES, orient[g, piece], anchor[g, piece],
+                    piece // SHAPES, piece)
+    return own
+
+
+@njit(cache=True, nogil=True)
+def touching_own(board, orient, anchor, offsets, size, neighbours):
+    """(B, 60) bool: each piece on the board shares an edge with a piece of its own colour."""
+    batch = board.shape[0]
+    out = np.zeros((batch, PIECES), np.bool_)
+    for g in range(batch):
+        for p in range(PIECES):
+            if orient[g, p] >= 0:
+                out[g, p] = _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _lay(board, g, offsets, size, shape, orientation, anchor, value):
+    for i in range(size[shape]):
+        board[g, anchor + offsets[shape, orientation, i]] = value
+
+
+@njit(cache=True, nogil=True)
+def _kept(board, g, orient, anchor, offsets, size, neighbours, bound):
+    """Every piece in bound (a (60,) bool row) touches its own colour."""
+    for p in range(PIECES):
+        if bound[p] and not _touches_own(board, g, orient, anchor, offsets, size, neighbours, p):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, piece, bound, out, first_only):
+    """Mark in out (324,) the anchors the piece may slide to: reachable by unit steps through squares where it
+    fits, its own place excepted, and leaving every piece of bound (this one included if it is bound) against
+    its own colour. Returns how many; with first_only, stops at the first."""
+    shape, o, start = piece % SHAPES, orient[g, piece], anchor[g, piece]
+    seen = np.zeros(SQUARES, np.bool_)
+    queue = np.empty(SQUARES, np.int64)
+    seen[start] = True
+    queue[0], head, tail, found = start, 0, 1, 0
+    while head < tail:
+        at = queue[head]
+        head += 1
+        row, col = at // SIDE, at % SIDE
+        for k in range(4):
+            r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
+            if r < 0 or c < 0 or c >= SIDE:
+                continue
+            a = r * SIDE + c
+            if a >= SQUARES or seen[a] or not _inside(extent, shape, o, a):
+                continue
+            if not _fits(board, g, offsets, size, shape, o, a, piece):
+                continue
+            seen[a] = True
+            queue[tail] = a
+            tail += 1
+            _lay(board, g, offsets, size, shape, o, start, EMPTY)
+            _lay(board, g, offsets, size, shape, o, a, piece)
+            anchor[g, piece] = a
+            ok = _kept(board, g, orient, anchor, offsets, size, neighbours, bound)
+            _lay(board, g, offsets, size, shape, o, a, EMPTY)
+            _lay(board, g, offsets, size, shape, o, start, piece)
+            anchor[g, piece] = start
+            if ok:
+                out[a] = True
+                found += 1
+                if first_only:
+                    return found
+    return found
+
+
+@njit(cache=True, nogil=True)
+def _bound(must_touch, start_contact, g, piece):
+    bound = must_touch[g].copy()
+    bound[piece] |= start_contact[g, piece]
+    return bound
+
+
+@njit(cache=True, nogil=True)
+def slide_mask(board, orient, anchor, chips, seat, slid, again, must_touch, start_contact, asked, offsets, size,
+               extent, neighbours):
+    """(B, 61): the pieces the mover may slide now (a chip left, not slid this turn unless `again`, somewhere to
+    go), and STOP (column 60)."""
+    batch = board.shape[0]
+    legal = np.zeros((batch, PIECES + 1), np.bool_)
+    scratch = np.zeros(SQUARES, np.bool_)
+    for g in range(batch):
+        legal[g, PIECES] = True
+        if not asked[g] or chips[g, seat] <= 0:
+            continue
+        for p in range(PIECES):
+            if orient[g, p] >= 0 and (again or slid[g, p] == 0):
+                bound = _bound(must_touch, start_contact, g, p)
+                legal[g, p] = _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p, bound,
+                                            scratch, True) > 0
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def destinations(board, orient, anchor, pieces, must_touch, start_contact, offsets, size, extent, neighbours):
+    """(B, 324) bool: where each game's piece (pieces[g], -1: none) may slide to."""
+    batch = board.shape[0]
+    legal = np.zeros((batch, SQUARES), np.bool_)
+    for g in range(batch):
+        if pieces[g] >= 0:
+            bound = _bound(must_touch, start_contact, g, pieces[g])
+            _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, pieces[g], bound, legal[g],
+                          False)
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def place(board, orient, anchor, owner, start_contact, pieces, options, from_placement, offsets, size, neighbours):
+    """Lay each game's piece (pieces[g] >= 0) as options[g] = 324 o + anchor (in place)."""
+    for g in range(board.shape[0]):
+        p = pieces[g]
+        if p < 0:
+            continue
+        o, a = options[g] // SQUARES, options[g] % SQUARES
+        _lay(board, g, offsets, size, p % SHAPES, o, a, p)
+        orient[g, p], anchor[g, p], owner[g, p] = o, a, -1
+        if from_placement:  # it "starts the turn" where it was placed
+            start_contact[g, p] = _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
+
+
+@njit(cache=True, nogil=True)
+def slide(board, orient, anchor, chips, slid, must_touch, start_contact, seat, pieces, targets, offsets, size):
+    """Slide each game's piece (pieces[g] >= 0) to targets[g], for a chip (in place)."""
+    for g in range(board.shape[0]):
+        p = pieces[g]
+        if p < 0:
+            continue
+        shape, o = p % SHAPES, orient[g, p]
+        _lay(board, g, offsets, size, shape, o, anchor[g, p], EMPTY)
+        _lay(board, g, offsets, size, shape, o, targets[g], p)
+        anchor[g, p] = targets[g]
+        chips[g, seat] -= 1
+        slid[g, p] += 1
+        must_touch[g, p] |= start_contact[g, p]
+
+
+@njit(cache=True, nogil=True)
+def keep(stacks, spaces, seat, stack, options, asked):
+    """Take tile `options // 5` of the stack looked through onto space `options % 5`; the rest close up, in
+    order (in place)."""
+    for g in range(stacks.shape[0]):
+        if not asked[g]:
+            continue
+        index, space = options[g] // 5, options[g] % 5
+        s = stack[g]
+        spaces[g, seat, space] = stacks[g, s, index]
+        for i in range(index, stacks.shape[2] - 1):
+            stacks[g, s, i] = stacks[g, s, i + 1]
+        stacks[g, s, stacks.shape[2] - 1] = -1
+
+
+@njit(cache=True, nogil=True)
+def blocks(board, orient, anchor, offsets, size, neighbours):
+    """(B, 60) int: for each piece on the board, the size of its block (same-coloured pieces joined by shared
+    edges), at the block's lowest piece id only; 0 elsewhere."""
+    batch = board.shape[0]
+    out = np.zeros((batch, PIECES), np.int64)
+    label = np.full(PIECES, -1, np.int64)
+    stack = np.empty(PIECES, np.int64)
+    for g in range(batch):
+        label[:] = -1
+        for first in range(PIECES):
+            if orient[g, first] < 0 or label[first] >= 0:
+                continue
+            label[first] = first
+            stack[0], top, members = first, 1, 0
+            while top > 0:
+                top -= 1
+                p = stack[top]
+                members += 1
+                for i in range(size[p % SHAPES]):
+                    for k in range(4):
+                        n = neighbours[anchor[g, p] + offsets[p % SHAPES, orient[g, p], i], k]
+                        if n >= 0:
+                            q = board[g, n]
+                            if q >= 0 and q // SHAPES == first // SHAPES and label[q] < 0:
+                                label[q] = first
+                                stack[top] = q
+                                top += 1
+            out[g, first] = members
+    return out
+
+
+@njit(cache=True, nogil=True)
+def target_points(spaces, block_sizes, bonus):
+    """(B, P, 5) points of each tile: its number plus the space's bonus when a block of its colour has exactly
+    that many pieces (6+: six or more), else 0."""
+    batch, players, count = spaces.shape
+    points = np.zeros((batch, players, count), np.int64)
+    for g in range(batch):
+        for s in range(players):
+            for j in range(count):
+                tile = spaces[g, s, j]
+                if tile < 0:
+                    continue
+                colour, wanted = tile // 6, tile % 6 + 1
+                for p in range(PIECES):
+                    n = block_sizes[g, p]
+                    if n > 0 and p // SHAPES == colour and (n == wanted or (wanted == 6 and n >= 6)):
+                        points[g, s, j] = wanted + bonus[j]
+                        break
+    return points
