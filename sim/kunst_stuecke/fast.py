@@ -73,55 +73,79 @@ def _touch(board, g, offsets, size, neighbours, shape, orientation, anchor, colo
 
 
 @njit(cache=True, nogil=True)
-def _may_lie(board, g, offsets, size, extent, neighbours, piece, orientation, anchor):
+def _colour_map(board, g, neighbours, out):
+    """out[square] = the colours (bit c for colour c) of the pieces sharing an edge with each square of game g."""
+    for square in range(SQUARES):
+        bits = 0
+        for k in range(4):
+            n = neighbours[square, k]
+            if n >= 0 and board[g, n] >= 0:
+                bits |= 1 << (board[g, n] // SHAPES)
+        out[square] = bits
+
+
+@njit(cache=True, nogil=True)
+def _may_lie(board, g, offsets, size, colours, piece, orientation, anchor):
+    """Placing Shapes, at an anchor inside the board: on empty squares, abutting no piece or one of its own
+    colour (`colours`: game g's colour map)."""
+    shape, bits = piece % SHAPES, 0
+    for i in range(size[shape]):
+        square = anchor + offsets[shape, orientation, i]
+        if board[g, square] != EMPTY:
+            return False
+        bits |= colours[square]
+    return bits == 0 or (bits >> (piece // SHAPES)) & 1 == 1
+
+
+@njit(cache=True, nogil=True)
+def _lie_anywhere(board, g, offsets, size, extent, distinct, colours, piece, legal):
+    """Whether the piece may lie anywhere; every way it may lie is marked in legal (O * 324,), or, with an
+    empty legal, the search stops at the first."""
     shape = piece % SHAPES
-    if not _inside(extent, shape, orientation, anchor) or not _fits(board, g, offsets, size, shape, orientation,
-                                                                     anchor, -2):
-        return False
-    own, other = _touch(board, g, offsets, size, neighbours, shape, orientation, anchor, piece // SHAPES, -2)
-    return own or not other
+    found = False
+    for o in range(offsets.shape[1]):
+        if not distinct[shape, o]:
+            continue
+        for row in range(SIDE - extent[shape, o, 0] + 1):
+            for col in range(SIDE - extent[shape, o, 1] + 1):
+                a = row * SIDE + col
+                if _may_lie(board, g, offsets, size, colours, piece, o, a):
+                    if legal.shape[0] == 0:
+                        return True
+                    legal[o * SQUARES + a] = True
+                    found = True
+    return found
 
 
 @njit(cache=True, nogil=True)
 def placements(board, pieces, offsets, size, extent, distinct, neighbours):
     """(B, O * 324) bool: where each game's piece (pieces[g], -1: none) may be placed, 324 o + anchor."""
     batch = board.shape[0]
-    count = offsets.shape[1]
-    legal = np.zeros((batch, count * SQUARES), np.bool_)
+    legal = np.zeros((batch, offsets.shape[1] * SQUARES), np.bool_)
+    colours = np.zeros(SQUARES, np.int64)
     for g in range(batch):
-        piece = pieces[g]
-        if piece < 0:
-            continue
-        for o in range(count):
-            if distinct[piece % SHAPES, o]:
-                for a in range(SQUARES):
-                    legal[g, o * SQUARES + a] = _may_lie(board, g, offsets, size, extent, neighbours, piece, o, a)
+        if pieces[g] >= 0:
+            _colour_map(board, g, neighbours, colours)
+            _lie_anywhere(board, g, offsets, size, extent, distinct, colours, pieces[g], legal[g])
     return legal
-
-
-@njit(cache=True, nogil=True)
-def _can_lie(board, g, offsets, size, extent, distinct, neighbours, piece):
-    for o in range(offsets.shape[1]):
-        if distinct[piece % SHAPES, o]:
-            for a in range(SQUARES):
-                if _may_lie(board, g, offsets, size, extent, neighbours, piece, o, a):
-                    return True
-    return False
 
 
 @njit(cache=True, nogil=True)
 def play_mask(board, owner, seat, asked, offsets, size, extent, distinct, neighbours):
     """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p); for the seat's
-    pieces in the games asked. A shape and colour is tried once per game."""
+    pieces in the games asked."""
     batch = board.shape[0]
     legal = np.zeros((batch, 2 * PIECES), np.bool_)
+    colours = np.zeros(SQUARES, np.int64)
+    nowhere = np.zeros(0, np.bool_)
     for g in range(batch):
         if not asked[g]:
             continue
+        _colour_map(board, g, neighbours, colours)
         for p in range(PIECES):
             if owner[g, p] == seat:
                 legal[g, PIECES + p] = True
-                legal[g, p] = _can_lie(board, g, offsets, size, extent, distinct, neighbours, p)
+                legal[g, p] = _lie_anywhere(board, g, offsets, size, extent, distinct, colours, p, nowhere)
     return legal
 
 
