@@ -51,6 +51,7 @@ class State:
     chosen: np.ndarray  # (B,) int16: the stack looked through, or the piece to slide or to place, -1 none
     stopped: np.ndarray  # (B,) bool: the mover stopped sliding in this phase
     asked: np.ndarray  # (B,) bool: the games the current phase asks
+    sliding: np.ndarray  # (B, 61) bool: in a slide phase, its legal mask (found while finding who it asks)
     phase: str = "start"
     turn: int = 0
 
@@ -102,7 +103,7 @@ def init(params: Params, deal: Deal) -> State:
         first_look=np.full((batch, players), -1, np.int16), looked=np.zeros(batch, bool),
         slid=np.zeros((batch, PIECES), np.int8), start_contact=np.zeros((batch, PIECES), bool),
         must_touch=np.zeros((batch, PIECES), bool), chosen=np.full(batch, -1, np.int16),
-        stopped=np.zeros(batch, bool), asked=np.zeros(batch, bool))
+        stopped=np.zeros(batch, bool), asked=np.zeros(batch, bool), sliding=np.zeros((batch, PIECES + 1), bool))
     return _advance(params, evolve(state, phase="end"), "end")
 
 
@@ -140,7 +141,7 @@ def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray
         free = state.spaces[:, seat] < 0  # (B, 5)
         return (tiles[:, :, None] & free[:, None, :] & asked[:, None, None]).reshape(len(asked), -1)
     if kind == "slide":
-        return slide_mask(params, state, seat, asked)
+        return state.sliding
     if kind == "slide_to":  # the kernel moves pieces to try them: it gets copies
         return fast.destinations(state.board.copy(), state.orient, state.anchor.copy(), _chosen(state),
                                  state.must_touch, state.start_contact, offsets, size, extent, neighbours)
@@ -229,8 +230,7 @@ def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
     if kind == "keep":
         return state.chosen >= 0
     if kind == "slide":
-        open_ = ~state.stopped & (state.chips[:, seat] > 0)
-        return open_ & slide_mask(params, state, seat, open_)[:, :PIECES].any(axis=1)
+        return state.sliding[:, :PIECES].any(axis=1)
     if kind in ("slide_to", "place"):
         return state.chosen >= 0
     if kind == "play":
@@ -254,6 +254,9 @@ def _advance(params: Params, state: State, last: str) -> State:
         else:
             if phase == "look_after":  # the slides after placing are asked afresh
                 state = evolve(state, stopped=np.zeros_like(state.stopped))
+            if _kind(phase) == "slide":
+                seat = state.turn % params.players
+                state = evolve(state, sliding=slide_mask(params, state, seat, ~state.stopped))
             asked = asked_in(params, state, phase)
             if asked.any():
                 return evolve(state, phase=phase, asked=asked)

@@ -175,22 +175,25 @@ def _lay(board, g, offsets, size, shape, orientation, anchor, value):
 
 
 @njit(cache=True, nogil=True)
-def _kept(board, g, orient, anchor, offsets, size, neighbours, bound):
-    """Every piece in bound (a (60,) bool row) touches its own colour."""
+def _kept(board, g, orient, anchor, offsets, size, neighbours, must_touch, extra):
+    """Every piece that must end the turn against its own colour (must_touch[g], and `extra` if >= 0) does."""
     for p in range(PIECES):
-        if bound[p] and not _touches_own(board, g, orient, anchor, offsets, size, neighbours, p):
+        if (must_touch[g, p] or p == extra) and not _touches_own(board, g, orient, anchor, offsets, size,
+                                                                  neighbours, p):
             return False
     return True
 
 
 @njit(cache=True, nogil=True)
-def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, piece, bound, out, first_only):
+def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, piece, must_touch, start_contact,
+                  out, first_only, seen, queue):
     """Mark in out (324,) the anchors the piece may slide to: reachable by unit steps through squares where it
-    fits, its own place excepted, and leaving every piece of bound (this one included if it is bound) against
-    its own colour. Returns how many; with first_only, stops at the first."""
+    fits, its own place excepted, and leaving every piece that must end the turn against its own colour (this
+    one too if it started the turn so) against it. Returns how many; with first_only, stops at the first.
+    seen and queue are scratch arrays of 324."""
     shape, o, start = piece % SHAPES, orient[g, piece], anchor[g, piece]
-    seen = np.zeros(SQUARES, np.bool_)
-    queue = np.empty(SQUARES, np.int64)
+    extra = piece if start_contact[g, piece] else -1
+    seen[:] = False
     seen[start] = True
     queue[0], head, tail, found = start, 0, 1, 0
     while head < tail:
@@ -212,7 +215,7 @@ def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p
             _lay(board, g, offsets, size, shape, o, start, EMPTY)
             _lay(board, g, offsets, size, shape, o, a, piece)
             anchor[g, piece] = a
-            ok = _kept(board, g, orient, anchor, offsets, size, neighbours, bound)
+            ok = _kept(board, g, orient, anchor, offsets, size, neighbours, must_touch, extra)
             _lay(board, g, offsets, size, shape, o, a, EMPTY)
             _lay(board, g, offsets, size, shape, o, start, piece)
             anchor[g, piece] = start
@@ -225,29 +228,21 @@ def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p
 
 
 @njit(cache=True, nogil=True)
-def _bound(must_touch, start_contact, g, piece):
-    bound = must_touch[g].copy()
-    bound[piece] |= start_contact[g, piece]
-    return bound
-
-
-@njit(cache=True, nogil=True)
 def slide_mask(board, orient, anchor, chips, seat, slid, again, must_touch, start_contact, asked, offsets, size,
                extent, neighbours):
     """(B, 61): the pieces the mover may slide now (a chip left, not slid this turn unless `again`, somewhere to
     go), and STOP (column 60)."""
     batch = board.shape[0]
     legal = np.zeros((batch, PIECES + 1), np.bool_)
-    scratch = np.zeros(SQUARES, np.bool_)
+    scratch, seen, queue = np.zeros(SQUARES, np.bool_), np.zeros(SQUARES, np.bool_), np.empty(SQUARES, np.int64)
     for g in range(batch):
         legal[g, PIECES] = True
         if not asked[g] or chips[g, seat] <= 0:
             continue
         for p in range(PIECES):
             if orient[g, p] >= 0 and (again or slid[g, p] == 0):
-                bound = _bound(must_touch, start_contact, g, p)
-                legal[g, p] = _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p, bound,
-                                            scratch, True) > 0
+                legal[g, p] = _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p,
+                                            must_touch, start_contact, scratch, True, seen, queue) > 0
     return legal
 
 
@@ -256,11 +251,11 @@ def destinations(board, orient, anchor, pieces, must_touch, start_contact, offse
     """(B, 324) bool: where each game's piece (pieces[g], -1: none) may slide to."""
     batch = board.shape[0]
     legal = np.zeros((batch, SQUARES), np.bool_)
+    seen, queue = np.zeros(SQUARES, np.bool_), np.empty(SQUARES, np.int64)
     for g in range(batch):
         if pieces[g] >= 0:
-            bound = _bound(must_touch, start_contact, g, pieces[g])
-            _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, pieces[g], bound, legal[g],
-                          False)
+            _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, pieces[g], must_touch,
+                          start_contact, legal[g], False, seen, queue)
     return legal
 
 
