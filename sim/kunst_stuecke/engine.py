@@ -22,8 +22,7 @@ import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve
 from sim.kunst_stuecke import fast
-from sim.kunst_stuecke.reference import DISCARD, NO_LOOK, STOP
-from sim.kunst_stuecke.rules import PIECES, SQUARES, Deal, Params
+from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SQUARES, STOP, Deal, Params
 from sim.scoring import standings
 
 CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before", "play", "place", "look_after",
@@ -279,8 +278,9 @@ def block_sizes(params: Params, state: State) -> np.ndarray:
 
 def outcome(params: Params, state: State) -> Outcome:
     """The most points from correct target tiles wins; ties share the victory. Own columns, by seat: targets
-    taken and correct, target points, chips left, discards, the turn of the first look (-1 none) and the sizes
-    of the blocks it aimed at (its tiles' numbers; 6 means 6+)."""
+    taken and correct, target points, chips left, discards, the turn of the first look (-1 none), the sizes of
+    the blocks it aimed at (its tiles' numbers in space order; 6 means 6+), and for each of the five spaces
+    the size of its tile (0 free) and whether the tile was correct."""
     points = fast.target_points(state.spaces.astype(np.int64), block_sizes(params, state),
                                 np.array(params.spaces, np.int64))
     scores = points.sum(axis=2).astype(np.int32)
@@ -298,5 +298,13 @@ def outcome(params: Params, state: State) -> Outcome:
         "first_look": state.first_look.astype(np.int16),
         "aimed_sizes": pl.Series("aimed_sizes", pa.ListArray.from_arrays(offsets, aims[taken.reshape(aims.shape)]
                                                                          .astype(np.int8))),
+        "space_sizes": _lists("space_sizes", aims.astype(np.int8)),
+        "space_correct": _lists("space_correct", (points > 0).reshape(batch * players, count)),
     }
     return Outcome(scores, rank, win, columns)
+
+
+def _lists(name: str, rows: np.ndarray) -> pl.Series:
+    """A list column of equal-length rows (n, k)."""
+    offsets = np.arange(0, rows.size + 1, rows.shape[1], dtype=np.int32)
+    return pl.Series(name, pa.ListArray.from_arrays(offsets, rows.ravel()))

@@ -25,11 +25,15 @@ from typing import Protocol
 
 from sim.errors import IllegalMove
 from sim.kunst_stuecke.rules import (
+    DISCARD,
     MOST_SIZE,
-    PIECES,
+    NO_LOOK,
+    ORIENTATION_STRIDE,
     SIDE,
+    SPACE_STRIDE,
     SQUARES,
     STACKS,
+    STOP,
     Deal,
     Params,
     colour_of,
@@ -37,11 +41,6 @@ from sim.kunst_stuecke.rules import (
     tile_parts,
 )
 
-NO_LOOK = STACKS  # look: none now
-STOP = PIECES  # slide: no more slides
-DISCARD = PIECES  # play: DISCARD + piece discards it
-SPACE_STRIDE = 5  # keep: SPACE_STRIDE * tile index + space
-ORIENTATION_STRIDE = SQUARES  # place: ORIENTATION_STRIDE * orientation + anchor
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 # The squares, numbered 18 row + col, that share an edge with each square.
 NEIGHBOURS = [[(r + dr) * SIDE + c + dc for dr, dc in STEPS if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE]

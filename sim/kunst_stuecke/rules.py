@@ -35,6 +35,12 @@ STACKS, STACK_TILES = 5, 6  # five face-down stacks of six target tiles
 TILES = len(COLORS) * STACK_TILES  # one tile per colour and size 1..5, 6+
 MOST_SIZE = 6  # the "6+" tile
 DEFAULT_SHAPES = Path(__file__).with_name("shapes.toml")
+# The numbered options of each question a turn asks (reference.py and engine.py ask the same).
+NO_LOOK = STACKS  # look: a stack 0-4, or none now
+STOP = PIECES  # slide: a piece on the board, or no more slides
+DISCARD = PIECES  # play: a piece to place (its id), or DISCARD + id to discard it
+SPACE_STRIDE = 5  # keep: SPACE_STRIDE * tile index in the stack + space
+ORIENTATION_STRIDE = SQUARES  # place: ORIENTATION_STRIDE * orientation + anchor
 SCORE_RANGE = (0, 1000)
 
 
