@@ -23,6 +23,7 @@ GAMES: dict[str, tuple[str, str]] = {
     "kintsugi": ("sim.kintsugi.api", "strategies.kintsugi"),
     "broken_beautiful": ("sim.broken_beautiful.api", "strategies.broken_beautiful"),
     "kaleido": ("sim.kaleido.api", "strategies.kaleido"),
+    "kunst_stuecke": ("sim.kunst_stuecke.api", "strategies.kunst_stuecke"),
 }
 
 

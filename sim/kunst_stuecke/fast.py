@@ -305,35 +305,38 @@ def keep(stacks, spaces, seat, stack, options, asked):
 
 
 @njit(cache=True, nogil=True)
-def blocks(board, orient, anchor, offsets, size, neighbours):
-    """(B, 60) int: for each piece on the board, the size of its block (same-coloured pieces joined by shared
-    edges), at the block's lowest piece id only; 0 elsewhere."""
+def block_labels(board, orient, anchor, offsets, size, neighbours):
+    """Blocks (same-coloured pieces joined by shared edges): label (B, 60), the lowest piece id of each
+    piece's block (-1 off the board), and members (B, 60), each block's size at its label (0 elsewhere)."""
     batch = board.shape[0]
-    out = np.zeros((batch, PIECES), np.int64)
-    label = np.full(PIECES, -1, np.int64)
+    label = np.full((batch, PIECES), -1, np.int64)
+    members = np.zeros((batch, PIECES), np.int64)
     stack = np.empty(PIECES, np.int64)
     for g in range(batch):
-        label[:] = -1
         for first in range(PIECES):
-            if orient[g, first] < 0 or label[first] >= 0:
+            if orient[g, first] < 0 or label[g, first] >= 0:
                 continue
-            label[first] = first
-            stack[0], top, members = first, 1, 0
+            label[g, first] = first
+            stack[0], top = first, 1
             while top > 0:
                 top -= 1
                 p = stack[top]
-                members += 1
+                members[g, first] += 1
                 for i in range(size[p % SHAPES]):
                     for k in range(4):
                         n = neighbours[anchor[g, p] + offsets[p % SHAPES, orient[g, p], i], k]
                         if n >= 0:
                             q = board[g, n]
-                            if q >= 0 and q // SHAPES == first // SHAPES and label[q] < 0:
-                                label[q] = first
+                            if q >= 0 and q // SHAPES == first // SHAPES and label[g, q] < 0:
+                                label[g, q] = first
                                 stack[top] = q
                                 top += 1
-            out[g, first] = members
-    return out
+    return label, members
+
+
+def blocks(board, orient, anchor, offsets, size, neighbours) -> np.ndarray:
+    """(B, 60): each block's size at its lowest piece id, 0 elsewhere."""
+    return block_labels(board, orient, anchor, offsets, size, neighbours)[1]
 
 
 @njit(cache=True, nogil=True)

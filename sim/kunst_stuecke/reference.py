@@ -23,17 +23,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import numpy as np
+
 from sim.errors import IllegalMove
+from sim.game import Choose, Decision
+from sim.kunst_stuecke.engine import Observation
 from sim.kunst_stuecke.rules import (
     DISCARD,
     MOST_SIZE,
     NO_LOOK,
     ORIENTATION_STRIDE,
+    PIECES,
     SIDE,
     SPACE_STRIDE,
     SQUARES,
+    STACK_TILES,
     STACKS,
     STOP,
+    TILES,
     Deal,
     Params,
     colour_of,
@@ -63,6 +70,7 @@ class Game:
     turn: int = 0
     turns: list[dict] = field(default_factory=list)  # the trace's turns
     # The turn in progress:
+    half: str = "before"  # before or after the piece is placed or discarded
     looked: bool = False
     slid: dict[int, int] = field(default_factory=dict)  # piece -> slides this turn
     start_contact: dict[int, bool] = field(default_factory=dict)  # piece -> against its own colour at turn start
@@ -313,7 +321,7 @@ def _slides(game: Game, decider: Decider, when: str) -> None:
 def play_turn(game: Game, decider: Decider) -> None:
     """Course of play: place or discard one shape; slide and look for a target before or after it."""
     game.turns.append({"seat": game.seat, "actions": []})
-    game.looked, game.slid, game.must_touch = False, {}, set()
+    game.half, game.looked, game.slid, game.must_touch = "before", False, {}, set()
     game.start_contact = {p: touches_own(game, p) for p in game.where}
     _look(game, decider, "before")
     _slides(game, decider, "before")
@@ -323,6 +331,7 @@ def play_turn(game: Game, decider: Decider) -> None:
     else:
         place(game, choice, _asked("place", decider.place(game, choice, options := placements(game, choice)),
                                    options, game))
+    game.half = "after"
     if not game.looked:
         _look(game, decider, "after")
     _slides(game, decider, "after")
@@ -376,3 +385,58 @@ def play(params: Params, one: Deal, decider: Decider) -> Game:
     while not game.over:
         play_turn(game, decider)
     return game
+
+
+class Chooser:
+    """A decider that asks a batched `choose` (a Table's) through the engine's Decision and Observation, on a
+    batch of one: the reference plays the very strategies the engine plays."""
+
+    def __init__(self, choose: Choose, rng: np.random.Generator):
+        self.choose, self.rng = choose, rng
+
+    def look(self, game, when, options):
+        return self.ask(game, "look", f"look_{when}", options, STACKS + 1)
+
+    def keep(self, game, stack, options):
+        return self.ask(game, "keep", f"keep_{game.half}", options, STACK_TILES * SPACE_STRIDE,
+                        looking_at=game.stacks[stack])
+
+    def slide(self, game, when, options):
+        return self.ask(game, "slide", f"slide_{when}", options, PIECES + 1)
+
+    def slide_to(self, game, piece, options):
+        return self.ask(game, "slide_to", f"slide_to_{game.half}", options, SQUARES, piece=piece)
+
+    def play(self, game, options):
+        return self.ask(game, "play", "play", options, 2 * PIECES)
+
+    def place(self, game, piece, options):
+        return self.ask(game, "place", "place", options, game.params.orientations * SQUARES, piece=piece)
+
+    def ask(self, game: Game, kind: str, phase: str, options: list[int], width: int, looking_at=(), piece=-1) -> int:
+        legal = np.zeros((1, width), bool)
+        legal[0, options] = True
+        obs = observation(game, phase, legal, looking_at, piece)
+        decision = Decision(kind, game.seat, legal, obs.asked, obs, f"({phase}) at turn {game.turn}")
+        return int(self.choose(decision, self.rng)[0])
+
+
+def observation(game: Game, phase: str, legal: np.ndarray, looking_at=(), piece: int = -1) -> Observation:
+    """The engine's Observation of the game for its mover, on a batch of one."""
+    seat, players = game.seat, game.params.players
+    orient, anchor = np.full((1, PIECES), -1, np.int8), np.zeros((1, PIECES), np.int16)
+    for p, (o, a) in game.where.items():
+        orient[0, p], anchor[0, p] = o, a
+    owner = np.full((1, PIECES), -1, np.int8)
+    for s, pieces in enumerate(game.supply):
+        owner[0, pieces] = s
+    seen = np.full((1, TILES), -1, np.int8)
+    for look in game.seen[seat]:
+        seen[0, look["tiles"]] = look["stack"]
+    spaces = np.array([[[-1 if t is None else t for t in row] for row in game.spaces]], np.int8)
+    looking = np.full((1, STACK_TILES), -1, np.int8)
+    looking[0, : len(looking_at)] = looking_at
+    return Observation(phase, seat, game.turn, np.array([game.board], np.int8), orient, anchor, owner,
+                       np.array([game.chips], np.int16).reshape(1, players),
+                       np.array([[len(stack) for stack in game.stacks]]), spaces >= 0, spaces[:, seat], seen, looking,
+                       np.array([piece]), legal, np.array([True]), game.params)

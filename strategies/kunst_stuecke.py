@@ -1,0 +1,290 @@
+"""Kunst Stücke players, batched. A turn asks up to six kinds of question (sim/kunst_stuecke/reference.py): look
+(a stack, or none), keep (a tile and a space), slide (a piece, or stop), slide_to (where), play (a piece to place,
+or one to discard) and place (orientation and anchor). A player sees the board, the supplies, the chip counts,
+how many tiles each stack holds and its own tiles and looks; never the others' tiles.
+
+How a placement is valued (`_placement_values`, compiled): laying piece p of colour c makes a block of k pieces,
+1 plus the blocks of colour c it touches. For each of the player's own tiles of colour c still unmet: k equal to
+the tile's number (or k >= 6 for 6+) is worth most, a block still short of it is worth its size, and overgrowing a
+block that met a tile costs. Pieces of colours the player does not aim at are worth laying alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.errors import AtelierError
+from sim.kunst_stuecke import fast
+from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SHAPES, SQUARES, STACK_TILES, STOP
+from strategies.common import Catalogue, parse_knob, pick_any, pick_best
+
+STRATEGIES = {
+    "random": "a random legal placement, discarding only when none exists; looks half the time; slides rarely",
+    "planner": "takes targets the board and the pieces left can still reach (the likeliest on the 15 space), "
+               "grows blocks towards them and seals them at the exact size (knob: the turn of its first look, 0)",
+    "slider": "planner, plus chips spent to slide a lone piece into a block that then meets a target exactly",
+    "spoiler": "planner, but lays the colours it does not aim at against the largest blocks others are growing",
+}
+BENCH_STRATEGY = "planner"
+SLIDE_CHANCE = 0.1  # random: the chance to slide at each chance it has
+EXACT, BROKEN, OVERGROWN = 10.0, -10.0, -5.0  # placement values (module docstring)
+
+
+class Player:
+    """Random play; the other strategies override the decisions they think about."""
+
+    def __init__(self, name: str, *, seat: int, idx, params, knob: float | None):
+        self.name, self.seat, self.idx, self.params, self.knob = name, seat, idx, params, knob
+
+    def look(self, obs, rng):
+        legal = obs.legal[self.idx]
+        stacks = pick_any(legal[:, :NO_LOOK], rng)
+        return np.where(rng.random(len(legal)) < 0.5, stacks, NO_LOOK)
+
+    def keep(self, obs, rng):
+        return pick_any(obs.legal[self.idx], rng)
+
+    def slide(self, obs, rng):
+        legal = obs.legal[self.idx]
+        piece = pick_any(legal[:, :STOP], rng)
+        return np.where((rng.random(len(legal)) < SLIDE_CHANCE) & legal[:, :STOP].any(axis=1), piece, STOP)
+
+    def slide_to(self, obs, rng):
+        return pick_any(obs.legal[self.idx], rng)
+
+    def play(self, obs, rng):
+        legal = obs.legal[self.idx]
+        placeable = legal[:, :DISCARD]
+        return np.where(placeable.any(axis=1), pick_any(placeable, rng), DISCARD + pick_any(legal[:, DISCARD:], rng))
+
+    def place(self, obs, rng):
+        return pick_any(obs.legal[self.idx], rng)
+
+
+class Planner(Player):
+    def look(self, obs, rng):
+        """From the knob's turn on, a look whenever it may: the stack with the most tiles."""
+        legal = obs.legal[self.idx]
+        sizes = obs.stack_sizes[self.idx].astype(float)
+        best = pick_best(sizes, legal[:, :NO_LOOK], rng)
+        return np.where(obs.turn >= (self.knob or 0), best, NO_LOOK)
+
+    def keep(self, obs, rng):
+        """The tile likeliest to be met; on the best free space if it is likely, else on the worst."""
+        board = self.board(obs)
+        tiles = obs.looking_at[self.idx].astype(np.int64)
+        value = _tile_values(tiles, board["label"], board["members"], obs.owner[self.idx].astype(np.int64),
+                             self.seat)
+        free = obs.tiles[self.idx] < 0
+        bonus = np.where(free, np.array(self.params.spaces, float), np.nan)
+        best_space = np.nanargmax(np.where(free, bonus, -np.inf), axis=1)
+        worst_space = np.nanargmin(np.where(free, bonus, np.inf), axis=1)
+        tile = pick_best(value, tiles >= 0, rng)
+        likely = value[np.arange(len(tile)), tile] >= 2
+        return 5 * tile + np.where(likely, best_space, worst_space)
+
+    def slide(self, obs, rng):
+        return np.full(len(obs.legal[self.idx]), STOP)
+
+    def play(self, obs, rng):
+        """A piece of a colour it aims at, where that colour's blocks still fall short; else any placeable piece;
+        a discard only when none can be placed."""
+        legal = obs.legal[self.idx]
+        placeable = legal[:, :DISCARD]
+        wanted = _wanted_colours(obs.tiles[self.idx].astype(np.int64))  # (n, 5)
+        colour = np.arange(PIECES) // SHAPES
+        value = wanted[:, colour].astype(float)
+        choice = pick_best(value, placeable, rng)
+        return np.where(placeable.any(axis=1), choice, DISCARD + pick_any(legal[:, DISCARD:], rng))
+
+    def place(self, obs, rng):
+        board = self.board(obs)
+        legal = obs.legal[self.idx]
+        value = _placement_values(obs.board[self.idx], board["label"], board["members"], obs.piece[self.idx],
+                                  legal, obs.tiles[self.idx].astype(np.int64), self.spoils, *self.tables())
+        return pick_best(value, legal, rng)
+
+    spoils = False  # whether colours it does not aim at go against the largest blocks
+
+    def tables(self):
+        offsets, size, _, _, neighbours = fast.tables(self.params)
+        return offsets, size, neighbours
+
+    def board(self, obs) -> dict:
+        """Block labels and sizes of this player's games, once per observation."""
+        if "blocks" not in obs.memo:
+            offsets, size, neighbours = self.tables()
+            label, members = fast.block_labels(obs.board, obs.orient, obs.anchor, offsets, size, neighbours)
+            obs.memo["blocks"] = label, members
+        label, members = obs.memo["blocks"]
+        return {"label": label[self.idx], "members": members[self.idx]}
+
+
+class Slider(Planner):
+    def slide(self, obs, rng):
+        """A lone piece of a colour it aims at, where it can slide into a block that then meets a tile."""
+        legal = obs.legal[self.idx]
+        board = self.board(obs)
+        movable = legal[:, :STOP] & _lone_wanted(board["label"], board["members"], obs.tiles[self.idx].astype(np.int64))
+        return np.where(movable.any(axis=1), pick_any(movable, rng), STOP)
+
+    def slide_to(self, obs, rng):
+        """Where the slid piece makes the best block (valued as a placement, the piece lifted first)."""
+        legal = obs.legal[self.idx]
+        board = self.board(obs)
+        piece = obs.piece[self.idx]
+        lifted = obs.board[self.idx].copy()
+        rows = np.arange(len(piece))
+        lifted[np.where(lifted == piece[:, None], True, False)] = -1
+        places = np.zeros((len(piece), SQUARES * self.params.orientations), bool)
+        orient = obs.orient[self.idx][rows, piece].astype(np.int64)
+        places[rows[:, None], orient[:, None] * SQUARES + np.arange(SQUARES)] = legal
+        value = _placement_values(lifted, board["label"], board["members"], piece, places,
+                                  obs.tiles[self.idx].astype(np.int64), False, *self.tables())
+        return pick_best(value[rows[:, None], orient[:, None] * SQUARES + np.arange(SQUARES)], legal, rng)
+
+
+class Spoiler(Planner):
+    spoils = True
+
+
+@njit(cache=True, nogil=True)
+def _wanted_colours(tiles):
+    """(n, 5): 2 for a colour the player holds a tile of, else 1."""
+    wanted = np.ones((tiles.shape[0], 5))
+    for g in range(tiles.shape[0]):
+        for j in range(tiles.shape[1]):
+            if tiles[g, j] >= 0:
+                wanted[g, tiles[g, j] // STACK_TILES] = 2.0
+    return wanted
+
+
+@njit(cache=True, nogil=True)
+def _met(size, wanted):
+    return size == wanted or (wanted == 6 and size >= 6)
+
+
+@njit(cache=True, nogil=True)
+def _placement_values(board, label, members, pieces, legal, tiles, spoils, offsets, size, neighbours):
+    """(n, O * 324): the value of each legal placement of each game's piece (module docstring)."""
+    n, width = legal.shape
+    value = np.zeros((n, width))
+    touched = np.empty(32, np.int64)
+    for g in range(n):
+        piece = pieces[g]
+        if piece < 0:
+            continue
+        colour, shape = piece // SHAPES, piece % SHAPES
+        for option in range(width):
+            if not legal[g, option]:
+                continue
+            o, a = option // SQUARES, option % SQUARES
+            count, k, biggest = 0, 1, 0
+            for i in range(size[shape]):
+                for d in range(4):
+                    m = neighbours[a + offsets[shape, o, i], d]
+                    if m < 0 or board[g, m] < 0 or board[g, m] // SHAPES != colour:
+                        continue
+                    block = label[g, board[g, m]]
+                    new = True
+                    for t in range(count):
+                        new &= touched[t] != block
+                    if new and count < 32:
+                        touched[count] = block
+                        count += 1
+                        k += members[g, block]
+                        biggest = max(biggest, members[g, block])
+            aimed, score = False, 0.0
+            for j in range(tiles.shape[1]):
+                tile = tiles[g, j]
+                if tile < 0 or tile // STACK_TILES != colour:
+                    continue
+                aimed = True
+                wanted = tile % STACK_TILES + 1
+                if _met(k, wanted):
+                    score = max(score, EXACT)
+                elif k < wanted:
+                    score = max(score, float(k))
+                else:
+                    score = max(score, OVERGROWN)
+                for t in range(count):
+                    if _met(members[g, touched[t]], wanted) and not _met(k, wanted):
+                        score += BROKEN
+            if not aimed:
+                score = float(biggest) if spoils else -float(count)
+            value[g, option] = score
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _tile_values(tiles, label, members, owner, seat):
+    """(n, 6): how likely each looked-at tile is to be met: 3 if a block of its colour already has its size, 2 if
+    a block (or nothing yet) falls short and enough pieces of that colour are still to be played, 0 if every
+    block of its colour is already too big; plus a tenth per piece of that colour the player holds."""
+    n = tiles.shape[0]
+    value = np.zeros((n, STACK_TILES))
+    for g in range(n):
+        left = np.zeros(5)
+        mine = np.zeros(5)
+        for p in range(PIECES):
+            if owner[g, p] >= 0:
+                left[p // SHAPES] += 1
+                mine[p // SHAPES] += owner[g, p] == seat
+        for i in range(STACK_TILES):
+            tile = tiles[g, i]
+            if tile < 0:
+                continue
+            colour, wanted = tile // STACK_TILES, tile % STACK_TILES + 1
+            best, short = 0.0, wanted  # short: the fewest pieces still needed
+            for p in range(PIECES):
+                if label[g, p] == p and p // SHAPES == colour:
+                    if _met(members[g, p], wanted):
+                        best = 3.0
+                    elif members[g, p] < wanted:
+                        short = min(short, wanted - members[g, p])
+            if best == 0.0 and left[colour] >= short:
+                best = 2.0
+            value[g, i] = best + mine[colour] / 10
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _lone_wanted(label, members, tiles):
+    """(n, 60): pieces alone in their block, of a colour the player holds an unmet tile of (size 2 or more)."""
+    n = label.shape[0]
+    out = np.zeros((n, PIECES), np.bool_)
+    for g in range(n):
+        for p in range(PIECES):
+            if label[g, p] != p or members[g, p] != 1:
+                continue
+            for j in range(tiles.shape[1]):
+                tile = tiles[g, j]
+                if tile >= 0 and tile // STACK_TILES == p // SHAPES and tile % STACK_TILES + 1 >= 2:
+                    out[g, p] = True
+    return out
+
+
+CLASSES = {"random": Player, "planner": Planner, "slider": Slider, "spoiler": Spoiler}
+KNOBS = {"planner": 0.0, "slider": 0.0, "spoiler": 0.0}  # the turn of the first look
+
+
+def parse_strategy(name: str) -> tuple[str, float | None]:
+    base, knob = parse_knob(name, KNOBS.get(name.partition("@")[0]), (0, 1000))
+    if base not in CLASSES:
+        raise AtelierError(f"unknown Kunst Stücke strategy '{name}'; known: {', '.join(CLASSES)}")
+    return base, knob
+
+
+def check_strategy(name: str) -> None:
+    parse_strategy(name)
+
+
+def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
+    """A Kunst Stücke player for one seat in `games`; the targets a seat takes are its own knowledge, in the
+    observations, so `secret` is None."""
+    base, knob = parse_strategy(name)
+    return CLASSES[base](name, seat=seat, idx=games, params=params, knob=knob)
+
+
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
