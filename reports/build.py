@@ -14,14 +14,15 @@ import matplotlib
 import polars as pl
 from joblib import Parallel, delayed
 
-from reports import broken_beautiful, generic, kaleido, kintsugi
+from reports import broken_beautiful, generic, kaleido, kintsugi, kunst_stuecke
 from reports.analysis import GAME_KEY, GameData, Section, run_section
 from reports.charts import chart_style
 from reports.fmt import count, yes
 from reports.load import ResultsError, load_results
 from reports.render import Report, render_html, render_markdown, table
 
-GAMES: dict[str, ModuleType] = {"kintsugi": kintsugi, "broken_beautiful": broken_beautiful, "kaleido": kaleido}
+GAMES: dict[str, ModuleType] = {"kintsugi": kintsugi, "broken_beautiful": broken_beautiful, "kaleido": kaleido,
+                                 "kunst_stuecke": kunst_stuecke}
 
 GENERAL_CAVEATS = [
     "Bots are not people. Every number here describes scripted heuristics playing each other; human players adapt, "

@@ -26,6 +26,11 @@ GAMES: dict[str, tuple[str, bool, Callable[[int], dict]]] = {
                 lambda p: {"colours": KALEIDO_COLOURS[: 4 if p == 2 else p], "tiles_each": KALEIDO_TILES[p],
                            "boards_each": 4 if p == 2 else 2, "whites_each": 4 if p == 2 else 2,
                            "starting_boards": [[0, 0], [1, 0]]}),
+    "kunst_stuecke": ("Kunst Stücke", False,
+                      lambda p: {"colours": ["red", "yellow", "green", "blue", "purple"],
+                                 "pieces_each": {2: 26, 3: 18, 4: 13, 5: 11}[p], "chips": 10,
+                                 "spaces": [15, 10, 10, 5, 5],
+                                 "shapes": ["L5", "P5", "T5", "L6", "R6", "S6", "T7", "U7", "J7", "R8", "Z8", "X8"]}),
 }
 
 
