@@ -54,10 +54,25 @@ NEIGHBOURS = [[(r + dr) * SIDE + c + dc for dr, dc in STEPS if 0 <= r + dr < SID
               for r, c in (divmod(square, SIDE) for square in range(SQUARES))]
 
 
+@dataclass(frozen=True)
+class Laid:
+    """A shape in one orientation."""
+
+    offsets: tuple[int, ...]  # its squares from the anchor, 18 row + col
+    anchors: tuple[int, ...]  # the anchors at which it lies wholly on the board
+    inside: frozenset[int]  # the same, for lookups
+
+
+def laid(cells: list[tuple[int, int]]) -> Laid:
+    height, width = 1 + max(r for r, _ in cells), 1 + max(c for _, c in cells)
+    spots = tuple(row * SIDE + col for row in range(SIDE - height + 1) for col in range(SIDE - width + 1))
+    return Laid(tuple(SIDE * r + c for r, c in cells), spots, frozenset(spots))
+
+
 @dataclass
 class Game:
     params: Params
-    shapes: list[list[list[tuple[int, int]]]]  # shapes[shape][orientation]: its (row, col) from the anchor
+    shapes: list[list[Laid | None]]  # shapes[shape][orientation]; None for an orientation that repeats a lower one
     supply: list[list[int]]  # each seat's pieces not yet placed or discarded, in the order dealt
     stacks: list[list[int]]  # the target tiles left in each stack, top first
     board: list[int] = field(default_factory=lambda: [-1] * SQUARES)  # the piece on each square 18 row + col
@@ -87,8 +102,8 @@ class Game:
 
 def new_game(params: Params, one: Deal) -> Game:
     players, geo = params.players, params.geometry
-    shapes = [[[(int(r), int(c)) for r, c in geo.cells[s, o, : geo.size[s]]] if geo.distinct[s, o] else []
-               for o in range(params.orientations)] for s in range(len(geo.size))]  # [] for a repeated orientation
+    shapes = [[laid([(int(r), int(c)) for r, c in geo.cells[s, o, : geo.size[s]]]) if geo.distinct[s, o] else None
+               for o in range(params.orientations)] for s in range(len(geo.size))]
     return Game(params, shapes, [list(map(int, one.supply[0, s])) for s in range(players)],
                 [list(map(int, stack)) for stack in one.stacks[0]], chips=[params.chips] * players,
                 spaces=[[None] * len(params.spaces) for _ in range(players)], seen=[[] for _ in range(players)],
@@ -98,18 +113,14 @@ def new_game(params: Params, one: Deal) -> Game:
 # ---------------------------------------------------------------------------------------------- geometry
 
 
-def anchors(game: Game, piece: int, orientation: int) -> Iterator[int]:
+def anchors(game: Game, piece: int, orientation: int) -> tuple[int, ...]:
     """The anchors at which the piece, laid in this orientation, lies wholly on the board."""
-    cells = game.shapes[shape_of(piece)][orientation]
-    height, width = 1 + max(r for r, _ in cells), 1 + max(c for _, c in cells)
-    for row in range(SIDE - height + 1):
-        for col in range(SIDE - width + 1):
-            yield row * SIDE + col
+    return game.shapes[shape_of(piece)][orientation].anchors
 
 
 def squares(game: Game, piece: int, orientation: int, anchor: int) -> list[int]:
     """The squares a piece covers laid in `orientation` with its top-left corner on `anchor` (one of anchors)."""
-    return [anchor + SIDE * r + c for r, c in game.shapes[shape_of(piece)][orientation]]
+    return [anchor + offset for offset in game.shapes[shape_of(piece)][orientation].offsets]
 
 
 def fits(game: Game, cells: list[int], moving: int = -1) -> bool:
@@ -146,8 +157,10 @@ def ways_to_lie(game: Game, piece: int) -> Iterator[int]:
     lie once (an orientation that lays the shape like a lower one is skipped)."""
     for orientation, shape in enumerate(game.shapes[shape_of(piece)]):
         if shape:
-            for anchor in anchors(game, piece, orientation):
-                if may_lie(game, piece, squares(game, piece, orientation, anchor)):
+            for anchor in shape.anchors:
+                board = game.board  # most anchors fail on their first taken square: no list built for them
+                if all(board[anchor + offset] == -1 for offset in shape.offsets) and may_lie(
+                        game, piece, squares(game, piece, orientation, anchor)):
                     yield ORIENTATION_STRIDE * orientation + anchor
 
 
@@ -189,7 +202,7 @@ def reachable(game: Game, piece: int) -> Iterator[int]:
     unit steps up, down, left and right (never through or onto another piece, never off the board), its own
     place excepted; in the order found."""
     orientation, start = game.where[piece]
-    inside = set(anchors(game, piece, orientation))
+    inside = game.shapes[shape_of(piece)][orientation].inside
     seen, todo = {start}, [start]
     while todo:
         row, col = divmod(todo.pop(), SIDE)
