@@ -102,7 +102,8 @@ class Planner(Player):
         board = self.board(obs)
         legal = obs.legal[self.idx]
         value = _placement_values(obs.board[self.idx], board["label"], board["members"], obs.piece[self.idx],
-                                  legal, obs.tiles[self.idx].astype(np.int64), self.spoils, *self.tables())
+                                  legal, obs.tiles[self.idx].astype(np.int64), self.spoils, *self.tables(),
+                                  np.full(len(legal), -1))
         return pick_best(value, legal, rng)
 
     spoils = False  # whether colours it does not aim at go against the largest blocks
@@ -112,10 +113,11 @@ class Planner(Player):
         return offsets, size, neighbours
 
     def board(self, obs) -> dict:
-        """Block labels and sizes of this player's games, once per observation."""
+        """Block labels and sizes of this player's games, once per observation (the games asked only)."""
         if "blocks" not in obs.memo:
             offsets, size, neighbours = self.tables()
-            label, members = fast.block_labels(obs.board, obs.orient, obs.anchor, offsets, size, neighbours)
+            label, members = fast.block_labels(obs.board, obs.orient, obs.anchor, offsets, size, neighbours,
+                                               obs.asked)
             obs.memo["blocks"] = label, members
         label, members = obs.memo["blocks"]
         return {"label": label[self.idx], "members": members[self.idx]}
@@ -133,16 +135,12 @@ class Slider(Planner):
         """Where the slid piece makes the best block (valued as a placement, the piece lifted first)."""
         legal = obs.legal[self.idx]
         board = self.board(obs)
-        piece = obs.piece[self.idx]
-        lifted = obs.board[self.idx].copy()
-        rows = np.arange(len(piece))
-        lifted[np.where(lifted == piece[:, None], True, False)] = -1
-        places = np.zeros((len(piece), SQUARES * self.params.orientations), bool)
-        orient = obs.orient[self.idx][rows, piece].astype(np.int64)
-        places[rows[:, None], orient[:, None] * SQUARES + np.arange(SQUARES)] = legal
-        value = _placement_values(lifted, board["label"], board["members"], piece, places,
-                                  obs.tiles[self.idx].astype(np.int64), False, *self.tables())
-        return pick_best(value[rows[:, None], orient[:, None] * SQUARES + np.arange(SQUARES)], legal, rng)
+        piece = np.where(obs.asked[self.idx], obs.piece[self.idx], -1)
+        lifted = np.where(obs.board[self.idx] == piece[:, None], -1, obs.board[self.idx])
+        orient = np.maximum(obs.orient[self.idx][np.arange(len(piece)), np.maximum(piece, 0)], 0).astype(np.int64)
+        value = _placement_values(lifted, board["label"], board["members"], piece, legal,
+                                  obs.tiles[self.idx].astype(np.int64), False, *self.tables(), orient)
+        return pick_best(value, legal, rng)
 
 
 class Spoiler(Planner):
@@ -166,8 +164,9 @@ def _met(size, wanted):
 
 
 @njit(cache=True, nogil=True)
-def _placement_values(board, label, members, pieces, legal, tiles, spoils, offsets, size, neighbours):
-    """(n, O * 324): the value of each legal placement of each game's piece (module docstring)."""
+def _placement_values(board, label, members, pieces, legal, tiles, spoils, offsets, size, neighbours, fixed):
+    """(n, W): the value of each legal option of each game's piece (module docstring): W = O * 324 placements
+    324 o + anchor, or, where fixed[g] >= 0, W = 324 slide destinations in orientation fixed[g]."""
     n, width = legal.shape
     value = np.zeros((n, width))
     touched = np.empty(32, np.int64)
@@ -179,7 +178,7 @@ def _placement_values(board, label, members, pieces, legal, tiles, spoils, offse
         for option in range(width):
             if not legal[g, option]:
                 continue
-            o, a = option // SQUARES, option % SQUARES
+            o, a = (option // SQUARES, option % SQUARES) if fixed[g] < 0 else (fixed[g], option)
             count, k, biggest = 0, 1, 0
             for i in range(size[shape]):
                 for d in range(4):

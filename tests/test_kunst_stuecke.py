@@ -398,3 +398,53 @@ def test_a_game_ends_when_every_piece_is_placed_or_discarded(players):
         kinds = [a["act"] for a in turn["actions"]]
         assert sum(k in ("place", "discard") for k in kinds) == 1 and kinds.count("target") <= 1
     assert [t["seat"] for t in game.turns] == [t % players for t in range(game.turn)]
+
+
+# ---------------------------------------------------------------------------------------------- bad choices
+
+
+def crooked_factory(kind: str, value: int):
+    from strategies.kunst_stuecke import make_player
+
+    def make(name, *, seat, params, games, secret):
+        if name == "crooked":
+            player = make_player("random", seat=seat, params=params, games=games)
+            setattr(player, kind, lambda obs, rng: np.full(len(obs.legal[games]), value))
+            player.name = "crooked"
+            return player
+        return make_player(name, seat=seat, params=params, games=games, secret=secret)
+
+    return make
+
+
+@pytest.mark.parametrize(("kind", "value", "detail"), [
+    ("place", ref.ORIENTATION_STRIDE * 0 + rules.SQUARES - 1, "place choice 323"),  # no shape fits in the corner
+    ("play", ref.DISCARD + rules.PIECES - 1, "play choice 119"),  # piece 59: the supplies below hold 0 to 51
+    ("look", 7, "look choice 7"),  # no such stack
+])
+def test_a_strategy_that_answers_illegally_is_named_in_one_line(kind, value, detail):
+    from playback import play_batch
+
+    params = Params(players=2, chips=3)
+    deal = rules.deal(params, np.random.default_rng(1), 2)
+    deal = deal._replace(supply=np.stack([np.arange(26), np.arange(26, 52)], axis=0)[None].repeat(2, axis=0)
+                         .astype(np.int8))
+    lineups = np.array([["crooked", "random"]] * 2)
+    with pytest.raises(IllegalMove) as err:
+        play_batch("kunst_stuecke", params, deal, lineups, np.random.default_rng(0), crooked_factory(kind, value))
+    assert err.value.strategy == "crooked" and detail in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_a_slide_of_a_piece_that_cannot_slide_is_refused():
+    from playback import play_batch
+
+    params = Params(players=2, chips=3)
+    deal = rules.deal(params, np.random.default_rng(1), 2)
+    make = crooked_factory("slide", 59)  # piece 59 is never on the board: nobody holds it
+    deal = deal._replace(supply=np.stack([np.arange(26), np.arange(26, 52)], axis=0)[None].repeat(2, axis=0)
+                         .astype(np.int8))
+    with pytest.raises(IllegalMove, match="slide choice 59") as err:
+        play_batch("kunst_stuecke", params, deal, np.array([["random", "crooked"]] * 2), np.random.default_rng(0),
+                   make)
+    assert err.value.strategy == "crooked"

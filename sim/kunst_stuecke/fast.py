@@ -305,14 +305,17 @@ def keep(stacks, spaces, seat, stack, options, asked):
 
 
 @njit(cache=True, nogil=True)
-def block_labels(board, orient, anchor, offsets, size, neighbours):
-    """Blocks (same-coloured pieces joined by shared edges): label (B, 60), the lowest piece id of each
-    piece's block (-1 off the board), and members (B, 60), each block's size at its label (0 elsewhere)."""
+def block_labels(board, orient, anchor, offsets, size, neighbours, games):
+    """Blocks (same-coloured pieces joined by shared edges) of the games marked in games (B,): label (B, 60),
+    the lowest piece id of each piece's block (-1 off the board), and members (B, 60), each block's size at
+    its label (0 elsewhere)."""
     batch = board.shape[0]
     label = np.full((batch, PIECES), -1, np.int64)
     members = np.zeros((batch, PIECES), np.int64)
     stack = np.empty(PIECES, np.int64)
     for g in range(batch):
+        if not games[g]:
+            continue
         for first in range(PIECES):
             if orient[g, first] < 0 or label[g, first] >= 0:
                 continue
@@ -336,7 +339,7 @@ def block_labels(board, orient, anchor, offsets, size, neighbours):
 
 def blocks(board, orient, anchor, offsets, size, neighbours) -> np.ndarray:
     """(B, 60): each block's size at its lowest piece id, 0 elsewhere."""
-    return block_labels(board, orient, anchor, offsets, size, neighbours)[1]
+    return block_labels(board, orient, anchor, offsets, size, neighbours, np.ones(len(board), np.bool_))[1]
 
 
 @njit(cache=True, nogil=True)
