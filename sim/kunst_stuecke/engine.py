@@ -145,9 +145,9 @@ def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray
         return fast.destinations(state.board.copy(), state.orient, state.anchor.copy(), _chosen(state),
                                  state.must_touch, state.start_contact, offsets, size, extent, neighbours)
     if kind == "play":
-        return fast.play_mask(state.board, state.owner, seat, asked, offsets, size, extent, distinct, neighbours)
+        return fast.play_mask(state.board, state.owner, seat, asked, fast.row_masks(params), extent, distinct)
     if kind == "place":
-        return fast.placements(state.board, _chosen(state), offsets, size, extent, distinct, neighbours)
+        return fast.placements(state.board, _chosen(state), fast.row_masks(params), extent, distinct)
     raise ValueError(f"no decision in phase '{state.phase}'")
 
 

@@ -72,80 +72,104 @@ def _touch(board, g, offsets, size, neighbours, shape, orientation, anchor, colo
     return own, other
 
 
+@lru_cache(maxsize=16)
+def row_masks(params: Params) -> np.ndarray:
+    """(12, O, 5) int64: each oriented shape's squares as bit masks by row (bit c: column c)."""
+    geo = params.geometry
+    masks = np.zeros((SHAPES, params.orientations, 5), np.int64)
+    for s in range(SHAPES):
+        for o in range(params.orientations):
+            for r, c in geo.cells[s, o, : geo.size[s]]:
+                masks[s, o, r] |= 1 << c
+    masks.flags.writeable = False
+    return masks
+
+
 @njit(cache=True, nogil=True)
-def _colour_map(board, g, neighbours, out):
-    """out[square] = the colours (bit c for colour c) of the pieces sharing an edge with each square of game g."""
+def _bitboards(board, g, occupied, beside):
+    """Game g's board by row as bit masks (bit c: column c): occupied (18,) squares; beside (6, 18) the squares
+    sharing an edge with a piece of colour c (row 5: of any colour)."""
+    occupied[:] = 0
+    beside[:] = 0
+    edge = (1 << SIDE) - 1
     for square in range(SQUARES):
-        bits = 0
-        for k in range(4):
-            n = neighbours[square, k]
-            if n >= 0 and board[g, n] >= 0:
-                bits |= 1 << (board[g, n] // SHAPES)
-        out[square] = bits
+        p = board[g, square]
+        if p < 0:
+            continue
+        r, c, colour = square // SIDE, square % SIDE, p // SHAPES
+        bit = 1 << c
+        across = ((bit << 1) | (bit >> 1)) & edge
+        occupied[r] |= bit
+        for k in (colour, 5):
+            beside[k, r] |= across
+            if r > 0:
+                beside[k, r - 1] |= bit
+            if r < SIDE - 1:
+                beside[k, r + 1] |= bit
 
 
 @njit(cache=True, nogil=True)
-def _may_lie(board, g, offsets, size, colours, piece, orientation, anchor):
-    """Placing Shapes, at an anchor inside the board: on empty squares, abutting no piece or one of its own
-    colour (`colours`: game g's colour map)."""
-    shape, bits = piece % SHAPES, 0
-    for i in range(size[shape]):
-        square = anchor + offsets[shape, orientation, i]
-        if board[g, square] != EMPTY:
+def _lies(occupied, beside, masks, shape, o, height, row, col, colour):
+    """Placing Shapes, by row masks: on empty squares, abutting no piece or one of its own colour."""
+    own, anything = 0, 0
+    for i in range(height):
+        m = masks[shape, o, i] << col
+        if occupied[row + i] & m:
             return False
-        bits |= colours[square]
-    return bits == 0 or (bits >> (piece // SHAPES)) & 1 == 1
+        own |= beside[colour, row + i] & m
+        anything |= beside[5, row + i] & m
+    return anything == 0 or own != 0
 
 
 @njit(cache=True, nogil=True)
-def _lie_anywhere(board, g, offsets, size, extent, distinct, colours, piece, legal):
+def _lie_anywhere(occupied, beside, masks, extent, distinct, piece, legal):
     """Whether the piece may lie anywhere; every way it may lie is marked in legal (O * 324,), or, with an
     empty legal, the search stops at the first."""
-    shape = piece % SHAPES
+    shape, colour = piece % SHAPES, piece // SHAPES
     found = False
-    for o in range(offsets.shape[1]):
+    for o in range(masks.shape[1]):
         if not distinct[shape, o]:
             continue
-        for row in range(SIDE - extent[shape, o, 0] + 1):
-            for col in range(SIDE - extent[shape, o, 1] + 1):
-                a = row * SIDE + col
-                if _may_lie(board, g, offsets, size, colours, piece, o, a):
+        height, width = extent[shape, o, 0], extent[shape, o, 1]
+        for row in range(SIDE - height + 1):
+            for col in range(SIDE - width + 1):
+                if _lies(occupied, beside, masks, shape, o, height, row, col, colour):
                     if legal.shape[0] == 0:
                         return True
-                    legal[o * SQUARES + a] = True
+                    legal[o * SQUARES + row * SIDE + col] = True
                     found = True
     return found
 
 
 @njit(cache=True, nogil=True)
-def placements(board, pieces, offsets, size, extent, distinct, neighbours):
+def placements(board, pieces, masks, extent, distinct):
     """(B, O * 324) bool: where each game's piece (pieces[g], -1: none) may be placed, 324 o + anchor."""
     batch = board.shape[0]
-    legal = np.zeros((batch, offsets.shape[1] * SQUARES), np.bool_)
-    colours = np.zeros(SQUARES, np.int64)
+    legal = np.zeros((batch, masks.shape[1] * SQUARES), np.bool_)
+    occupied, beside = np.zeros(SIDE, np.int64), np.zeros((6, SIDE), np.int64)
     for g in range(batch):
         if pieces[g] >= 0:
-            _colour_map(board, g, neighbours, colours)
-            _lie_anywhere(board, g, offsets, size, extent, distinct, colours, pieces[g], legal[g])
+            _bitboards(board, g, occupied, beside)
+            _lie_anywhere(occupied, beside, masks, extent, distinct, pieces[g], legal[g])
     return legal
 
 
 @njit(cache=True, nogil=True)
-def play_mask(board, owner, seat, asked, offsets, size, extent, distinct, neighbours):
+def play_mask(board, owner, seat, asked, masks, extent, distinct):
     """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p); for the seat's
     pieces in the games asked."""
     batch = board.shape[0]
     legal = np.zeros((batch, 2 * PIECES), np.bool_)
-    colours = np.zeros(SQUARES, np.int64)
+    occupied, beside = np.zeros(SIDE, np.int64), np.zeros((6, SIDE), np.int64)
     nowhere = np.zeros(0, np.bool_)
     for g in range(batch):
         if not asked[g]:
             continue
-        _colour_map(board, g, neighbours, colours)
+        _bitboards(board, g, occupied, beside)
         for p in range(PIECES):
             if owner[g, p] == seat:
                 legal[g, PIECES + p] = True
-                legal[g, p] = _lie_anywhere(board, g, offsets, size, extent, distinct, colours, p, nowhere)
+                legal[g, p] = _lie_anywhere(occupied, beside, masks, extent, distinct, p, nowhere)
     return legal
 
 
@@ -193,6 +217,9 @@ def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p
     seen and queue are scratch arrays of 324."""
     shape, o, start = piece % SHAPES, orient[g, piece], anchor[g, piece]
     extra = piece if start_contact[g, piece] else -1
+    bound = extra >= 0
+    for p in range(PIECES):
+        bound |= must_touch[g, p]
     seen[:] = False
     seen[start] = True
     queue[0], head, tail, found = start, 0, 1, 0
@@ -212,13 +239,15 @@ def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p
             seen[a] = True
             queue[tail] = a
             tail += 1
-            _lay(board, g, offsets, size, shape, o, start, EMPTY)
-            _lay(board, g, offsets, size, shape, o, a, piece)
-            anchor[g, piece] = a
-            ok = _kept(board, g, orient, anchor, offsets, size, neighbours, must_touch, extra)
-            _lay(board, g, offsets, size, shape, o, a, EMPTY)
-            _lay(board, g, offsets, size, shape, o, start, piece)
-            anchor[g, piece] = start
+            ok = True
+            if bound:  # try the move: every bound piece must still touch its own colour
+                _lay(board, g, offsets, size, shape, o, start, EMPTY)
+                _lay(board, g, offsets, size, shape, o, a, piece)
+                anchor[g, piece] = a
+                ok = _kept(board, g, orient, anchor, offsets, size, neighbours, must_touch, extra)
+                _lay(board, g, offsets, size, shape, o, a, EMPTY)
+                _lay(board, g, offsets, size, shape, o, start, piece)
+                anchor[g, piece] = start
             if ok:
                 out[a] = True
                 found += 1
