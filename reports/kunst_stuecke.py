@@ -454,9 +454,9 @@ def discard_finding(result: pl.DataFrame, _) -> Finding:
     if strategies["strategy"].n_unique() > 1:
         most = strategies.sort("share", "strategy", descending=[True, False]).row(0, named=True)
         fewest = strategies.sort("share", "strategy").row(0, named=True)
-        text += (f" Most: {most['strategy']}, {num(most['discards'])} of {most['pieces_each']} at {most['players']} "
-                 f"players; fewest: {fewest['strategy']}, {num(fewest['discards'])} of {fewest['pieces_each']} at "
-                 f"{fewest['players']} players.")
+        text += (f" The largest share: {most['strategy']}, {num(most['discards'])} of {most['pieces_each']} pieces at "
+                 f"{most['players']} players; the smallest: {fewest['strategy']}, {num(fewest['discards'])} of "
+                 f"{fewest['pieces_each']} at {fewest['players']} players.")
     return Finding("Discards.", text, table("", overall, ("Players", "players"), ("Pieces each", "pieces_each"),
                                             *est("Discarded", "discards")))
 
