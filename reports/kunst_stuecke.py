@@ -392,9 +392,14 @@ LOOK_INTRO = (
     "and score nothing.")
 
 
+FEW_PLAYERS = 100  # first-look groups smaller than this are shown but not compared
+
+
 def look_finding(result: dict, _) -> Finding:
     """Tile success and win share of the earliest against the latest first looks, pooled over player counts."""
     looked = result["pooled"].filter(pl.col("bucket_index") > 0)
+    if looked.filter(pl.col("n") >= FEW_PLAYERS).height:  # a handful of players bounds nothing worth comparing
+        looked = looked.filter(pl.col("n") >= FEW_PLAYERS)
     early, late = looked.row(0, named=True), looked.row(-1, named=True)
     text = (f"Players who first look {LOOK_PHRASES[early['bucket_index']]} get {pct(early['correct'])} of their tiles "
             f"right and win {times(early['vs_fair'])} their fair share")

@@ -19,6 +19,7 @@ from reports.kunst_stuecke import (
     ANALYSES,
     correct_rates,
     discards,
+    look_finding,
     spending,
     sweep_experiments,
     target_finding,
@@ -232,3 +233,13 @@ def test_a_tournament_alone_says_it_has_no_sweep(tmp_path):
         if chart != "kunst_stuecke_chips_sweep.png":
             assert (tmp_path / chart).exists(), chart
     assert [f.label for f in section.findings] == ["Target tiles.", "Chips.", "First looks.", "Discards."]
+
+
+def test_the_first_look_finding_compares_no_group_of_a_handful_of_players():
+    pooled = pl.DataFrame({
+        "bucket": ["first 10%", "10–25%", "50–75%"], "bucket_index": [1, 2, 4], "n": [1000, 800, 5],
+        "vs_fair": [1.0, 0.98, 0.0], "vs_fair_lo": [0.95, 0.9, 0.0], "vs_fair_hi": [1.05, 1.06, 0.0],
+        "correct": [0.4, 0.38, 0.2], "correct_lo": [0.37, 0.35, 0.08], "correct_hi": [0.43, 0.41, 0.42]})
+    finding = look_finding({"pooled": pooled}, None)
+    assert "10–25%" in finding.text and "50–75%" not in finding.text  # 5 players are shown, not compared
+    assert "no clear difference" in finding.text
