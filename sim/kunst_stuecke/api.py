@@ -146,7 +146,7 @@ def narrate(record: dict) -> str:
         lines.append(f"Turn {number + 1}: seat {turn['seat']} ({names[turn['seat']]})")
         for action in turn["actions"]:
             piece = action.get("piece")
-            what = f"{COLORS[colour_of(piece)]} {shape_of(piece)}" if piece is not None else ""
+            what = f"{COLORS[colour_of(piece)]} shape {shape_of(piece)}" if piece is not None else ""
             if action["act"] == "place":
                 corner = _anchor(action["cells"])
                 lines.append(f"  places {what} (piece {piece}), turned {action['rotation']}"
