@@ -77,9 +77,9 @@ class Planner(Player):
         value = _tile_values(tiles, board["label"], board["members"], obs.owner[self.idx].astype(np.int64),
                              self.seat)
         free = obs.tiles[self.idx] < 0
-        bonus = np.where(free, np.array(self.params.spaces, float), np.nan)
-        best_space = np.nanargmax(np.where(free, bonus, -np.inf), axis=1)
-        worst_space = np.nanargmin(np.where(free, bonus, np.inf), axis=1)
+        bonus = np.array(self.params.spaces, float)
+        best_space = np.argmax(np.where(free, bonus, -np.inf), axis=1)
+        worst_space = np.argmin(np.where(free, bonus, np.inf), axis=1)
         tile = pick_best(value, tiles >= 0, rng)
         likely = value[np.arange(len(tile)), tile] >= 2
         return 5 * tile + np.where(likely, best_space, worst_space)
@@ -88,8 +88,8 @@ class Planner(Player):
         return np.full(len(obs.legal[self.idx]), STOP)
 
     def play(self, obs, rng):
-        """A piece of a colour it aims at, where that colour's blocks still fall short; else any placeable piece;
-        a discard only when none can be placed."""
+        """A piece of a colour it holds a tile of, if one can be placed; else any placeable piece; a discard only
+        when none can be placed."""
         legal = obs.legal[self.idx]
         placeable = legal[:, :DISCARD]
         wanted = _wanted_colours(obs.tiles[self.idx].astype(np.int64))  # (n, 5)

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve
 from sim.kunst_stuecke import fast
-from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SQUARES, STOP, Deal, Params
+from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SQUARES, STACK_TILES, STOP, TILES, Deal, Params
 from sim.scoring import standings
 
 CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before", "play", "place", "look_after",
@@ -98,7 +98,7 @@ def init(params: Params, deal: Deal) -> State:
         anchor=np.zeros((batch, PIECES), np.int16), owner=owner,
         chips=np.full((batch, players), params.chips, np.int16), stacks=deal.stacks.astype(np.int8),
         spaces=np.full((batch, players, len(params.spaces)), -1, np.int8),
-        seen=np.full((batch, players, 30), -1, np.int8), discards=np.zeros((batch, players), np.int16),
+        seen=np.full((batch, players, TILES), -1, np.int8), discards=np.zeros((batch, players), np.int16),
         first_look=np.full((batch, players), -1, np.int16), looked=np.zeros(batch, bool),
         slid=np.zeros((batch, PIECES), np.int8), start_contact=np.zeros((batch, PIECES), bool),
         must_touch=np.zeros((batch, PIECES), bool), chosen=np.full(batch, -1, np.int16),
@@ -120,7 +120,7 @@ def decision(params: Params, state: State) -> Decision:
     kind = _kind(phase)
     legal = legal_mask(params, state, kind, seat)
     batch = len(asked)
-    looking = np.full((batch, 6), -1, np.int8)
+    looking = np.full((batch, STACK_TILES), -1, np.int8)
     if kind == "keep":
         looking = np.where(asked[:, None], state.stacks[np.arange(batch), np.maximum(state.chosen, 0)], -1)
     piece = np.where(asked & (kind in ("place", "slide_to")), state.chosen, -1)
@@ -131,8 +131,9 @@ def decision(params: Params, state: State) -> Decision:
 
 
 def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray:
-    asked, tables = state.asked, fast.tables(params)
-    offsets, size, extent, distinct, neighbours = tables
+    """(B, options) of the question of this kind, numbered as in reference.py, for the games asked."""
+    asked = state.asked
+    offsets, size, extent, distinct, neighbours = fast.tables(params)
     if kind == "look":
         return np.concatenate([(state.stacks[:, :, 0] >= 0) & asked[:, None], np.ones((len(asked), 1), bool)], axis=1)
     if kind == "keep":
