@@ -209,7 +209,6 @@ def _rotation_values(slots, rot, cell, cells, steps, board, colour, colours, sco
     grid = np.full(cells, -1, np.int8)
     bins = np.zeros(fast.BINS, np.int64)
     points = np.zeros(colours, np.int64)
-    trio = np.zeros(3, np.int64)
     turned = np.zeros(nb, np.int64)
     for g in range(n):
         mine = board[g]
@@ -220,18 +219,11 @@ def _rotation_values(slots, rot, cell, cells, steps, board, colour, colours, sco
             for b in range(nb):
                 turned[b] = rot[g, b] + (t if b == mine else 0)
             for x in range(nb):
-                if cell[g, x] < 0:
-                    continue
                 for k in range(6):
-                    y = grid[cell[g, x] + steps[k]]
-                    z = grid[cell[g, x] + steps[(k + 1) % 6]]
-                    if y <= x or z <= x or (x != mine and y != mine and z != mine):
+                    y, z = fast.hexagon_at(grid, cell, steps, g, x, k)
+                    if y < 0 or (x != mine and y != mine and z != mine):
                         continue
-                    trio[0], trio[1], trio[2] = x, y, z
-                    bins[:] = 0
-                    for i in range(6):
-                        hexagon_board = trio[i // 2]
-                        bins[slots[g, hexagon_board, (k + i - turned[hexagon_board]) % 6] + 1] += 1
+                    fast.tally_hexagon(slots, turned, g, x, y, z, k, bins)
                     if bins[0] == 0:
                         fast.majority_into(bins[1 : colours + 1], scoring, points)
                         value[g, t] += points[colour[g]]

@@ -338,7 +338,7 @@ def _end_turn(params: Params, state: State) -> State:
 
 def empty_holes(state: State) -> np.ndarray:
     """(B, H) bool: holes of boards on the table with no tile."""
-    return fast.empty_holes(state.slots, state.cell)  # compiled
+    return fast.tile_mask(state.slots, state.cell, np.ones(len(state.slots), bool))  # compiled
 
 
 def board_spots(state: State, geo: Geometry) -> np.ndarray:

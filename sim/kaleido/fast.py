@@ -195,19 +195,6 @@ def closing_points(counts, empties, colour, white, scoring):
 
 
 @njit(cache=True, nogil=True)
-def empty_holes(slots, cell):
-    """(B, 6 NB) bool: holes of boards on the table with no tile."""
-    batch, nb, _ = slots.shape
-    holes = np.zeros((batch, 6 * nb), np.bool_)
-    for g in range(batch):
-        for b in range(nb):
-            placed = cell[g, b] >= 0
-            for s in range(6):
-                holes[g, 6 * b + s] = placed & (slots[g, b, s] == EMPTY)
-    return holes
-
-
-@njit(cache=True, nogil=True)
 def tile_mask(slots, cell, asked):
     """(B, 6 NB) bool: the holes a tile may go in, the empty holes on the table; every hole where the game is
     not asked."""
@@ -375,6 +362,26 @@ def rotate_offered(rot, pending, asked, choice):
 
 
 @njit(cache=True, nogil=True)
+def hexagon_at(grid, cell, steps, g, x, k):
+    """The boards (Y, Z) of the end-game hexagon at board X's corner k: its neighbours in directions k and k + 1,
+    both above X in id (so each hexagon is found once), or (-1, -1). grid: game g's boards by cell."""
+    if cell[g, x] < 0:
+        return -1, -1
+    y, z = grid[cell[g, x] + steps[k]], grid[cell[g, x] + steps[(k + 1) % 6]]
+    return (y, z) if y > x and z > x else (-1, -1)
+
+
+@njit(cache=True, nogil=True)
+def tally_hexagon(slots, rot, g, x, y, z, k, bins):
+    """bins[code + 1] = how many of the hexagon's triangles X[k], X[k+1], Y[k+2], Y[k+3], Z[k+4], Z[k+5] hold each
+    tile code (bins[0]: empty); physical triangle t of board b shows its slot (t - rot[b]) % 6."""
+    bins[:] = 0
+    for i in range(6):
+        board = x if i < 2 else y if i < 4 else z
+        bins[slots[g, board, (k + i - rot[board]) % 6] + 1] += 1
+
+
+@njit(cache=True, nogil=True)
 def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
     """End-game hexagons (in place into endgame (B, colours)): at each corner where board X has neighbours Y
     in direction k and Z in direction k + 1, with X below both in id, the physical triangles X[k], X[k+1],
@@ -384,23 +391,15 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
     colours = endgame.shape[1]
     bins = np.zeros(BINS, np.int64)
     points = np.zeros(colours, np.int64)
-    trio = np.zeros(3, np.int64)
     grid = np.full(cells, -1, np.int8)
     for g in range(batch):
         lay_boards(grid, cell, g, True)
         for x in range(nb):
-            if cell[g, x] < 0:
-                continue
             for k in range(6):
-                y = grid[cell[g, x] + steps[k]]
-                z = grid[cell[g, x] + steps[(k + 1) % 6]]
-                if y <= x or z <= x:
+                y, z = hexagon_at(grid, cell, steps, g, x, k)
+                if y < 0:
                     continue
-                trio[0], trio[1], trio[2] = x, y, z
-                bins[:] = 0
-                for i in range(6):
-                    board = trio[i // 2]
-                    bins[slots[g, board, (k + i - rot[g, board]) % 6] + 1] += 1
+                tally_hexagon(slots, rot[g], g, x, y, z, k, bins)
                 if bins[0] == 0:
                     majority_into(bins[1 : colours + 1], scoring, points)
                     for c in range(colours):
