@@ -23,7 +23,8 @@ STRATEGIES = {
     "random": "a random legal placement, discarding only when none exists; looks half the time; slides rarely",
     "planner": "takes targets the board and the pieces left can still reach (the likeliest on the 15 space), "
                "grows blocks towards them and seals them at the exact size (knob: the turn of its first look, 0)",
-    "slider": "planner, plus chips spent to slide a lone piece into a block that then meets a target exactly",
+    "slider": "planner, plus chips: slides a lone piece into a block that then meets a target exactly, or a piece "
+              "out of a block one over its target's size",
     "spoiler": "planner, but lays the colours it does not aim at against the largest blocks others are growing",
 }
 BENCH_STRATEGY = "planner"
@@ -125,10 +126,16 @@ class Planner(Player):
 
 class Slider(Planner):
     def slide(self, obs, rng):
-        """A lone piece of a colour it aims at, where it can slide into a block that then meets a tile."""
+        """A lone piece of a colour it aims at, to slide into a block; or, from a block one piece over a tile's
+        size, a piece at its end, to slide out (to another block of its colour: the contact rule)."""
         legal = obs.legal[self.idx]
         board = self.board(obs)
-        movable = legal[:, :STOP] & _lone_wanted(board["label"], board["members"], obs.tiles[self.idx].astype(np.int64))
+        tiles = obs.tiles[self.idx].astype(np.int64)
+        offsets, size, neighbours = self.tables()
+        candidates = _lone_wanted(board["label"], board["members"], tiles) | _spare_ends(
+            obs.board[self.idx], obs.orient[self.idx], obs.anchor[self.idx], board["label"], board["members"], tiles,
+            offsets, size, neighbours)
+        movable = legal[:, :STOP] & candidates
         return np.where(movable.any(axis=1), pick_any(movable, rng), STOP)
 
     def slide_to(self, obs, rng):
@@ -261,6 +268,36 @@ def _lone_wanted(label, members, tiles):
                 tile = tiles[g, j]
                 if tile >= 0 and tile // STACK_TILES == p // SHAPES and tile % STACK_TILES + 1 >= 2:
                     out[g, p] = True
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _spare_ends(board, orient, anchor, label, members, tiles, offsets, size, neighbours):
+    """(n, 60): pieces at an end of a block one piece larger than a tile of its colour the player holds (they
+    share an edge with exactly one piece of their colour), whose sliding out would leave the block at size."""
+    n = label.shape[0]
+    out = np.zeros((n, PIECES), np.bool_)
+    for g in range(n):
+        for p in range(PIECES):
+            if label[g, p] < 0:
+                continue
+            over = False
+            for j in range(tiles.shape[1]):
+                tile = tiles[g, j]
+                over |= (tile >= 0 and tile // STACK_TILES == p // SHAPES and tile % STACK_TILES + 1 < 6
+                         and members[g, label[g, p]] == tile % STACK_TILES + 2)
+            if not over:
+                continue
+            first, alone = -1, True  # the one same-coloured neighbour, and whether it is the only one
+            for i in range(size[p % SHAPES]):
+                for d in range(4):
+                    m = neighbours[anchor[g, p] + offsets[p % SHAPES, orient[g, p], i], d]
+                    if m < 0 or board[g, m] < 0 or board[g, m] == p or board[g, m] // SHAPES != p // SHAPES:
+                        continue
+                    if first < 0:
+                        first = board[g, m]
+                    alone &= board[g, m] == first
+            out[g, p] = first >= 0 and alone
     return out
 
 
