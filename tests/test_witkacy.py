@@ -1,4 +1,5 @@
-"""Witkacy: the deck file and its checks, and the set-up (rulebook ../shared/rules/witkacy.txt)."""
+"""Witkacy: the deck file and its checks, the set-up, and collections: the overlap rule, completed paintings,
+Solvent and Gift, and scoring (rulebook ../shared/rules/witkacy.txt). Expected values are worked out by hand."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from sim.errors import AtelierError
 from sim.game import params_from
+from sim.witkacy import collection as col
 from sim.witkacy import rules
 from sim.witkacy.rules import CARDS, Params, fragment_code, fragment_name, load_deck
 
@@ -103,3 +105,80 @@ def test_display_cards_show_the_side_that_was_face_down():
         if returned == 0:  # nothing went back: the display is the next two cards of the shuffled deck
             assert deal.display[g].tolist() == order[drawn : drawn + 2]
             assert deal.deck[g, 0] == order[drawn + 2]
+
+
+# ---------------------------------------------------------------------------------------------- collections
+
+F = rules.fragment_code
+
+
+def card(front: list[list[str]], back: list[list[str]]) -> np.ndarray:
+    return np.array([[[F(f) for f in row] for row in side] for side in (front, back)], np.int8)
+
+
+# Hand-made cards (collections check no deck structure): X's front has A's upper half on top; Y's back has A's
+# lower half on top; Z and W carry no half of A.
+CARDS_BY_HAND = np.stack([
+    card([["A.UL", "A.UR"], ["B.UL", "C.UR"]], [["D.LL", "D.LR"], ["B.LL", "C.LR"]]),  # X
+    card([["E.UL", "E.UR"], ["B.UR", "D.UL"]], [["A.LL", "A.LR"], ["E.LL", "B.LR"]]),  # Y
+    card([["C.UL", "C.UR"], ["D.UR", "E.UL"]], [["C.LL", "C.LR"], ["D.LR", "E.LL"]]),  # Z
+    card([["B.UL", "B.UR"], ["E.UR", "A.UL"]], [["B.LL", "B.LR"], ["A.LR", "C.LL"]]),  # W
+])
+X, Y, Z, W = range(4)
+
+
+def test_completion_across_two_cards_a_front_half_above_a_back_half():
+    mine = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.BACK, 1, 0)]  # Y on top, one row lower
+    assert col.copies(mine, CARDS_BY_HAND) == [(0, 0, 0)]  # A, its upper-left quarter at (0, 0)
+    assert col.copies_by_painting(mine, CARDS_BY_HAND) == [1, 0, 0, 0, 0]
+    under = [col.Placed(Y, rules.BACK, 1, 0), col.Placed(X, rules.FRONT, 0, 0)]  # Y slid under X instead
+    assert col.copies(under, CARDS_BY_HAND) == []  # X's bottom row covers A's lower half
+
+
+def test_the_overlap_rule():
+    base = [col.Placed(X, rules.FRONT, 0, 0)]
+    one_cell = col.Placed(Z, rules.FRONT, 1, 1)  # shares (1, 1) only
+    assert col.may_add(base, one_cell, advanced=False, correction=False)
+    assert not col.may_add(base, one_cell, advanced=True, correction=False)  # the advanced variant wants 2
+    assert col.may_add(base, col.Placed(Z, rules.FRONT, 1, 0), advanced=True, correction=False)  # shares 2
+    assert not col.may_add(base, col.Placed(Z, rules.FRONT, 2, 0), advanced=False, correction=False)  # apart
+    on_top = col.Placed(Z, rules.FRONT, 0, 0)  # entirely on (or, with z = 0, under) the collection
+    assert not col.may_add(base, on_top, advanced=False, correction=False)
+    assert col.may_add(base, on_top, advanced=False, correction=True)  # Correction allows it this turn
+    options = col.placements(base, Z, advanced=False, correction=False)
+    assert (col.Placed(Z, rules.FRONT, 1, 1), 0) in options and (col.Placed(Z, rules.FRONT, 1, 1), 1) in options
+    assert all(placed != on_top for placed, _ in options)
+    two = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.FRONT, 0, 1)]
+    between = col.added(two, col.Placed(Z, rules.FRONT, 1, 0), 1)  # over X, under Y
+    assert (col.Placed(Z, rules.FRONT, 1, 0), 1) in col.placements(two, Z, False, False)
+    shown = col.visible(between, CARDS_BY_HAND)
+    assert shown[(1, 0)] == F("C.UL") and shown[(1, 1)] == F("B.UR")  # Z over X at (1, 0); Y over Z at (1, 1)
+
+
+def test_covering_a_copy_destroys_it():
+    mine = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.BACK, 1, 0)]
+    covering = col.Placed(Z, rules.FRONT, 0, -1)  # over (0, 0) and (1, 0)
+    assert col.may_add(mine, covering, advanced=False, correction=False)  # one's own expansion may do it
+    assert col.copies(col.added(mine, covering, 2), CARDS_BY_HAND) == []
+    assert col.copies(col.added(mine, covering, 0), CARDS_BY_HAND) == [(0, 0, 0)]  # slid under: still complete
+
+
+def test_solvent_and_gift_refuse_to_break_a_completed_painting():
+    mine = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.BACK, 1, 0)]
+    assert col.removals(mine, CARDS_BY_HAND) == []  # either card's removal breaks A
+    three = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.BACK, 1, 0), col.Placed(W, rules.BACK, 2, 1)]
+    assert col.removals(three, CARDS_BY_HAND) == [2]  # W holds no quarter of the copy
+    assert col.removals([col.Placed(X, rules.FRONT, 0, 0)], CARDS_BY_HAND) == []  # a collection keeps a card
+    gifts = col.gifts(three, Z, CARDS_BY_HAND, advanced=False)
+    assert gifts and all(set(col.copies(col.added(three, p, z), CARDS_BY_HAND)) >= {(0, 0, 0)} for p, z in gifts)
+    assert (col.Placed(Z, rules.FRONT, 0, -1), 3) not in gifts  # it would cover A's upper-left quarter
+    assert (col.Placed(Z, rules.FRONT, 0, -1), 0) in gifts  # slid under, it covers nothing that shows
+
+
+def test_the_rulebook_scoring_example():
+    # Copies per painting A-E: Tomek A A B C, Ewa A B B C, Gabrysia A C D (the table is right: A, C and D).
+    tomek, ewa, gabrysia = [2, 1, 1, 0, 0], [1, 2, 1, 0, 0], [1, 0, 1, 1, 0]
+    assert col.score_counts([tomek, ewa, gabrysia]) == [14, 13, 8]
+    assert col.winners([14, 13, 8], [4, 4, 3]) == [0]
+    assert col.winners([10, 10, 8], [3, 4, 2]) == [1]  # a tie goes to the most completed paintings
+    assert col.winners([10, 10, 8], [3, 3, 2]) == [0, 1]  # then it is shared

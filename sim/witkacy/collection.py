@@ -1,0 +1,131 @@
+"""Witkacy's collections, one game at a time and written to be read: where cards lie, what shows, which
+paintings are complete, which placements and removals the rules allow, and the score.
+
+A collection is a stack of placed cards, bottom to top: (card, side, row, col), the card covering cells (row,
+col) to (row + 1, col + 1) of an unbounded grid. A cell shows the fragment of the topmost card covering it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from sim.witkacy.rules import PAINTINGS
+
+
+class Placed(NamedTuple):
+    card: int
+    side: int  # 0 front, 1 back
+    row: int
+    col: int
+
+
+Collection = list[Placed]  # bottom to top
+
+
+def cells(placed: Placed) -> list[tuple[int, int]]:
+    return [(placed.row + r, placed.col + c) for r in range(2) for c in range(2)]
+
+
+def visible(collection: Collection, cards: np.ndarray) -> dict[tuple[int, int], int]:
+    """Each covered cell's fragment code, from the topmost card covering it."""
+    shown = {}
+    for placed in collection:  # bottom to top: later cards cover earlier ones
+        for r in range(2):
+            for c in range(2):
+                shown[(placed.row + r, placed.col + c)] = int(cards[placed.card, placed.side, r, c])
+    return shown
+
+
+def copies(collection: Collection, cards: np.ndarray) -> list[tuple[int, int, int]]:
+    """The completed paintings: (painting, row, col) for each 2 x 2 block of visible cells (r, c) .. (r + 1, c + 1)
+    showing P.UL, P.UR, P.LL and P.LR."""
+    shown = visible(collection, cards)
+    found = []
+    for (r, c), code in sorted(shown.items()):
+        if code % 4 == 0:  # an upper-left quarter
+            p = code // 4
+            if (shown.get((r, c + 1)), shown.get((r + 1, c)), shown.get((r + 1, c + 1))) == (4 * p + 1, 4 * p + 2,
+                                                                                              4 * p + 3):
+                found.append((p, r, c))
+    return found
+
+
+def copies_by_painting(collection: Collection, cards: np.ndarray) -> list[int]:
+    counts = [0] * len(PAINTINGS)
+    for painting, _, _ in copies(collection, cards):
+        counts[painting] += 1
+    return counts
+
+
+def overlap(collection: Collection, placed: Placed) -> int:
+    """How many of the new card's 4 cells the collection already covers."""
+    covered = {cell for other in collection for cell in cells(other)}
+    return sum(cell in covered for cell in cells(placed))
+
+
+def may_add(collection: Collection, placed: Placed, advanced: bool, correction: bool) -> bool:
+    """Collection Expansion: the card overlaps the collection (advanced: at least 2 of its 4 cells), but does
+    not lie entirely on or under it, unless Correction allows that this turn. Its place in the stack is free."""
+    shared = overlap(collection, placed)
+    return shared >= (2 if advanced else 1) and (shared < 4 or correction)
+
+
+def placements(collection: Collection, card: int, advanced: bool, correction: bool) -> list[tuple[Placed, int]]:
+    """Every allowed (placed card, z) for one card, either side: z = 0 slides it under everything, len(collection)
+    lays it on top, anything between puts it between two cards of the stack."""
+    rows = [p.row for p in collection]
+    cols = [p.col for p in collection]
+    out = []
+    for side in range(2):
+        for row in range(min(rows) - 1, max(rows) + 2):
+            for col in range(min(cols) - 1, max(cols) + 2):
+                placed = Placed(card, side, row, col)
+                if may_add(collection, placed, advanced, correction):
+                    out += [(placed, z) for z in range(len(collection) + 1)]
+    return out
+
+
+def added(collection: Collection, placed: Placed, z: int) -> Collection:
+    return [*collection[:z], placed, *collection[z:]]
+
+
+def keeps_copies(before: Collection, after: Collection, cards: np.ndarray) -> bool:
+    """Every copy complete before is still complete after (the same painting at the same place)."""
+    return set(copies(before, cards)) <= set(copies(after, cards))
+
+
+def removals(collection: Collection, cards: np.ndarray) -> list[int]:
+    """Solvent: the stack positions of the cards that may be removed: the collection keeps at least one card and
+    every completed painting stays complete."""
+    if len(collection) < 2:
+        return []
+    return [i for i in range(len(collection))
+            if keeps_copies(collection, [*collection[:i], *collection[i + 1:]], cards)]
+
+
+def gifts(collection: Collection, card: int, cards: np.ndarray, advanced: bool) -> list[tuple[Placed, int]]:
+    """Gift: the placements of a display card into an opponent's collection under the normal rules that leave
+    every completed painting there complete."""
+    return [(placed, z) for placed, z in placements(collection, card, advanced, correction=False)
+            if keeps_copies(collection, added(collection, placed, z), cards)]
+
+
+def scores(collections: list[Collection], cards: np.ndarray) -> tuple[list[int], list[int]]:
+    """Scoring: a completed painting is worth the number of its copies in all collections together; a player
+    scores that for each of their copies. Returns (scores, copies per player)."""
+    counts = [copies_by_painting(collection, cards) for collection in collections]
+    return score_counts(counts), [sum(c) for c in counts]
+
+
+def score_counts(counts: list[list[int]]) -> list[int]:
+    """Scores from each player's copies of each painting."""
+    worth = [sum(player[p] for player in counts) for p in range(len(PAINTINGS))]
+    return [sum(n * worth[p] for p, n in enumerate(player)) for player in counts]
+
+
+def winners(points: list[int], paintings: list[int]) -> list[int]:
+    """The most points wins; a tie goes to the most completed paintings, then is shared."""
+    best = max(zip(points, paintings, strict=True))
+    return [s for s, key in enumerate(zip(points, paintings, strict=True)) if key == best]
