@@ -12,6 +12,7 @@ import pytest
 from sim.errors import AtelierError
 from sim.game import params_from
 from sim.witkacy import collection as col
+from sim.witkacy import reference as ref
 from sim.witkacy import rules
 from sim.witkacy.rules import CARDS, Params, fragment_code, fragment_name, load_deck
 
@@ -182,3 +183,64 @@ def test_the_rulebook_scoring_example():
     assert col.winners([14, 13, 8], [4, 4, 3]) == [0]
     assert col.winners([10, 10, 8], [3, 4, 2]) == [1]  # a tie goes to the most completed paintings
     assert col.winners([10, 10, 8], [3, 3, 2]) == [0, 1]  # then it is shared
+
+
+# ---------------------------------------------------------------------------------------------- whole games
+
+
+class RandomDecider:
+    """Random legal answers; an action a quarter of the time."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def pick(self, options):
+        return options[self.rng.integers(len(options))]
+
+    def search(self, game, options):
+        return self.pick(options)
+
+    def action(self, game, options):
+        return self.pick(options[1:]) if self.rng.random() < 0.25 else ref.NO_ACTION
+
+    stash_draw = rush_draw = stash_discard = solvent = gift = expand = search
+
+
+@pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
+def test_a_game_ends_after_the_round_in_which_too_few_cards_are_left(players):
+    params = Params(players=players)
+    game = ref.new_game(params, rules.deal(params, np.random.default_rng(players), 1))
+    decider, left = RandomDecider(players), []
+    while not ref.over(game):
+        ref.play_turn(game, decider)
+        left.append(game.available())
+    rounds = game.turn // players
+    assert game.turn % players == 0  # every seat played as many turns
+    assert min(left[: (rounds - 1) * players]) >= players  # enough cards after every turn of earlier rounds
+    assert min(left[(rounds - 1) * players :]) < players  # too few at some point of the last round
+    used = [t["action"]["kind"] for t in game.turns if t["action"]]
+    assert all(used.count(kind) <= players for kind in rules.ACTIONS)  # each token once per player
+    points, paintings = col.scores(game.collections, game.cards)
+    counts = [col.copies_by_painting(c, game.cards) for c in game.collections]
+    assert points == col.score_counts(counts) and paintings == [sum(c) for c in counts]
+
+
+class Plain(RandomDecider):
+    """Random answers and no actions: each turn draws exactly one card."""
+
+    def action(self, game, options):
+        return ref.NO_ACTION
+
+
+def test_the_end_condition_counts_deck_and_display_or_the_deck_only():
+    for end_count, last in (("deck_and_display", True), ("deck", True)):
+        params = Params(players=3, end_count=end_count)
+        game = ref.new_game(params, rules.deal(params, np.random.default_rng(0), 1))
+        game.deck = game.deck[:2]  # 2 in the deck, 2 in the display
+        assert (game.available() < 3) == (end_count == "deck")
+        decider = Plain(0)
+        ref.play_turn(game, decider)  # seat 0 draws one: 3 (or 1) left
+        assert game.last_round == (end_count == "deck") and not ref.over(game)
+        while not ref.over(game):
+            ref.play_turn(game, decider)
+        assert game.turn == 3 and game.last_round is last  # the round is finished, whoever noticed first
