@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.errors import AtelierError
+from sim.errors import AtelierError, IllegalMove
 from sim.game import params_from
 from sim.witkacy import collection as col
 from sim.witkacy import reference as ref
@@ -244,3 +244,31 @@ def test_the_end_condition_counts_deck_and_display_or_the_deck_only():
         while not ref.over(game):
             ref.play_turn(game, decider)
         assert game.turn == 3 and game.last_round is last  # the round is finished, whoever noticed first
+
+
+@pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
+def test_a_trace_replays_to_its_scores_from_its_set_up_alone(players):
+    import json
+
+    from sim.witkacy import api
+
+    params = Params(players=players)
+    one = rules.deal(params, np.random.default_rng(10 + players), 1)
+    record = json.loads(json.dumps(api.trace(params, one, RandomDecider(players))))
+    record.update(game="witkacy", players=players, seed=0, strategies=["random"] * players,
+                  params={"players": players, "advanced": False, "start_distinct": "painting", "rush_draw": "deck",
+                          "end_count": "deck_and_display", "deck": ""})
+    assert api.replay(record) == record["final"]["scores"]
+    assert len(record["cards"]) == CARDS and len(record["deck_before"]) == CARDS
+    drawn = [card for _, card, _, fate in record["dealt"]]
+    if all(fate != "returned" for *_, fate in record["dealt"]):  # nothing went back: the deck's order, drawn
+        assert drawn == [card for card, _ in record["deck_before"][: len(drawn)]]
+    assert [c for c, _ in record["display"]] == [c for c, _ in record["deck_before"][len(drawn) : len(drawn) + 2]] \
+        or any(fate == "returned" for *_, fate in record["dealt"])
+    story = api.narrate(record)
+    assert story.count("\nTurn ") == len(record["turns"]) and story.endswith(
+        ", ".join(f"seat {s}" for s in record["final"]["winners"]))
+    tampered = json.loads(json.dumps(record))
+    tampered["turns"] = tampered["turns"][:-1]  # a turn missing: the rules ask for it
+    with pytest.raises(IllegalMove):
+        api.replay(tampered)
