@@ -59,16 +59,16 @@ def copies_by_painting(collection: Collection, cards: np.ndarray) -> list[int]:
     return counts
 
 
-def overlap(collection: Collection, placed: Placed) -> int:
-    """How many of the new card's 4 cells the collection already covers."""
-    covered = {cell for other in collection for cell in cells(other)}
-    return sum(cell in covered for cell in cells(placed))
+def covered(collection: Collection) -> set[tuple[int, int]]:
+    return {cell for other in collection for cell in cells(other)}
 
 
-def may_add(collection: Collection, placed: Placed, advanced: bool, correction: bool) -> bool:
+def may_add(collection: Collection, placed: Placed, advanced: bool, correction: bool,
+            taken: set[tuple[int, int]] | None = None) -> bool:
     """Collection Expansion: the card overlaps the collection (advanced: at least 2 of its 4 cells), but does
-    not lie entirely on or under it, unless Correction allows that this turn. Its place in the stack is free."""
-    shared = overlap(collection, placed)
+    not lie entirely on or under it, unless Correction allows that this turn. Its place in the stack is free.
+    `taken`: the collection's covered cells, when already known."""
+    shared = sum(cell in (covered(collection) if taken is None else taken) for cell in cells(placed))
     return shared >= (2 if advanced else 1) and (shared < 4 or correction)
 
 
@@ -77,12 +77,13 @@ def placements(collection: Collection, card: int, advanced: bool, correction: bo
     lays it on top, anything between puts it between two cards of the stack."""
     rows = [p.row for p in collection]
     cols = [p.col for p in collection]
+    taken = covered(collection)
     out = []
     for side in range(2):
         for row in range(min(rows) - 1, max(rows) + 2):
             for col in range(min(cols) - 1, max(cols) + 2):
                 placed = Placed(card, side, row, col)
-                if may_add(collection, placed, advanced, correction):
+                if may_add(collection, placed, advanced, correction, taken):
                     out += [(placed, z) for z in range(len(collection) + 1)]
     return out
 
@@ -91,9 +92,10 @@ def added(collection: Collection, placed: Placed, z: int) -> Collection:
     return [*collection[:z], placed, *collection[z:]]
 
 
-def keeps_copies(before: Collection, after: Collection, cards: np.ndarray) -> bool:
-    """Every copy complete before is still complete after (the same painting at the same place)."""
-    return set(copies(before, cards)) <= set(copies(after, cards))
+def keeps_copies(before: Collection, after: Collection, cards: np.ndarray, complete=None) -> bool:
+    """Every copy complete before (`complete`, when already known) is still complete after: the same painting
+    at the same place."""
+    return set(copies(before, cards) if complete is None else complete) <= set(copies(after, cards))
 
 
 def removals(collection: Collection, cards: np.ndarray) -> list[int]:
@@ -101,15 +103,17 @@ def removals(collection: Collection, cards: np.ndarray) -> list[int]:
     every completed painting stays complete."""
     if len(collection) < 2:
         return []
+    complete = copies(collection, cards)
     return [i for i in range(len(collection))
-            if keeps_copies(collection, [*collection[:i], *collection[i + 1:]], cards)]
+            if keeps_copies(collection, [*collection[:i], *collection[i + 1:]], cards, complete)]
 
 
 def gifts(collection: Collection, card: int, cards: np.ndarray, advanced: bool) -> list[tuple[Placed, int]]:
     """Gift: the placements of a display card into an opponent's collection under the normal rules that leave
     every completed painting there complete."""
+    complete = copies(collection, cards)
     return [(placed, z) for placed, z in placements(collection, card, advanced, correction=False)
-            if keeps_copies(collection, added(collection, placed, z), cards)]
+            if keeps_copies(collection, added(collection, placed, z), cards, complete)]
 
 
 def scores(collections: list[Collection], cards: np.ndarray) -> tuple[list[int], list[int]]:

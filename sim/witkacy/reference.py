@@ -130,9 +130,10 @@ def gift_options(game: Game) -> list[tuple[int, int, Placed, int]]:
 
 def action_options(game: Game) -> list[int]:
     """NO_ACTION, and each unused token whose action is possible now."""
-    possible = {"stash": bool(sources(game)), "solvent": bool(solvent_options(game)), "correction": True,
-                "gift": bool(gift_options(game)), "rush": len(game.hands[game.seat]) >= 2}
-    return [NO_ACTION] + [1 + ACTIONS.index(a) for a in game.tokens[game.seat] if possible[a]]
+    possible = {"stash": lambda: bool(sources(game)), "solvent": lambda: bool(solvent_options(game)),
+                "correction": lambda: True, "gift": lambda: bool(gift_options(game)),
+                "rush": lambda: len(game.hands[game.seat]) >= 2}  # asked only for the tokens left
+    return [NO_ACTION] + [1 + ACTIONS.index(a) for a in game.tokens[game.seat] if possible[a]()]
 
 
 def _place(game: Game, decider: Decider, correction: bool) -> dict | None:
