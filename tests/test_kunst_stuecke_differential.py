@@ -19,7 +19,8 @@ from strategies.common import Table
 
 kunst = get_game("kunst_stuecke")
 POOL = np.array(["random", "planner", "planner@6", "slider", "spoiler"])
-CASES = [(2, 250, 1), (3, 250, 2), (4, 250, 3), (5, 250, 4)]  # players, games, seed: 1,000 games in all
+CASES = [(2, 250, 1, {}), (3, 250, 2, {}), (4, 250, 3, {}), (5, 250, 4, {}),  # players, games, seed, Params:
+         (3, 60, 5, {"mirror": True, "slide_again": True, "contact_from_placement": False})]  # 1,060 games in all
 
 
 class Recorder:
@@ -82,9 +83,9 @@ def same_game(state: engine.State, g: int, game: reference.Game, scores: np.ndar
     assert scores.tolist() == reference.scores(game)
 
 
-@pytest.mark.parametrize(("players", "games", "seed"), CASES)
-def test_the_reference_offers_the_same_moves_and_gives_the_same_scores(players, games, seed):
-    params = rules.Params(players=players, chips=5)
+@pytest.mark.parametrize(("players", "games", "seed", "switches"), CASES)
+def test_the_reference_offers_the_same_moves_and_gives_the_same_scores(players, games, seed, switches):
+    params = rules.Params(players=players, chips=5, **switches)
     rng = np.random.default_rng(seed)
     deal = rules.deal(params, rng, games)
     lineups = rng.choice(POOL, size=(games, players))
