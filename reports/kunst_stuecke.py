@@ -27,6 +27,7 @@ LOOK_STARTS = (0.1, 0.25, 0.5, 0.75)  # where the first-look buckets after the f
 LOOK_LABELS = ("never", "first 10%", "10–25%", "25–50%", "50–75%", "last 25%")
 LOOK_PHRASES = ("never", "in the first 10% of the game", "10–25% of the way through", "25–50% of the way through",
                 "50–75% of the way through", "in the last 25% of the game")
+FEW_PLAYERS = 100  # groups smaller than this are shown in tables but not compared in findings
 SWEEP = "kunst_stuecke_chips0, kunst_stuecke_chips5, kunst_stuecke_chips10 and kunst_stuecke_chips15"
 
 
@@ -37,6 +38,13 @@ def size_name(size: int) -> str:
 def times(x: float) -> str:
     """A multiple of the fair share: '1.23×'."""
     return f"{x:.2f}×"
+
+
+def comparable(groups: pl.DataFrame) -> pl.DataFrame:
+    """The groups (rows with `n` players) large enough to compare, or all of them if none is: a handful of
+    players gives a bootstrap interval of no width, not a finding."""
+    large = groups.filter(pl.col("n") >= FEW_PLAYERS)
+    return large if large.height else groups
 
 
 def share(name: str, successes: float, n: int) -> dict:
@@ -223,8 +231,9 @@ def spending(data: GameData) -> dict:
 def spending_finding(result: dict, _) -> Finding:
     """Win share of the players who spend fewest and most chips, pooled over player counts."""
     pooled = result["pooled"]
-    low, high = pooled.row(0, named=True), pooled.row(-1, named=True)
-    if pooled.height == 1:
+    compared = comparable(pooled)
+    low, high = compared.row(0, named=True), compared.row(-1, named=True)
+    if compared.height == 1:
         text = f"Every player spent {low['bucket']} chips, so spending cannot be set against winning here."
     else:
         verdict = ("spending more goes with winning more" if high["vs_fair_lo"] > low["vs_fair_hi"] else
@@ -392,14 +401,9 @@ LOOK_INTRO = (
     "and score nothing.")
 
 
-FEW_PLAYERS = 100  # first-look groups smaller than this are shown but not compared
-
-
 def look_finding(result: dict, _) -> Finding:
     """Tile success and win share of the earliest against the latest first looks, pooled over player counts."""
-    looked = result["pooled"].filter(pl.col("bucket_index") > 0)
-    if looked.filter(pl.col("n") >= FEW_PLAYERS).height:  # a handful of players bounds nothing worth comparing
-        looked = looked.filter(pl.col("n") >= FEW_PLAYERS)
+    looked = comparable(result["pooled"].filter(pl.col("bucket_index") > 0))
     early, late = looked.row(0, named=True), looked.row(-1, named=True)
     text = (f"Players who first look {LOOK_PHRASES[early['bucket_index']]} get {pct(early['correct'])} of their tiles "
             f"right and win {times(early['vs_fair'])} their fair share")

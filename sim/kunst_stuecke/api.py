@@ -38,6 +38,7 @@ from sim.kunst_stuecke.rules import (
     facts,
     load_shapes,
     shape_of,
+    tile_of,
     tile_parts,
 )
 
@@ -92,7 +93,7 @@ class Replayer:
 
     def keep(self, game, stack, options):
         action = self._take(game, "target")
-        return SPACE_STRIDE * game.stacks[stack].index(_tile(action["tile"])) + action["space"]
+        return SPACE_STRIDE * game.stacks[stack].index(tile_of(*action["tile"])) + action["space"]
 
     def slide(self, game, when, options):
         action = self._peek(game, "slide")
@@ -114,11 +115,6 @@ class Replayer:
         return ORIENTATION_STRIDE * (4 * action["mirror"] + action["rotation"]) + _anchor(action["cells"])
 
 
-def _tile(parts: list[int]) -> int:
-    colour, size = parts
-    return 6 * colour + size - 1
-
-
 def _anchor(cells: list[list[int]]) -> int:
     """The top-left corner of the cells' bounding box, as an anchor."""
     return min(r for r, _ in cells) * SIDE + min(c for _, c in cells)
@@ -127,7 +123,7 @@ def _anchor(cells: list[list[int]]) -> int:
 def replay(record: dict) -> list[int]:
     """A trace's actions replayed through the reference; the scores it gives."""
     params = Params(**{**record["params"], "spaces": tuple(record["params"]["spaces"])})
-    stacks = np.array([[[_tile(t) for t in stack] for stack in record["stacks"]]], np.int8)
+    stacks = np.array([[[tile_of(*t) for t in stack] for stack in record["stacks"]]], np.int8)
     one = Deal(np.array([record["supplies"]], np.int8), stacks)
     replayer = Replayer(record["turns"])
     game = reference.play(params, one, replayer)

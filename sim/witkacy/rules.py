@@ -145,14 +145,18 @@ def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
     return Deal(deck, up, start, hand, display, order, dealt)
 
 
+def half_row(grid: np.ndarray) -> int:
+    """The row of a (checked) side that holds the whole half: its two fragments are of one painting."""
+    return 0 if grid[0, 0] // 4 == grid[0, 1] // 4 else 1
+
+
 def _showing(cards: np.ndarray) -> np.ndarray:
     """(55, 2) the half each side shows: 2 * painting + (0 upper, 1 lower)."""
     out = np.zeros((CARDS, 2), np.int8)
     for card in range(CARDS):
         for side in range(2):
             grid = cards[card, side]
-            row = 0 if grid[0, 0] // 4 == grid[0, 1] // 4 else 1
-            out[card, side] = 2 * (grid[row, 0] // 4) + side
+            out[card, side] = 2 * (grid[half_row(grid), 0] // 4) + side
     return out
 
 
