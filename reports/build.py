@@ -14,7 +14,7 @@ import matplotlib
 import polars as pl
 from joblib import Parallel, delayed
 
-from reports import broken_beautiful, generic, kaleido, kintsugi, kunst_stuecke
+from reports import broken_beautiful, generic, kaleido, kintsugi, kunst_stuecke, witkacy
 from reports.analysis import GAME_KEY, GameData, Section, run_section
 from reports.charts import chart_style
 from reports.fmt import count, yes
@@ -22,7 +22,7 @@ from reports.load import ResultsError, load_results
 from reports.render import Report, render_html, render_markdown, table
 
 GAMES: dict[str, ModuleType] = {"kintsugi": kintsugi, "broken_beautiful": broken_beautiful, "kaleido": kaleido,
-                                 "kunst_stuecke": kunst_stuecke}
+                                 "kunst_stuecke": kunst_stuecke, "witkacy": witkacy}
 
 GENERAL_CAVEATS = [
     "Bots are not people. Every number here describes scripted heuristics playing each other; human players adapt, "

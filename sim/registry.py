@@ -24,6 +24,7 @@ GAMES: dict[str, tuple[str, str]] = {
     "broken_beautiful": ("sim.broken_beautiful.api", "strategies.broken_beautiful"),
     "kaleido": ("sim.kaleido.api", "strategies.kaleido"),
     "kunst_stuecke": ("sim.kunst_stuecke.api", "strategies.kunst_stuecke"),
+    "witkacy": ("sim.witkacy.api", "strategies.witkacy"),
 }
 
 

@@ -31,6 +31,10 @@ GAMES: dict[str, tuple[str, bool, Callable[[int], dict]]] = {
                                  "pieces_each": {2: 26, 3: 18, 4: 13, 5: 11}[p], "chips": 10,
                                  "spaces": [15, 10, 10, 5, 5],
                                  "shapes": ["L5", "P5", "T5", "L6", "R6", "S6", "T7", "U7", "J7", "R8", "Z8", "X8"]}),
+    "witkacy": ("Witkacy", False,
+                lambda p: {"paintings": ["A", "B", "C", "D", "E"],
+                           "actions": ["stash", "solvent", "correction", "gift", "rush"], "cards": 55,
+                           "advanced": False}),
 }
 
 

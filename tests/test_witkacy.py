@@ -146,12 +146,13 @@ def test_the_overlap_rule():
     on_top = col.Placed(Z, rules.FRONT, 0, 0)  # entirely on (or, with z = 0, under) the collection
     assert not col.may_add(base, on_top, advanced=False, correction=False)
     assert col.may_add(base, on_top, advanced=False, correction=True)  # Correction allows it this turn
-    options = col.placements(base, Z, advanced=False, correction=False)
-    assert (col.Placed(Z, rules.FRONT, 1, 1), 0) in options and (col.Placed(Z, rules.FRONT, 1, 1), 1) in options
-    assert all(placed != on_top for placed, _ in options)
+    spots = col.spots(base, advanced=False, correction=False)
+    assert (1, 1) in spots and (0, 0) not in spots and (2, 0) not in spots
+    assert (0, 0) in col.spots(base, advanced=False, correction=True)
     two = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.FRONT, 0, 1)]
     between = col.added(two, col.Placed(Z, rules.FRONT, 1, 0), 1)  # over X, under Y
-    assert (col.Placed(Z, rules.FRONT, 1, 0), 1) in col.placements(two, Z, False, False)
+    assert (1, 0) in col.spots(two, False, False)
+    assert list(col.depths(two, col.Placed(Z, rules.FRONT, 1, 0), CARDS_BY_HAND, keep=False)) == [0, 1, 2]
     shown = col.visible(between, CARDS_BY_HAND)
     assert shown[(1, 0)] == F("C.UL") and shown[(1, 1)] == F("B.UR")  # Z over X at (1, 0); Y over Z at (1, 1)
 
@@ -166,11 +167,12 @@ def test_covering_a_copy_destroys_it():
 
 def test_solvent_and_gift_refuse_to_break_a_completed_painting():
     mine = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.BACK, 1, 0)]
-    assert col.removals(mine, CARDS_BY_HAND) == []  # either card's removal breaks A
+    assert list(col.removals(mine, CARDS_BY_HAND)) == []  # either card's removal breaks A
     three = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.BACK, 1, 0), col.Placed(W, rules.BACK, 2, 1)]
-    assert col.removals(three, CARDS_BY_HAND) == [2]  # W holds no quarter of the copy
-    assert col.removals([col.Placed(X, rules.FRONT, 0, 0)], CARDS_BY_HAND) == []  # a collection keeps a card
-    gifts = col.gifts(three, Z, CARDS_BY_HAND, advanced=False)
+    assert list(col.removals(three, CARDS_BY_HAND)) == [2]  # W holds no quarter of the copy
+    assert list(col.removals([col.Placed(X, rules.FRONT, 0, 0)], CARDS_BY_HAND)) == []  # a collection keeps a card
+    gifts = [(col.Placed(Z, rules.FRONT, *spot), z) for spot in col.spots(three, False, False)
+             for z in col.depths(three, col.Placed(Z, rules.FRONT, *spot), CARDS_BY_HAND, keep=True)]
     assert gifts and all(set(col.copies(col.added(three, p, z), CARDS_BY_HAND)) >= {(0, 0, 0)} for p, z in gifts)
     assert (col.Placed(Z, rules.FRONT, 0, -1), 3) not in gifts  # it would cover A's upper-left quarter
     assert (col.Placed(Z, rules.FRONT, 0, -1), 0) in gifts  # slid under, it covers nothing that shows
@@ -194,16 +196,13 @@ class RandomDecider:
     def __init__(self, seed: int):
         self.rng = np.random.default_rng(seed)
 
-    def pick(self, options):
+    def __call__(self, game, phase, options):
+        if phase == "action":
+            return self.action(options)
         return options[self.rng.integers(len(options))]
 
-    def search(self, game, options):
-        return self.pick(options)
-
-    def action(self, game, options):
-        return self.pick(options[1:]) if self.rng.random() < 0.25 else ref.NO_ACTION
-
-    stash_draw = rush_draw = stash_discard = solvent = gift = expand = search
+    def action(self, options):
+        return options[1 + self.rng.integers(len(options) - 1)] if self.rng.random() < 0.25 else ref.NO_ACTION
 
 
 @pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
@@ -228,7 +227,7 @@ def test_a_game_ends_after_the_round_in_which_too_few_cards_are_left(players):
 class Plain(RandomDecider):
     """Random answers and no actions: each turn draws exactly one card."""
 
-    def action(self, game, options):
+    def action(self, options):
         return ref.NO_ACTION
 
 
@@ -254,7 +253,8 @@ def test_a_trace_replays_to_its_scores_from_its_set_up_alone(players):
 
     params = Params(players=players)
     one = rules.deal(params, np.random.default_rng(10 + players), 1)
-    record = json.loads(json.dumps(api.trace(params, one, RandomDecider(players))))
+    game = ref.play(params, one, RandomDecider(players))
+    record = json.loads(json.dumps(api.record_of(params, one, game)))
     record.update(game="witkacy", players=players, seed=0, strategies=["random"] * players,
                   params={"players": players, "advanced": False, "start_distinct": "painting", "rush_draw": "deck",
                           "end_count": "deck_and_display", "deck": ""})

@@ -1,5 +1,5 @@
-"""Witkacy: collections of overlapping double-sided cards, five once-per-game actions. The trace, its replay and
-its narration; the rest of the game contract (the batched engine, RULES) is still to come.
+"""Witkacy: collections of overlapping double-sided cards, five once-per-game actions. The rules side of the game
+contract (sim/game.py).
 
 The trace (`atelier play witkacy --json`) holds, besides the header every game has: `cards` (id, front, back,
 each [top row, bottom row] of fragments "A.UL"), `deck_before` (the shuffled deck before the set-up, top first,
@@ -12,12 +12,29 @@ went to the collection, the hand or back into the deck), `deck` and `display` af
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 
 from sim.errors import IllegalMove
+from sim.game import Choose, GameRules
 from sim.witkacy import collection as col
-from sim.witkacy import reference
+from sim.witkacy import engine, reference
 from sim.witkacy.collection import Placed
-from sim.witkacy.rules import ACTIONS, PAINTINGS, SIDES, Deal, Params, fragment_name
+from sim.witkacy.rules import (
+    ACTIONS,
+    DECK,
+    MAX_STACK,
+    NO_ACTION,
+    PAINTINGS,
+    PHASES,
+    PLAYER_COUNTS,
+    SIDES,
+    Deal,
+    Params,
+    deal,
+    facts,
+    fragment_name,
+    spot_code,
+)
 
 FATES = ("collection", "hand", "returned")
 
@@ -30,10 +47,19 @@ def _placed(placed: Placed) -> dict:
     return {"card": placed.card, "side": SIDES[placed.side], "row": placed.row, "col": placed.col}
 
 
-def trace(params: Params, one: Deal, decider: reference.Decider) -> dict:
+def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
+    """The one game of a deal, played by the reference; its scores."""
+    return reference.scores(reference.play(params, one, reference.Chooser(choose, rng)))
+
+
+def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
     """The one game of a deal, played by the reference, as auditable data (see the module docstring)."""
+    return record_of(params, one, reference.play(params, one, reference.Chooser(choose, rng)))
+
+
+def record_of(params: Params, one: Deal, game: reference.Game) -> dict:
+    """A played game and its set-up as the trace's data."""
     cards = params.cards
-    game = reference.play(params, one, decider)
     start = reference.new_game(params, one)
     shown = {c: int(one.up[0, c]) for c in range(len(cards))}
     before = [[int(c), SIDES[shown[int(c)] if int(c) not in one.display[0] else 1 - shown[int(c)]]]
@@ -56,52 +82,41 @@ def trace(params: Params, one: Deal, decider: reference.Decider) -> dict:
 
 
 class Replayer:
-    """A reference decider that plays the choices a trace records, turn by turn."""
+    """A reference decider that answers each question with the choice a trace records."""
 
     def __init__(self, turns: list[dict]):
         self.turns = turns
 
-    def now(self, game) -> dict:
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
         if game.turn >= len(self.turns):
             raise IllegalMove("replay", f"turn {game.turn}: the rules ask for a turn the trace does not record")
-        return self.turns[game.turn]
+        turn = self.turns[game.turn]
+        try:
+            return self.answer(game, phase, turn, turn["action"] or {})
+        except (KeyError, IndexError, TypeError, ValueError) as err:
+            raise IllegalMove("replay", f"turn {game.turn}: the trace does not answer {phase} ({err!r})") from None
 
     @staticmethod
-    def _source(drew: dict) -> int:
-        return reference.DECK if drew["from"] == "deck" else drew["slot"]
-
-    def search(self, game, options):
-        return self._source(self.now(game)["search"])
-
-    def action(self, game, options):
-        action = self.now(game)["action"]
-        return reference.NO_ACTION if action is None else 1 + ACTIONS.index(action["kind"])
-
-    def stash_draw(self, game, options):
-        return self._source(self.now(game)["action"]["drew"])
-
-    def stash_discard(self, game, options):
-        return self.now(game)["action"]["discarded"]
-
-    def solvent(self, game, options):
-        action = self.now(game)["action"]
-        stack = game.collections[action["owner"]]
-        return action["owner"], next(i for i, p in enumerate(stack) if p.card == action["card"])
-
-    def gift(self, game, options):
-        a = self.now(game)["action"]
-        return a["slot"], a["owner"], Placed(a["card"], SIDES.index(a["side"]), a["row"], a["col"]), a["z"]
-
-    def expand(self, game, options):
-        placements = self.now(game)["placements"]
-        done = sum(p.card in {q["card"] for q in placements} for p in game.collections[game.seat])
-        made = placements[min(done, len(placements) - 1)] if placements else None
-        if made is None:
-            raise IllegalMove("replay", f"turn {game.turn}: the trace records no placement")
-        return Placed(made["card"], SIDES.index(made["side"]), made["row"], made["col"]), made["z"]
-
-    def rush_draw(self, game, options):
-        return self._source(self.now(game)["action"]["drew"])
+    def answer(game: reference.Game, phase: str, turn: dict, action: dict) -> int:
+        kind = PHASES[phase]
+        if kind in ("search", "stash_draw", "rush_draw"):
+            drew = turn["search"] if kind == "search" else action["drew"]
+            return DECK if drew["from"] == "deck" else drew["slot"]
+        if kind == "action":
+            return NO_ACTION if not action else 1 + ACTIONS.index(action["kind"])
+        if kind == "stash_discard":
+            return game.hands[game.seat].index(action["discarded"])
+        if kind == "solvent":
+            stack = game.collections[action["owner"]]
+            return MAX_STACK * action["owner"] + [p.card for p in stack].index(action["card"])
+        if kind == "gift":
+            return 4 * action["owner"] + 2 * action["slot"] + SIDES.index(action["side"])
+        placed = action if phase.startswith("gift") else turn["placements"][phase.endswith("_again")]
+        if kind == "expand":
+            return 2 * game.hands[game.seat].index(placed["card"]) + SIDES.index(placed["side"])
+        if kind == "where":
+            return spot_code(*col.corner(game.collections[game.pending.owner]), placed["row"], placed["col"])
+        return placed["z"]
 
 
 def replay(record: dict) -> list[int]:
@@ -111,6 +126,8 @@ def replay(record: dict) -> list[int]:
     replayer = Replayer(record["turns"])
     while not reference.over(game):
         reference.play_turn(game, replayer)
+    if game.turn != len(record["turns"]):
+        raise IllegalMove("replay", f"the game ends after {game.turn} turns; the trace records {len(record['turns'])}")
     return col.scores(game.collections, params.cards)[0]
 
 
@@ -122,7 +139,7 @@ def _from_setup(params: Params, record: dict) -> reference.Game:
                    for stack in record["collections"]]
     return reference.Game(params, params.cards, [card for card, _ in record["deck"]], up,
                           [card for card, _ in record["display"]], collections, [list(h) for h in record["hands"]],
-                          tokens=[list(ACTIONS) for _ in range(params.players)])
+                          tokens=[list(ACTIONS) for _ in range(params.players)], played=[0] * params.players)
 
 
 def narrate(record: dict) -> str:
@@ -149,3 +166,24 @@ def narrate(record: dict) -> str:
     lines.append("Scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(final["scores"])))
     lines.append("Winner(s): " + ", ".join(f"seat {s}" for s in final["winners"]))
     return "\n".join(lines)
+
+
+RULES = GameRules(
+    name="witkacy",
+    title="Witkacy",
+    summary=("overlap double-sided cards into a collection to complete paintings from their quarters, with five "
+             "once-per-game actions; a painting is worth its copies on the whole table; most points wins"),
+    player_counts=PLAYER_COUNTS,
+    lowest_wins=False,
+    params=Params,
+    deal=deal,
+    engine=engine,
+    reference=play_reference,
+    columns={"paintings": pl.Int8, "copies_by_painting": pl.List(pl.Int8), "actions_used": pl.List(pl.Boolean),
+             "cards_played": pl.Int8, "turns": pl.Int16, "deck_left": pl.Int8},
+    trace=trace,
+    replay=replay,
+    narrate=narrate,
+    facts=facts,
+    tie_breakers=("paintings",),
+)

@@ -7,6 +7,7 @@ col) to (row + 1, col + 1) of an unbounded grid. A cell shows the fragment of th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -72,20 +73,19 @@ def may_add(collection: Collection, placed: Placed, advanced: bool, correction: 
     return shared >= (2 if advanced else 1) and (shared < 4 or correction)
 
 
-def placements(collection: Collection, card: int, advanced: bool, correction: bool) -> list[tuple[Placed, int]]:
-    """Every allowed (placed card, z) for one card, either side: z = 0 slides it under everything, len(collection)
-    lays it on top, anything between puts it between two cards of the stack."""
-    rows = [p.row for p in collection]
-    cols = [p.col for p in collection]
+def corner(collection: Collection) -> tuple[int, int]:
+    """The smallest row and the smallest col of the collection's cards."""
+    return min(p.row for p in collection), min(p.col for p in collection)
+
+
+def spots(collection: Collection, advanced: bool, correction: bool) -> list[tuple[int, int]]:
+    """Where a card may go, as its top-left cell (row, col), by the overlap rule: every cell whose card would share
+    a cell with the collection. Neither the card, its side nor its place in the stack matters."""
+    top, left = corner(collection)
+    bottom, right = max(p.row for p in collection), max(p.col for p in collection)
     taken = covered(collection)
-    out = []
-    for side in range(2):
-        for row in range(min(rows) - 1, max(rows) + 2):
-            for col in range(min(cols) - 1, max(cols) + 2):
-                placed = Placed(card, side, row, col)
-                if may_add(collection, placed, advanced, correction, taken):
-                    out += [(placed, z) for z in range(len(collection) + 1)]
-    return out
+    return [(row, col) for row in range(top - 1, bottom + 2) for col in range(left - 1, right + 2)
+            if may_add(collection, Placed(-1, 0, row, col), advanced, correction, taken)]
 
 
 def added(collection: Collection, placed: Placed, z: int) -> Collection:
@@ -98,22 +98,21 @@ def keeps_copies(before: Collection, after: Collection, cards: np.ndarray, compl
     return set(copies(before, cards) if complete is None else complete) <= set(copies(after, cards))
 
 
-def removals(collection: Collection, cards: np.ndarray) -> list[int]:
+def depths(collection: Collection, placed: Placed, cards: np.ndarray, keep: bool) -> Iterator[int]:
+    """The places in the stack a card may take: z = 0 slides it under everything, len(collection) lays it on top,
+    anything between puts it between two cards. With `keep` (a Gift) only those that leave every completed
+    painting complete."""
+    complete = copies(collection, cards) if keep else None
+    return (z for z in range(len(collection) + 1)
+            if not keep or keeps_copies(collection, added(collection, placed, z), cards, complete))
+
+
+def removals(collection: Collection, cards: np.ndarray) -> Iterator[int]:
     """Solvent: the stack positions of the cards that may be removed: the collection keeps at least one card and
     every completed painting stays complete."""
-    if len(collection) < 2:
-        return []
-    complete = copies(collection, cards)
-    return [i for i in range(len(collection))
-            if keeps_copies(collection, [*collection[:i], *collection[i + 1:]], cards, complete)]
-
-
-def gifts(collection: Collection, card: int, cards: np.ndarray, advanced: bool) -> list[tuple[Placed, int]]:
-    """Gift: the placements of a display card into an opponent's collection under the normal rules that leave
-    every completed painting there complete."""
-    complete = copies(collection, cards)
-    return [(placed, z) for placed, z in placements(collection, card, advanced, correction=False)
-            if keeps_copies(collection, added(collection, placed, z), cards, complete)]
+    complete = copies(collection, cards) if len(collection) > 1 else []
+    return (i for i in range(len(collection)) if len(collection) > 1
+            and keeps_copies(collection, [*collection[:i], *collection[i + 1:]], cards, complete))
 
 
 def scores(collections: list[Collection], cards: np.ndarray) -> tuple[list[int], list[int]]:

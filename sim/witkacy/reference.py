@@ -1,28 +1,58 @@
-"""Witkacy, one game at a time, written to be read beside the rulebook (the batched engine is to come).
+"""Witkacy, one game at a time, written to be read beside the rulebook. The batched engine (engine.py) asks the
+same questions in the same order with the same numbered options (rules.PHASES and the numbering beside it).
 
-A turn (Course of Play) asks its player, in this order; a question with a single answer is not asked:
-1. search: a display slot (0, 1) or the deck (DECK); skipped when nothing is left to draw;
-2. action: NO_ACTION or one of the unused tokens (rules.ACTIONS) whose action is possible now, with its own
-   questions: stash_draw and stash_discard; solvent (whose collection, which card); gift (which display card, to
-   whom, where); rush (two expansions, then rush_draw);
-3. expand: a hand card, its side and its place (Placed, z); skipped with an empty hand.
+A turn (Course of Play) asks its player, in this order; a question with a single option is not asked:
+1. search: a display slot or the deck; skipped when nothing is left to draw;
+2. action: none, or one of the unused tokens whose action is possible now, with its own questions:
+   - Stash: stash_draw (as search), then stash_discard (a hand position);
+   - Solvent: solvent (whose collection, which card);
+   - Correction: none; this turn's expansion may then lie entirely on or under the collection;
+   - Gift: gift (to whom, which display card, which side up), then gift_where and gift_z (as where and z);
+   - Rush: two expansions (expand, where, z, then expand_again, where_again, z_again), then rush_draw;
+3. Collection Expansion, but after a Rush: expand (a hand card and its side), where (its top-left cell) and z (its
+   place in the stack); skipped with an empty hand.
 The game ends after the last seat's turn in the round in which fewer cards than players are left to draw.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
 from sim.errors import IllegalMove
+from sim.game import Choose, Decision
 from sim.witkacy import collection as col
 from sim.witkacy.collection import Collection, Placed
-from sim.witkacy.rules import ACTIONS, SIDES, Deal, Params
+from sim.witkacy.engine import Observation
+from sim.witkacy.rules import (
+    ACTIONS,
+    DECK,
+    HAND,
+    MAX_STACK,
+    NO_ACTION,
+    PHASES,
+    SIDES,
+    Deal,
+    Params,
+    spot_code,
+    spot_of,
+    width,
+)
 
-DECK = 2  # search: the deck's top card (0 and 1 are the display slots)
-NO_ACTION = 0  # action: none; 1 + index in ACTIONS otherwise
+
+@dataclass
+class Pending:
+    """The card being laid: into whose collection, which card, which side up, from where (a hand position, or a
+    display slot for a Gift), and once chosen its top-left cell."""
+
+    owner: int
+    card: int
+    side: int
+    source: int
+    row: int | None = None
+    col: int | None = None
 
 
 @dataclass
@@ -38,7 +68,9 @@ class Game:
     turn: int = 0
     last_round: bool = False  # fewer cards than players were left to draw during this round
     turns: list[dict] = field(default_factory=list)
-    correction: bool = False  # this turn's expansion may lie entirely on or under the collection
+    action: int = NO_ACTION  # this turn's
+    pending: Pending | None = None
+    played: list[int] = field(default_factory=list)  # cards each seat added to its own collection
 
     @property
     def seat(self) -> int:
@@ -49,14 +81,25 @@ class Game:
         return len(self.deck) + (shown if self.params.end_count == "deck_and_display" else 0)
 
 
+Decider = Callable[[Game, str, list[int]], int]  # (game, phase, its numbered options) -> one of them
+
+
 def new_game(params: Params, one: Deal) -> Game:
     players = params.players
-    deck = [int(c) for c in one.deck[0] if c >= 0]
-    game = Game(params, params.cards, deck, {c: int(one.up[0, c]) for c in range(len(one.up[0]))},
-                [int(c) for c in one.display[0]],
+    return Game(params, params.cards, [int(c) for c in one.deck[0] if c >= 0],
+                {c: int(one.up[0, c]) for c in range(len(one.up[0]))}, [int(c) for c in one.display[0]],
                 [[Placed(int(one.start[0, s]), int(one.up[0, one.start[0, s]]), 0, 0)] for s in range(players)],
-                [[int(one.hand[0, s])] for s in range(players)], tokens=[list(ACTIONS) for _ in range(players)])
-    return game
+                [[int(one.hand[0, s])] for s in range(players)], tokens=[list(ACTIONS) for _ in range(players)],
+                played=[0] * players)
+
+
+def ask(game: Game, decider: Decider, phase: str, options: list[int]) -> int:
+    if len(options) == 1:
+        return options[0]
+    choice = decider(game, phase, options)
+    if choice not in options:
+        raise IllegalMove("reference", f"{phase} choice {choice} at turn {game.turn} is not allowed by the rules")
+    return choice
 
 
 # ---------------------------------------------------------------------------------------------- drawing
@@ -75,75 +118,117 @@ def draw(game: Game, source: int) -> dict:
         return {"from": "deck", "card": card}
     card = game.display[source]
     game.hands[game.seat].append(card)
-    game.display[source] = None
-    if game.deck:  # turned over: it shows the side that was face down
-        refill = game.deck.pop(0)
-        game.up[refill] = 1 - game.up[refill]
-        game.display[source] = refill
+    refill(game, source)
     return {"from": "display", "slot": source, "card": card}
 
 
-# ---------------------------------------------------------------------------------------------- questions
+def refill(game: Game, slot: int) -> None:
+    """The deck's top card turned over into an emptied display slot: it shows the side that was face down."""
+    game.display[slot] = None
+    if game.deck:
+        card = game.deck.pop(0)
+        game.up[card] = 1 - game.up[card]
+        game.display[slot] = card
 
 
-class Decider(Protocol):
-    def search(self, game: Game, options: list[int]) -> int: ...
-    def action(self, game: Game, options: list[int]) -> int: ...
-    def stash_draw(self, game: Game, options: list[int]) -> int: ...
-    def stash_discard(self, game: Game, options: list[int]) -> int: ...
-    def solvent(self, game: Game, options: list[tuple[int, int]]) -> tuple[int, int]: ...
-    def gift(self, game: Game, options: list[tuple[int, int, Placed, int]]) -> tuple[int, int, Placed, int]: ...
-    def expand(self, game: Game, options: list[tuple[Placed, int]]) -> tuple[Placed, int]: ...
-    def rush_draw(self, game: Game, options: list[int]) -> int: ...
+# ---------------------------------------------------------------------------------------------- laying cards
 
 
-def _asked(name: str, choice, options: list, game: Game):
-    if choice not in options:
-        raise IllegalMove("reference", f"{name} choice {choice} at turn {game.turn} is not allowed by the rules")
-    return choice
+def lay(game: Game, decider: Decider, phases: tuple[str, str], pending: Pending, correction: bool, keep: bool):
+    """Ask where the pending card goes and its place in the stack (phases: the where and z questions), then add
+    it. `keep` (a Gift): only where every completed painting stays complete."""
+    game.pending = pending
+    stack = game.collections[pending.owner]
+    top, left = col.corner(stack)
+    spots = col.spots(stack, game.params.advanced, correction)
+    if keep:
+        spots = [s for s in spots if next(col.depths(stack, Placed(pending.card, pending.side, *s), game.cards,
+                                                     keep), None) is not None]
+    pending.row, pending.col = spot_of(top, left, ask(game, decider, phases[0],
+                                                      [spot_code(top, left, *s) for s in spots]))
+    placed = Placed(pending.card, pending.side, pending.row, pending.col)
+    z = ask(game, decider, phases[1], list(col.depths(stack, placed, game.cards, keep)))
+    game.collections[pending.owner] = col.added(stack, placed, z)
+    game.pending = None
+    return {"card": placed.card, "side": SIDES[placed.side], "row": placed.row, "col": placed.col, "z": z}
 
 
-def expansions(game: Game, correction: bool) -> list[tuple[Placed, int]]:
-    """Collection Expansion: any hand card, on either side, wherever the overlap rule allows."""
-    mine = game.collections[game.seat]
-    return [option for card in game.hands[game.seat]
-            for option in col.placements(mine, card, game.params.advanced, correction)]
+def expand(game: Game, decider: Decider, again: bool, correction: bool) -> dict | None:
+    """Collection Expansion: a hand card on the side of the player's choice, where the overlap rule allows."""
+    hand, suffix = game.hands[game.seat], "_again" if again else ""
+    if not hand:
+        return None
+    position, side = divmod(ask(game, decider, "expand" + suffix, [2 * i + s for i in range(len(hand))
+                                                                   for s in range(2)]), 2)
+    placement = lay(game, decider, ("where" + suffix, "z" + suffix), Pending(game.seat, hand[position], side,
+                                                                            position), correction, keep=False)
+    hand.pop(position)
+    game.played[game.seat] += 1
+    return placement
 
 
-def solvent_options(game: Game) -> list[tuple[int, int]]:
-    """(owner, stack position) of every card Solvent may remove."""
-    return [(owner, i) for owner, stack in enumerate(game.collections) for i in col.removals(stack, game.cards)]
+# ---------------------------------------------------------------------------------------------- actions
 
 
-def gift_options(game: Game) -> list[tuple[int, int, Placed, int]]:
-    """(display slot, opponent, placed, z) of every way to give a display card."""
+def solvent_options(game: Game) -> list[int]:
+    """MAX_STACK * owner + stack position of every card Solvent may remove."""
+    return [MAX_STACK * owner + i for owner, stack in enumerate(game.collections)
+            for i in col.removals(stack, game.cards)]
+
+
+def gift_options(game: Game, first: bool = False) -> list[int]:
+    """4 * opponent + 2 * display slot + side of every way to give a display card (`first`: stop at the first)."""
     out = []
-    for slot, card in enumerate(game.display):
-        if card is None:
-            continue
-        for owner in range(game.params.players):
-            if owner != game.seat:
-                out += [(slot, owner, placed, z)
-                        for placed, z in col.gifts(game.collections[owner], card, game.cards, game.params.advanced)]
+    for owner in range(game.params.players):
+        for slot, card in enumerate(game.display):
+            for side in range(2):
+                if owner != game.seat and card is not None and _gift_fits(game, owner, Placed(card, side, 0, 0)):
+                    out.append(4 * owner + 2 * slot + side)
+                    if first:
+                        return out
     return out
+
+
+def _gift_fits(game: Game, owner: int, card: Placed) -> bool:
+    stack = game.collections[owner]
+    return any(next(col.depths(stack, card._replace(row=r, col=c), game.cards, keep=True), None) is not None
+               for r, c in col.spots(stack, game.params.advanced, correction=False))
 
 
 def action_options(game: Game) -> list[int]:
     """NO_ACTION, and each unused token whose action is possible now."""
-    possible = {"stash": lambda: bool(sources(game)), "solvent": lambda: bool(solvent_options(game)),
-                "correction": lambda: True, "gift": lambda: bool(gift_options(game)),
-                "rush": lambda: len(game.hands[game.seat]) >= 2}  # asked only for the tokens left
-    return [NO_ACTION] + [1 + ACTIONS.index(a) for a in game.tokens[game.seat] if possible[a]()]
+    possible = {"stash": lambda: bool(sources(game)),
+                "solvent": lambda: any(next(col.removals(s, game.cards), None) is not None for s in game.collections),
+                "correction": lambda: True, "gift": lambda: bool(gift_options(game, first=True)),
+                "rush": lambda: len(game.hands[game.seat]) >= 2}
+    return [NO_ACTION] + [1 + i for i, a in enumerate(ACTIONS) if a in game.tokens[game.seat] and possible[a]()]
 
 
-def _place(game: Game, decider: Decider, correction: bool) -> dict | None:
-    options = expansions(game, correction)
-    if not options:
-        return None
-    placed, z = _asked("expand", decider.expand(game, options), options, game)
-    game.hands[game.seat].remove(placed.card)
-    game.collections[game.seat] = col.added(game.collections[game.seat], placed, z)
-    return {"card": placed.card, "side": SIDES[placed.side], "row": placed.row, "col": placed.col, "z": z}
+def act(game: Game, decider: Decider, kind: str, record: dict) -> None:
+    """The action's own questions and effects (all but Correction's, which is the expansion's)."""
+    action = record["action"] = {"kind": kind}
+    if kind == "stash":
+        action["drew"] = draw(game, ask(game, decider, "stash_draw", sources(game)))
+        hand = game.hands[game.seat]
+        action["discarded"] = hand.pop(ask(game, decider, "stash_discard", list(range(len(hand)))))
+    elif kind == "solvent":
+        owner, i = divmod(ask(game, decider, "solvent", solvent_options(game)), MAX_STACK)
+        action.update(owner=owner, card=game.collections[owner].pop(i).card)
+    elif kind == "gift":
+        owner, rest = divmod(ask(game, decider, "gift", gift_options(game)), 4)
+        slot, side = divmod(rest, 2)
+        placement = lay(game, decider, ("gift_where", "gift_z"), Pending(owner, game.display[slot], side, slot),
+                        correction=False, keep=True)
+        refill(game, slot)
+        action.update(owner=owner, slot=slot, **placement)
+    elif kind == "rush":
+        for again in (False, True):
+            record["placements"].append(expand(game, decider, again, correction=False))
+        options = [DECK] if game.deck and game.params.rush_draw == "deck" else sources(game)
+        action["drew"] = draw(game, ask(game, decider, "rush_draw", options)) if options else None
+
+
+# ---------------------------------------------------------------------------------------------- the turn
 
 
 def play_turn(game: Game, decider: Decider) -> None:
@@ -151,59 +236,19 @@ def play_turn(game: Game, decider: Decider) -> None:
     record: dict = {"seat": game.seat, "search": None, "action": None, "placements": []}
     options = sources(game)
     if options:
-        source = options[0] if len(options) == 1 else _asked("search", decider.search(game, options), options, game)
-        record["search"] = draw(game, source)
-    options = action_options(game)
-    choice = NO_ACTION if options == [NO_ACTION] else _asked("action", decider.action(game, options), options, game)
-    correction = False
-    if choice != NO_ACTION:
-        kind = ACTIONS[choice - 1]
+        record["search"] = draw(game, ask(game, decider, "search", options))
+    game.action = ask(game, decider, "action", action_options(game))
+    kind = ACTIONS[game.action - 1] if game.action != NO_ACTION else None
+    if kind is not None:
         game.tokens[game.seat].remove(kind)
-        record["action"] = {"kind": kind}
-        if kind == "stash":
-            options = sources(game)
-            record["action"]["drew"] = draw(game, _asked("stash_draw", decider.stash_draw(game, options), options,
-                                                         game))
-            hand = game.hands[game.seat]
-            discarded = _asked("stash_discard", decider.stash_discard(game, hand), hand, game)
-            hand.remove(discarded)
-            record["action"]["discarded"] = discarded
-        elif kind == "solvent":
-            options = solvent_options(game)
-            owner, i = _asked("solvent", decider.solvent(game, options), options, game)
-            removed = game.collections[owner].pop(i)
-            record["action"].update(owner=owner, card=removed.card)
-        elif kind == "correction":
-            correction = True
-        elif kind == "gift":
-            options = gift_options(game)
-            slot, owner, placed, z = _asked("gift", decider.gift(game, options), options, game)
-            game.display[slot] = None
-            if game.deck:
-                refill = game.deck.pop(0)
-                game.up[refill] = 1 - game.up[refill]
-                game.display[slot] = refill
-            game.collections[owner] = col.added(game.collections[owner], placed, z)
-            record["action"].update(owner=owner, slot=slot, card=placed.card, side=SIDES[placed.side],
-                                    row=placed.row, col=placed.col, z=z)
-        elif kind == "rush":
-            for _ in range(2):
-                if (placement := _place(game, decider, False)) is not None:
-                    record["placements"].append(placement)
-            options = [DECK] if game.deck and game.params.rush_draw == "deck" else sources(game)
-            drew = None
-            if options:
-                source = options[0] if len(options) == 1 else _asked("rush_draw", decider.rush_draw(game, options),
-                                                                     options, game)
-                drew = draw(game, source)
-            record["action"]["drew"] = drew
-    if choice == NO_ACTION or ACTIONS[choice - 1] != "rush":
-        if game.hands[game.seat] and (placement := _place(game, decider, correction)) is not None:
-            record["placements"].append(placement)
+        act(game, decider, kind, record)
+    if kind != "rush" and (placement := expand(game, decider, False, kind == "correction")) is not None:
+        record["placements"].append(placement)
     record["display_after"] = [None if c is None else [c, SIDES[game.up[c]]] for c in game.display]
     game.turns.append(record)
     game.last_round |= game.available() < game.params.players
     game.turn += 1
+    game.action = NO_ACTION
 
 
 def over(game: Game) -> bool:
@@ -216,3 +261,51 @@ def play(params: Params, one: Deal, decider: Decider) -> Game:
     while not over(game):
         play_turn(game, decider)
     return game
+
+
+def scores(game: Game) -> list[int]:
+    return col.scores(game.collections, game.cards)[0]
+
+
+# ---------------------------------------------------------------------------------------------- batched players
+
+
+class Chooser:
+    """A decider that asks a batched `choose` (a Table's) through the engine's Decision and Observation, on a
+    batch of one: the reference plays the very strategies the engine plays."""
+
+    def __init__(self, choose: Choose, rng: np.random.Generator):
+        self.choose, self.rng = choose, rng
+
+    def __call__(self, game: Game, phase: str, options: list[int]) -> int:
+        legal = np.zeros((1, width(PHASES[phase], game.params.players)), bool)
+        legal[0, options] = True
+        decision = Decision(PHASES[phase], game.seat, legal, np.ones(1, bool), observation(game, phase, legal),
+                            f"({phase}) at turn {game.turn}")
+        return int(self.choose(decision, self.rng)[0])
+
+
+def observation(game: Game, phase: str, legal: np.ndarray):
+    """The engine's Observation of the game for its mover, on a batch of one."""
+    players, cards = game.params.players, game.cards
+    stack = np.full((1, players, MAX_STACK, 4), -1, np.int8)
+    for owner, collection in enumerate(game.collections):
+        stack[0, owner, : len(collection)] = collection
+    hand = np.full((1, HAND), -1, np.int8)
+    hand[0, : len(game.hands[game.seat])] = game.hands[game.seat]
+    display = np.array([[-1 if c is None else c for c in game.display]], np.int8)
+    shown = np.array([[-1 if c is None else game.up[c] for c in game.display]], np.int8)
+    top = np.full((1, 2, 2), -1, np.int8)
+    if game.deck:
+        top[0] = cards[game.deck[0], game.up[game.deck[0]]]
+    tokens = np.array([[[a in game.tokens[s] for a in ACTIONS] for s in range(players)]])
+    pending = np.full((1, 4), -1, np.int16)
+    spot = np.zeros((1, 2), np.int16)
+    if game.pending is not None:
+        p = game.pending
+        pending[0] = p.owner, p.card, p.side, p.source
+        spot[0] = (p.row, p.col) if p.row is not None else (0, 0)
+    copies = np.array([[col.copies_by_painting(c, cards) for c in game.collections]], np.int8)
+    return Observation(phase, game.seat, game.turn, stack, np.array([[len(c) for c in game.collections]], np.int16),
+                       copies, hand, display, shown, np.array([len(game.deck)], np.int16), top, tokens,
+                       np.array([game.action], np.int8), pending, spot, legal, np.ones(1, bool), game.params, cards)

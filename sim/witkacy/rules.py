@@ -32,6 +32,38 @@ DISPLAY = 2  # face-up cards beside the deck
 ACTIONS = ("stash", "solvent", "correction", "gift", "rush")  # one token each, once per game
 DEFAULT_DECK = Path(__file__).with_name("cards.toml")
 
+# The questions of a turn, in the order they come (reference.py tells each), with the kind of decision each is.
+PHASES = {"search": "search", "action": "action", "stash_draw": "stash_draw", "stash_discard": "stash_discard",
+          "solvent": "solvent", "gift": "gift", "gift_where": "where", "gift_z": "z", "expand": "expand",
+          "where": "where", "z": "z", "expand_again": "expand", "where_again": "where", "z_again": "z",
+          "rush_draw": "rush_draw"}
+# Their numbered options; a question with a single option is not asked.
+DECK = 2  # search, stash_draw and rush_draw: display slot 0 or 1, or DECK, the deck's top card
+NO_ACTION = 0  # action: NO_ACTION or 1 + an index in ACTIONS
+HAND = 3  # stash_discard: a position in the hand, which holds 3 cards at most (a Stash draws before discarding)
+MAX_STACK = CARDS  # solvent: MAX_STACK * owner + a position in the owner's stack, bottom first
+# gift: 4 * owner + 2 * display slot + side; expand: 2 * hand position + side
+WINDOW = CARDS + 2  # where: WINDOW * (row - top + 1) + (col - left + 1), top and left the smallest row and col of
+# the collection's cards (a collection of n cards spans n rows, so every card overlapping it fits)
+# z: the position in the stack, 0 (under everything) to the stack's size (on top)
+
+
+def width(kind: str, players: int) -> int:
+    """How many options a question of this kind numbers."""
+    return {"search": 3, "action": 1 + len(ACTIONS), "stash_draw": 3, "stash_discard": HAND,
+            "solvent": MAX_STACK * players, "gift": 4 * players, "expand": 2 * HAND, "where": WINDOW * WINDOW,
+            "z": MAX_STACK + 1, "rush_draw": 3}[kind]
+
+
+def spot_code(top: int, left: int, row: int, col: int) -> int:
+    """The `where` option of a card's top-left cell (row, col) beside a collection whose cards' smallest row and
+    col are top and left."""
+    return WINDOW * (row - top + 1) + (col - left + 1)
+
+
+def spot_of(top: int, left: int, code: int) -> tuple[int, int]:
+    return top - 1 + code // WINDOW, left - 1 + code % WINDOW
+
 
 @dataclass(frozen=True)
 class Params:

@@ -1,0 +1,606 @@
+"""Witkacy players, batched. A turn asks (sim/witkacy/reference.py): search, action and the action's own questions,
+then expand (a hand card and its side), where (its top-left cell) and z (its place in the stack). A player sees
+every collection, its own hand, the display, the deck's size and the side facing up on its top card, and every
+seat's unused tokens.
+
+How a laying is valued (`_layings`, compiled): only the 3 x 3 blocks of 2 x 2 cells around the card can change. A
+block showing a completed painting P is worth COPY * w[P], one showing three of P's four quarters in place w[P],
+others nothing; a laying is worth the blocks' worth after minus before. It never breaks a completed painting (for
+one's own collection the players' choice, for a Gift the rule). `w` is 1 for every painting (completer), or what
+one more copy of P adds to the player's score, its own copies plus the table's plus one (popular).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.errors import AtelierError
+from sim.witkacy import fast
+from sim.witkacy.fast import MARGIN, complete, three_quarters
+from sim.witkacy.rules import ACTIONS, MAX_STACK, NO_ACTION, PAINTINGS, WINDOW
+from strategies.common import Catalogue, pick_any, pick_best
+
+STRATEGIES = {
+    "random": "random legal answers to every question, actions included, so each action is used at a random moment",
+    "completer": "takes and lays the card that completes the most paintings now, or else leaves the most "
+                 "three-quarter blocks; never covers its own completed paintings; uses Correction to complete one, "
+                 "Rush when both hand cards help and Stash when neither does",
+    "popular": "completer, valuing a painting by what one more copy adds to its score: its own copies plus the "
+               "table's, since a painting's worth is shared",
+    "saboteur": "completer, plus Gift and Solvent aimed at the leader's three-quarter blocks",
+}
+STRATEGY_NAMES = {**STRATEGIES, "BASE-no-ACTION": "BASE that never uses that action token, e.g. completer-no-rush "
+                                                  f"(actions: {', '.join(ACTIONS)})"}
+BENCH_STRATEGY = "completer"
+COPY = 100.0  # a completed painting's worth against a three-quarter block's
+STASH, SOLVENT, CORRECTION, GIFT, RUSH = (1 + ACTIONS.index(a) for a in ACTIONS)
+HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
+
+
+class Player:
+    """Random play; the other strategies override the questions they think about."""
+
+    def __init__(self, name: str, *, seat: int, idx, params, banned: int | None):
+        self.name, self.seat, self.idx, self.params, self.banned = name, seat, idx, params, banned
+
+    def answer(self, obs, rng):
+        return pick_any(obs.legal[self.idx], rng)
+
+    search = stash_draw = rush_draw = stash_discard = solvent = gift = expand = where = z = answer
+
+    def action(self, obs, rng):
+        return pick_any(self.allowed(obs.legal[self.idx]), rng)
+
+    def allowed(self, legal: np.ndarray) -> np.ndarray:
+        if self.banned is None:
+            return legal
+        legal = legal.copy()
+        legal[:, 1 + self.banned] = False
+        return legal
+
+
+class Completer(Player):
+    """Lays the best card (module docstring). It thinks only about the games that ask, and plans a whole laying
+    at `expand` (or `gift`), answering where and z from the plan."""
+
+    def asked(self, obs) -> tuple[np.ndarray, np.ndarray]:
+        """The games asked now: their positions among this player's games, and in the batch."""
+        mine = np.arange(len(obs.asked))[self.idx]
+        at = np.flatnonzero(obs.asked[mine])
+        return at, mine[at]
+
+    def answers(self, obs, at: np.ndarray, choice: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(obs.asked[self.idx]), np.int64)
+        out[at] = choice
+        return out
+
+    def weights(self, obs, games) -> np.ndarray:
+        return np.ones((len(games), len(PAINTINGS)))
+
+    def layings(self, obs, games, faces, owner, rng, correction=None, sign=1.0, neutral=True, candidates=True):
+        """(value (n, K, 2), plan (n, K, 2, 2)) of the best laying of each face (n, K, 2, 2) into the collection
+        `owner` of each game (see _layings)."""
+        n, k = faces.shape[:2]
+        value, plan = np.empty((n, k, 2)), np.empty((n, k, 2, 2), np.int64)
+        _layings(obs.stack, obs.size, games, np.broadcast_to(owner, n).astype(np.int64), faces,
+                 2 if self.params.advanced else 1, np.zeros(n, bool) if correction is None else correction,
+                 self.weights(obs, games), sign, rng.integers(0, 2**62, n), obs.cards, candidates, neutral, value,
+                 plan)
+        return value, plan
+
+    def memory(self, obs) -> None:
+        """By game of the batch: the where and z of the laying chosen; the hand's best layings found at the action
+        question, with the turn; the gains of the hand's and the display's cards found at the search question, with
+        the turn and the cards."""
+        if not hasattr(self, "plan"):
+            batch = len(obs.asked)
+            self.plan = np.zeros((2, batch), np.int64)
+            self.hand_plans, self.hand_values = np.zeros((batch, 6, 2, 2), np.int64), np.zeros((batch, 6, 2))
+            self.planned_at = np.full(batch, -1)
+            self.seen_plans, self.seen_values = np.zeros((batch, 10, 2, 2), np.int64), np.zeros((batch, 10, 2))
+            self.seen_cards, self.seen_at = np.zeros((batch, 5), np.int8), np.full(batch, -1)
+
+    def remember(self, obs, games, plans, turn: int = -1) -> None:
+        """Keep a laying's where and z (for the questions that follow), or, with the turn, the hand's best layings
+        (plans, values) for the expansion."""
+        self.memory(obs)
+        if turn < 0:
+            self.plan[:, games] = plans.T
+        else:
+            self.hand_plans[games], self.hand_values[games] = plans
+            self.planned_at[games] = turn
+
+    def gains(self, obs, games, faces, rng) -> np.ndarray:
+        """(n, K): what the best laying of each face into the player's own collection gains, 0 if nothing."""
+        return np.maximum(self.layings(obs, games, faces, self.seat, rng, neutral=False)[0][:, :, 0], 0)
+
+    def search(self, obs, rng):
+        """The source whose card gains most; the gains of the hand's cards are found with those of the display's,
+        for the action question (nothing changes the collection in between)."""
+        at, games = self.asked(obs)
+        faces = np.concatenate([_faces(obs.cards, obs.hand[games]), _faces(obs.cards, obs.display[games]),
+                                obs.top_face[games][:, None]], axis=1)
+        correction = obs.tokens[games, self.seat, CORRECTION - 1] & (self.banned != CORRECTION - 1)
+        value, plan = self.layings(obs, games, faces, self.seat, rng, correction, neutral=False)
+        self.memory(obs)
+        self.seen_values[games], self.seen_plans[games] = value[:, :10], plan[:, :10]
+        self.seen_cards[games] = np.concatenate([obs.hand[games], obs.display[games]], axis=1)
+        self.seen_at[games] = obs.turn
+        return self.answers(obs, at, _best_source(np.maximum(value[:, 6:, 0], 0), obs.legal[games], rng))
+
+    def draw_choice(self, obs, rng):
+        at, games = self.asked(obs)
+        faces = np.concatenate([_faces(obs.cards, obs.display[games]), obs.top_face[games][:, None]], axis=1)
+        return self.answers(obs, at, _best_source(self.gains(obs, games, faces, rng), obs.legal[games], rng))
+
+    stash_draw = rush_draw = draw_choice
+
+    def hand_layings(self, obs, games, rng, correction) -> tuple[np.ndarray, np.ndarray]:
+        """(value, plan) of the hand's faces, as `layings`: those of cards seen at this turn's search from there;
+        a card drawn from the deck is looked at now; and where no face gains, a laying picked evenly, of one face
+        picked evenly (the others are left at -inf: they would only tie)."""
+        hand, rows = obs.hand[games], np.arange(len(games))[:, None]
+        match = ((hand[:, :, None] == self.seen_cards[games][:, None, :]) & (hand >= 0)[:, :, None]
+                 & (self.seen_at[games] == obs.turn)[:, None, None])
+        seen = np.repeat(match.any(axis=2), 2, axis=1)
+        index = (2 * match.argmax(axis=2)[:, :, None] + np.arange(2)).reshape(len(games), 6)
+        value = np.where(seen[:, :, None], self.seen_values[games][rows, index], -np.inf)
+        plan = self.seen_plans[games][rows, index]
+        fresh = ((hand >= 0).repeat(2, axis=1) & ~seen).any(axis=1)
+        for which, candidates in ((fresh, True), (~fresh & (value[:, :, 0].max(axis=1) < 1), False)):
+            if which.any():
+                faces = _faces(obs.cards, hand[which])
+                if not candidates:
+                    one = pick_any(faces[:, :, 0, 0] >= 0, rng)
+                    faces[np.arange(6)[None, :] != one[:, None]] = -1
+                found, where = self.layings(obs, games[which], faces, self.seat, rng, correction[which],
+                                            candidates=candidates)
+                better = found > value[which]
+                value[which] = np.where(better, found, value[which])
+                plan[which] = np.where(better[..., None], where, plan[which])
+        return value, plan
+
+    def stash_discard(self, obs, rng):
+        at, games = self.asked(obs)
+        value = self.gains(obs, games, _faces(obs.cards, obs.hand[games]), rng)
+        return self.answers(obs, at, pick_best(value.reshape(-1, 3, 2).max(axis=2), obs.legal[games], rng,
+                                               lowest=True))
+
+    def expand(self, obs, rng):
+        """The hand's best laying: found at this turn's action question when nothing changed since (no action, or
+        Correction), else now."""
+        at, games = self.asked(obs)
+        correction = obs.action[games] == CORRECTION
+        self.memory(obs)
+        known = (self.planned_at[games] == obs.turn) & ((obs.action[games] == NO_ACTION) | correction)
+        fresh = games[~known]
+        value, plan = self.hand_values[games][:, :, 1].copy(), self.hand_plans[games][:, :, 1].copy()
+        value[~known], plan[~known] = (part[:, :, 1] for part in self.layings(
+            obs, fresh, _faces(obs.cards, obs.hand[fresh]), self.seat, rng, correction[~known]))
+        plain = ~correction & known  # the action question's plan with Correction allowed is not this one's
+        value[plain], plan[plain] = self.hand_values[games[plain]][:, :, 0], self.hand_plans[games[plain]][:, :, 0]
+        choice = pick_best(value, obs.legal[games], rng)
+        self.remember(obs, games, plan[np.arange(len(games)), choice])
+        return self.answers(obs, at, choice)
+
+    def where(self, obs, rng):
+        return self.plan[0, self.idx]
+
+    def z(self, obs, rng):
+        return self.plan[1, self.idx]
+
+    def action(self, obs, rng):
+        at, games = self.asked(obs)
+        legal = self.allowed(obs.legal[games])
+        value, plan = self.hand_layings(obs, games, rng, legal[:, CORRECTION])
+        self.remember(obs, games, (plan, value), obs.turn)
+        plain = value[:, :, 0]
+        best = plain.max(axis=1)
+        by_card = np.sort(plain.reshape(-1, 3, 2).max(axis=2), axis=1)
+        choice = np.full(len(games), NO_ACTION)
+        for action, wanted in ((STASH, best < HELPS), (RUSH, by_card[:, -2] >= 1),
+                               *self.sabotage(obs, games, rng, legal),
+                               (CORRECTION, value[:, :, 1].max(axis=1) >= best + COPY - HELPS)):  # the last wins
+            choice = np.where(legal[:, action] & wanted, action, choice)
+        return self.answers(obs, at, choice)
+
+    def sabotage(self, obs, games, rng, legal) -> list:
+        return []
+
+
+class Popular(Completer):
+    def weights(self, obs, games) -> np.ndarray:
+        copies = obs.copies[games].astype(np.float64)
+        return copies[:, self.seat] + copies.sum(axis=1) + 1
+
+
+class Saboteur(Completer):
+    """Completer, but first spoils the leader: a Gift laid over its three-quarter blocks, or Solvent on a card
+    that holds one up."""
+
+    def sabotage(self, obs, games, rng, legal) -> list:
+        leader = _leader(obs.copies[games], self.seat)
+        value, plan = self.layings(obs, games, _faces(obs.cards, obs.display[games]), leader, rng, sign=-1.0,
+                                   neutral=False)
+        spoil = value[:, :, 0]
+        worth = np.full((len(games), MAX_STACK), np.inf)
+        _removal_values(obs.stack, obs.size, games, leader, self.weights(obs, games), obs.cards, worth)
+        gift = spoil.argmax(axis=1)
+        self.remember(obs, games, plan[np.arange(len(games)), gift, 0])
+        self.gifts = np.zeros(len(obs.asked), np.int64)
+        self.gifts[games] = 4 * leader + gift
+        self.removal = np.zeros(len(obs.asked), np.int64)
+        self.removal[games] = MAX_STACK * leader + worth.argmin(axis=1)
+        return [(SOLVENT, worth.min(axis=1) < 0), (GIFT, spoil.max(axis=1) >= 1)]
+
+    def gift(self, obs, rng):
+        return self.gifts[self.idx]
+
+    def solvent(self, obs, rng):
+        return self.removal[self.idx]
+
+
+def _best_source(value: np.ndarray, legal: np.ndarray, rng) -> np.ndarray:
+    """The display slot or the deck whose card gains most: value (n, 5) of each display card's sides, then of the
+    deck's top card's side facing up."""
+    by_source = np.stack([value[:, 0:2].max(axis=1), value[:, 2:4].max(axis=1), value[:, 4]], axis=1)
+    return pick_best(by_source, legal, rng)
+
+
+def _faces(cards: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """(n, 2k, 2, 2): both sides of each of k cards per game (2 * position + side); -1 where no card is."""
+    faces = cards[np.maximum(held, 0)].reshape(len(held), 2 * held.shape[1], 2, 2)
+    return np.where(np.repeat(held >= 0, 2, axis=1)[:, :, None, None], faces, -1).astype(np.int8)
+
+
+def _leader(copies: np.ndarray, seat: int) -> np.ndarray:
+    """Each game's opponent with the most points now; ties to the next seat in turn order."""
+    count = copies.astype(np.int64)
+    points = (count * count.sum(axis=1, keepdims=True)).sum(axis=2)
+    players = points.shape[1]
+    order = (seat + 1 + np.arange(players - 1)) % players
+    return order[points[:, order].argmax(axis=1)]
+
+
+# ---------------------------------------------------------------------------------------------- kernels
+
+
+@njit(cache=True, nogil=True)
+def _block_worth(code, r, c, weight):
+    p = complete(code, r, c)
+    if p >= 0:
+        return COPY * weight[p]
+    q = three_quarters(code, r, c)
+    return weight[q] if q >= 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _around(code, gr, gc, weight, painting):
+    """The 9 blocks' worth; painting[k] the painting complete in block k, or -1."""
+    total = 0.0
+    for k in range(9):
+        painting[k] = complete(code, gr - 1 + k // 3, gc - 1 + k % 3)
+        total += _block_worth(code, gr - 1 + k // 3, gc - 1 + k % 3, weight)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _jitter(seed, a, b):
+    """A tie-breaker in [0, 0.5) from a game's seed and an option, so that equal values are picked evenly."""
+    x = np.uint64(seed) ^ (np.uint64(a) * np.uint64(0x9E3779B97F4A7C15))
+    x ^= np.uint64(b) * np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(31)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(29)
+    return (x >> np.uint64(11)) * (0.5 / 2.0**53)
+
+
+@njit(cache=True, nogil=True)
+def _layings(stack, size, games, owner, faces, need, correction, weight, sign, seeds, cards, candidates, neutral, value,
+             plan):
+    """For each game g (of the batch: games[g]) and face k, the best laying into collection owner[g]: value[g, k, 0]
+    and plan[g, k, 0] (its where option and z) without Correction, value[g, k, 1] and plan[g, k, 1] with it where
+    correction[g]; value -inf where the face is absent.
+
+    Only candidates are tried, yet the best is found. A gain (sign 1) needs a block that shows, after the card, 3
+    or 4 quarters of one painting in place: the card brings 1 of them (2 with a whole half), so the block already
+    shows the rest (`votes`); a laying is tried from each block where it would gain. A loss to the owner (sign -1,
+    a Gift) needs the card over a cell of a three-quarter block, and is tried from each such block. Any other
+    laying changes nothing or loses. With `neutral`, where no face gains without Correction, each face is laid
+    where and at a stack position picked evenly (_anywhere), so that equal worth goes to a laying picked evenly, not
+    to a candidate that gains nothing. Otherwise a face that gains nothing keeps value -inf. Without `candidates`
+    only that laying picked evenly is tried."""
+    code, top = fast.scratch_grids()
+    paintings = len(weight[0])
+    votes = np.zeros((fast.GRID, fast.GRID, paintings, 2), np.int8)
+    marked = np.zeros((fast.GRID, fast.GRID), np.bool_)
+    voted = np.empty((4 * MAX_STACK, 2), np.int64)
+    support = np.empty((4, paintings, 4 * MAX_STACK), np.int64)  # blocks that may gain, by painting (_supports)
+    supported = np.empty((4, paintings), np.int64)
+    work = np.empty((4, 9), np.int64)
+    for g in range(len(owner)):
+        o = owner[g]
+        n = size[games[g], o]
+        collection = stack[games[g], o]
+        r0, c0, rows, cols = fast.paint(collection, n, cards, code, top)
+        count = _vote(collection, n, r0, c0, code, top, votes, marked, voted) if candidates else 0
+        _supports(votes, voted, count, support, supported)
+        for k in range(faces.shape[1]):
+            value[g, k, 0], value[g, k, 1] = -np.inf, -np.inf
+            if faces[g, k, 0, 0] < 0 or not candidates:
+                continue
+            if sign < 0:  # a cell of a three-quarter block covered
+                for p in range(paintings):
+                    for i in range(supported[3, p]):
+                        v = support[3, p, i]
+                        for corner in range(9):
+                            _try(g, k, voted[v, 0] - 1 + corner // 3, voted[v, 1] - 1 + corner % 3, voted[v, 0],
+                                 voted[v, 1], p, code, top, work, rows, cols, n, faces, need, correction, weight,
+                                 sign, seeds, value, plan)
+                continue
+            for j in range(4):  # face cell j in place in a block that shows enough of its painting
+                f = faces[g, k, j // 2, j % 2]
+                p, q = f // 4, f % 4
+                half = faces[g, k, j // 2, 1 - j % 2] == f + (1 if j % 2 == 0 else -1) and q % 2 == j % 2
+                if half and j % 2 == 1:
+                    continue  # a half is tried from its left quarter
+                level = q // 2 if half else 2
+                for i in range(supported[level, p]):
+                    v = support[level, p, i]
+                    _try(g, k, voted[v, 0] + q // 2 - j // 2, voted[v, 1] + q % 2 - j % 2, voted[v, 0], voted[v, 1], p,
+                         code, top, work, rows, cols, n, faces, need, correction, weight, sign, seeds, value, plan)
+        if neutral and value[g, :, 0].max() < 1:  # no face gains: one laying picked evenly, for each
+            anywhere = _random_spot(top, rows, cols, need, seeds[g])
+            for k in range(faces.shape[1]):
+                if faces[g, k, 0, 0] >= 0:
+                    _anywhere(g, k, anywhere // fast.GRID, anywhere % fast.GRID, code, top, work, n, faces, weight,
+                              seeds, value, plan)
+        for v in range(count):
+            votes[voted[v, 0], voted[v, 1]] = 0
+            marked[voted[v, 0], voted[v, 1]] = False
+        fast.wipe(collection, n, r0, c0, code, top)
+
+
+@njit(cache=True, nogil=True)
+def _supports(votes, voted, count, support, supported):
+    """support[level, p]: the voted blocks (indices into voted) short of complete where painting p may gain: level
+    0, an upper half (a front's) needs one of p's lower quarters in place; level 1, a lower half one of its upper
+    quarters; level 2, a single quarter two others; level 3 lists the three-quarter blocks."""
+    supported[:] = 0
+    for v in range(count):
+        for p in range(votes.shape[2]):
+            upper, lower = votes[voted[v, 0], voted[v, 1], p, 0], votes[voted[v, 0], voted[v, 1], p, 1]
+            shown = upper + lower
+            if shown == 0 or shown == 4:
+                continue
+            for level, gains in enumerate((lower >= 1, upper >= 1, shown >= 2, shown == 3)):
+                if gains:
+                    support[level, p, supported[level, p]] = v
+                    supported[level, p] += 1
+
+
+@njit(cache=True, nogil=True)
+def _vote(stack, n, r0, c0, code, top, votes, marked, voted):
+    """Each showing cell's fragment votes for the block where it would be in place, under its painting and the
+    block's row it belongs in; the blocks voted for are listed in `voted`. Returns how many."""
+    count = 0
+    for i in range(n):
+        gr, gc = stack[i, 2] - r0 + MARGIN, stack[i, 3] - c0 + MARGIN
+        for j in range(4):
+            r, c = gr + j // 2, gc + j % 2
+            if top[r, c] != i:
+                continue
+            f = code[r, c]
+            br, bc = r - f % 4 // 2, c - f % 4 % 2
+            if not marked[br, bc]:
+                marked[br, bc] = True
+                voted[count, 0], voted[count, 1] = br, bc
+                count += 1
+            votes[br, bc, f // 4, f % 4 // 2] += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _overlap(top, gr, gc, rows, cols):
+    """How many cells a card at grid (gr, gc) shares with the collection."""
+    if gr < MARGIN - 1 or gc < MARGIN - 1 or gr > MARGIN + rows or gc > MARGIN + cols:
+        return 0
+    shared = 0
+    for j in range(4):
+        shared += top[gr + j // 2, gc + j % 2] >= 0
+    return shared
+
+
+@njit(cache=True, nogil=True)
+def _random_spot(top, rows, cols, need, seed):
+    """A cell where the overlap rule lets a card go without Correction (grid row * GRID + col), picked evenly by
+    the seed: drawn among the cells around the collection until one fits (most do), or else counted out."""
+    for attempt in range(32):
+        gr = MARGIN - 1 + int(_jitter(seed, attempt, -1) * 2 * (rows + 2))
+        gc = MARGIN - 1 + int(_jitter(seed, attempt, -2) * 2 * (cols + 2))
+        if need <= _overlap(top, gr, gc, rows, cols) < 4:
+            return gr * fast.GRID + gc
+    count, nth = 0, -1
+    for _ in range(2):  # count them, then find the nth
+        for gr in range(MARGIN - 1, MARGIN + rows + 1):
+            for gc in range(MARGIN - 1, MARGIN + cols + 1):
+                if need <= _overlap(top, gr, gc, rows, cols) < 4:
+                    if nth == 0:
+                        return gr * fast.GRID + gc
+                    count += 1
+                    nth -= 1
+        nth = int(_jitter(seed, -1, -1) * 2 * count)
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _change(code, top, face, gr, gc, start, weight, before, painting, after_p, old):
+    """(worth after minus before, broken): the face laid at (gr, gc) from stack position `start`; broken if a
+    completed painting around (painting, 9) would not be complete after. The grid is restored."""
+    for j in range(4):
+        old[j] = code[gr + j // 2, gc + j % 2]
+        if top[gr + j // 2, gc + j % 2] < start:
+            code[gr + j // 2, gc + j % 2] = face[j // 2, j % 2]
+    after = _around(code, gr, gc, weight, after_p)
+    for j in range(4):
+        code[gr + j // 2, gc + j % 2] = old[j]
+    broken = False
+    for b in range(9):
+        broken |= painting[b] >= 0 and after_p[b] != painting[b]
+    return after - before, broken
+
+
+@njit(cache=True, nogil=True)
+def _keep(g, k, first, v, spot, starts, i, count, n, seeds, value, plan):
+    """Keep a laying worth v (with its tie-breaker) in the slots from `first` on where it is the best so far: its
+    where option, and a stack position picked evenly within its range."""
+    last = starts[i + 1] - 1 if i + 1 < count else n
+    for slot in range(first, 2):
+        if v > value[g, k, slot]:
+            value[g, k, slot], plan[g, k, slot, 0] = v, spot
+            plan[g, k, slot, 1] = starts[i] + int(_jitter(seeds[g], spot, k) * 2 * (last - starts[i] + 1))
+
+
+@njit(cache=True, nogil=True)
+def _try(g, k, gr, gc, br, bc, p, code, top, work, rows, cols, n, faces, need, correction, weight, sign, seeds,
+         value, plan):
+    """Face k laid with its top-left cell at grid (gr, gc), if the overlap rule allows (lying entirely on or under
+    the collection only with correction[g]): each range of stack positions that shows the same cells, the best
+    kept in value and plan as _layings tells (`work`: scratch rows). A candidate from the block at (br, bc) (p >=
+    0) counts only where it changes that block the right way: painting p shown there 3 or 4 times (sign 1; 4 for
+    a card lying entirely on the collection, which only Correction allows and which is wanted only to complete a
+    painting), or fewer (sign -1)."""
+    shared = _overlap(top, gr, gc, rows, cols)
+    if shared < need or (shared == 4 and not correction[g]):
+        return
+    painting, after_p, starts, old = work[0], work[1], work[2], work[3]
+    count = _depth_starts(top, gr, gc, starts)
+    spot = (gr - MARGIN + 1) * WINDOW + gc - MARGIN + 1
+    before = np.nan
+    enough = 4 if shared == 4 else 3
+    for i in range(count):
+        if p >= 0 and (_shown_after(code, top, faces[g, k], gr, gc, starts[i], br, bc, p) >= enough) != (sign > 0):
+            continue
+        if before != before:
+            before = _around(code, gr, gc, weight[g], painting)
+        change, broken = _change(code, top, faces[g, k], gr, gc, starts[i], weight[g], before, painting, after_p, old)
+        if broken or (p >= 0 and sign * change < 1):
+            continue
+        v = sign * change + _jitter(seeds[g], k * WINDOW * WINDOW + spot, starts[i])
+        _keep(g, k, 1 if shared == 4 else 0, v, spot, starts, i, count, n, seeds, value, plan)
+
+
+@njit(cache=True, nogil=True)
+def _anywhere(g, k, gr, gc, code, top, work, n, faces, weight, seeds, value, plan):
+    """Face k at grid (gr, gc), where the overlap rule allows it without Correction: a range of stack positions
+    picked evenly, or z = 0 where that one loses worth (slid under everything, the card covers nothing that
+    shows, so it loses nothing). Kept in both slots of value and plan."""
+    painting, after_p, starts, old = work[0], work[1], work[2], work[3]
+    count = _depth_starts(top, gr, gc, starts)
+    spot = (gr - MARGIN + 1) * WINDOW + gc - MARGIN + 1
+    before = _around(code, gr, gc, weight[g], painting)
+    i = int(_jitter(seeds[g], spot, -1 - k) * 2 * count)
+    change, broken = _change(code, top, faces[g, k], gr, gc, starts[i], weight[g], before, painting, after_p, old)
+    if broken or change < 0:
+        i = 0
+        change, _ = _change(code, top, faces[g, k], gr, gc, 0, weight[g], before, painting, after_p, old)
+    _keep(g, k, 0, change + _jitter(seeds[g], k * WINDOW * WINDOW + spot, starts[i]), spot, starts, i, count,
+          n, seeds, value, plan)
+
+
+@njit(cache=True, nogil=True)
+def _shown_after(code, top, face, gr, gc, start, br, bc, p):
+    """How many quarters of painting p the block at (br, bc) shows in place once the face lies at (gr, gc) from
+    stack position `start`."""
+    shown = 0
+    for s in range(4):
+        r, c = br + s // 2, bc + s % 2
+        f = code[r, c]
+        if 0 <= r - gr < 2 and 0 <= c - gc < 2 and top[r, c] < start:
+            f = face[r - gr, c - gc]
+        shown += f == 4 * p + s
+    return shown
+
+
+@njit(cache=True, nogil=True)
+def _depth_starts(top, gr, gc, starts):
+    """The smallest z of each range of stack positions that shows the same cells of a card at (gr, gc): 0, and
+    one above each covering card. Returns how many, sorted into starts."""
+    count = 1
+    starts[0] = 0
+    for j in range(4):
+        t = top[gr + j // 2, gc + j % 2] + 1
+        at = count
+        while at > 0 and starts[at - 1] > t:  # insertion, keeping them sorted and distinct
+            at -= 1
+        if t <= 0 or starts[at - 1] == t:
+            continue
+        for i in range(count, at, -1):
+            starts[i] = starts[i - 1]
+        starts[at] = t
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _removal_values(stack, size, games, owner, weight, cards, out):
+    """out[g, i]: the change in worth of collection owner[g] of game games[g] without its card i, where Solvent may
+    remove it (left as it was elsewhere)."""
+    code, top = fast.scratch_grids()
+    painting, after_p, new = np.empty(9, np.int64), np.empty(9, np.int64), np.empty(4, np.int8)
+    old = np.empty(4, np.int8)
+    for g in range(len(owner)):
+        o = owner[g]
+        n = size[games[g], o]
+        collection = stack[games[g], o]
+        if n < 2:
+            continue
+        r0, c0, _, _ = fast.paint(collection, n, cards, code, top)
+        for i in range(n):
+            gr, gc = collection[i, 2] - r0 + MARGIN, collection[i, 3] - c0 + MARGIN
+            fast.beneath(collection, i, r0, c0, cards, top, new)
+            before = _around(code, gr, gc, weight[g], painting)
+            for j in range(4):
+                old[j] = code[gr + j // 2, gc + j % 2]
+                if new[j] != -2:
+                    code[gr + j // 2, gc + j % 2] = new[j]
+            after = _around(code, gr, gc, weight[g], after_p)
+            for j in range(4):
+                code[gr + j // 2, gc + j % 2] = old[j]
+            broken = False
+            for b in range(9):
+                broken |= painting[b] >= 0 and after_p[b] != painting[b]
+            if not broken:
+                out[g, i] = after - before
+        fast.wipe(collection, n, r0, c0, code, top)
+
+
+# ---------------------------------------------------------------------------------------------- the catalogue
+
+
+CLASSES = {"random": Player, "completer": Completer, "popular": Popular, "saboteur": Saboteur}
+
+
+def parse_strategy(name: str) -> tuple[str, int | None]:
+    """`base[-no-ACTION]` -> (base, banned action index); AtelierError if unknown."""
+    base, restricted, banned = name.partition("-no-")
+    if base not in CLASSES:
+        raise AtelierError(f"unknown Witkacy strategy '{name}'; known: {', '.join(CLASSES)}, each optionally with "
+                           "-no-ACTION")
+    if restricted and banned not in ACTIONS:
+        raise AtelierError(f"'{name}': no action '{banned}'; actions: {', '.join(ACTIONS)}")
+    return base, ACTIONS.index(banned) if restricted else None
+
+
+def check_strategy(name: str) -> None:
+    parse_strategy(name)
+
+
+def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
+    """A Witkacy player for one seat in `games`; hands are in the observations, so `secret` is None."""
+    base, banned = parse_strategy(name)
+    return CLASSES[base](name, seat=seat, idx=games, params=params, banned=banned)
+
+
+PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, check_strategy)
