@@ -272,3 +272,36 @@ def test_a_trace_replays_to_its_scores_from_its_set_up_alone(players):
     tampered["turns"] = tampered["turns"][:-1]  # a turn missing: the rules ask for it
     with pytest.raises(IllegalMove):
         api.replay(tampered)
+
+
+# ---------------------------------------------------------------------------------------------- bad players
+
+
+def crooked_factory(kind: str, value: int):
+    from strategies.witkacy import make_player
+
+    def make(name, *, seat, params, games, secret):
+        player = make_player("random" if name == "crooked" else name, seat=seat, params=params, games=games)
+        if name == "crooked":
+            setattr(player, kind, lambda obs, rng: np.full(len(obs.legal[games]), value))
+            player.name = "crooked"
+        return player
+
+    return make
+
+
+@pytest.mark.parametrize(("kind", "value", "detail"), [
+    ("where", rules.WINDOW ** 2 - 1, "where choice 3248"),  # far below and right of any small collection
+    ("z", rules.MAX_STACK, "z choice 55"),  # deeper than any collection at the start
+    ("gift", 0, "gift choice 0"),  # to seat 0, the crooked player itself
+    ("expand", 5, "expand choice 5"),  # the third hand card: hands hold two at most then
+])
+def test_a_strategy_that_answers_illegally_is_named_in_one_line(kind, value, detail):
+    from playback import play_batch
+
+    params = Params(players=2)
+    deal = rules.deal(params, np.random.default_rng(1), 3)
+    with pytest.raises(IllegalMove) as err:
+        play_batch("witkacy", params, deal, np.array([["crooked", "random"]] * 3), np.random.default_rng(0),
+                   crooked_factory(kind, value))
+    assert err.value.strategy == "crooked" and detail in str(err.value) and "\n" not in str(err.value)

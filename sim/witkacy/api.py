@@ -142,6 +142,26 @@ def _from_setup(params: Params, record: dict) -> reference.Game:
                           tokens=[list(ACTIONS) for _ in range(params.players)], played=[0] * params.players)
 
 
+def _drawn(drew: dict | None) -> str:
+    if drew is None:
+        return "nothing: no card is left"
+    return f"card {drew['card']} from " + ("the deck" if drew["from"] == "deck" else f"display slot {drew['slot']}")
+
+
+def _action(action: dict) -> str:
+    kind = action["kind"]
+    if kind == "stash":
+        return f"Stash: takes {_drawn(action['drew'])} and discards card {action['discarded']}"
+    if kind == "solvent":
+        return f"Solvent: removes card {action['card']} from seat {action['owner']}'s collection"
+    if kind == "gift":
+        return (f"Gift: gives card {action['card']} ({action['side']}) from display slot {action['slot']} to seat "
+                f"{action['owner']}, at row {action['row']}, col {action['col']}, stack position {action['z']}")
+    if kind == "rush":
+        return f"Rush: adds two cards, then takes {_drawn(action['drew'])}"
+    return "Correction: this card may lie entirely on or under the collection"
+
+
 def narrate(record: dict) -> str:
     """Tell a traced game turn by turn."""
     names = record["strategies"]
@@ -152,10 +172,9 @@ def narrate(record: dict) -> str:
     for number, turn in enumerate(record["turns"]):
         lines.append(f"Turn {number + 1}: seat {turn['seat']} ({names[turn['seat']]})")
         if turn["search"]:
-            where = "the deck" if turn["search"]["from"] == "deck" else f"display slot {turn['search']['slot']}"
-            lines.append(f"  takes card {turn['search']['card']} from {where}")
+            lines.append(f"  takes {_drawn(turn['search'])}")
         if turn["action"]:
-            lines.append(f"  uses {turn['action']['kind']}")
+            lines.append(f"  uses {_action(turn['action'])}")
         for placed in turn["placements"]:
             lines.append(f"  adds card {placed['card']} ({placed['side']}) at row {placed['row']}, col "
                          f"{placed['col']}, stack position {placed['z']}")

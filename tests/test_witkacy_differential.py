@@ -1,0 +1,121 @@
+"""Witkacy: the batched engine against the readable reference, question by question.
+
+The engine plays batches with the shipped strategies; every game is then replayed through the reference, which
+must ask the same questions and offer exactly the legal options the engine offered at every one, and end with the
+same collections (card, side, place, stack order), hands, display, deck, unused tokens, turns and scores. A batch
+must also play exactly like its games played one at a time, and a trace must be the game the engine plays with the
+same seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.game import play, take
+from sim.registry import get_game
+from sim.witkacy import engine, reference, rules
+from strategies.common import Table
+
+witkacy = get_game("witkacy")
+POOL = np.array(["random", "completer", "popular", "saboteur", "saboteur-no-rush", "completer-no-stash"])
+CASES = [(2, 300, 1, {}), (3, 300, 2, {}), (4, 300, 3, {}),  # players, games, seed, Params: 1,080 games in all
+         (3, 60, 4, {"advanced": True}),
+         (3, 60, 5, {"rush_draw": "any", "end_count": "deck", "start_distinct": "half"})]
+
+
+class Recorder:
+    """A choose callback that lets the Table decide and keeps every question: phase, asked, legal, choice."""
+
+    def __init__(self, table: Table):
+        self.table, self.log = table, []
+
+    def __call__(self, decision, rng):
+        choice = self.table.choose(decision, rng)
+        self.log.append((decision.observation.phase, decision.asked.copy(), decision.legal.copy(), choice.copy()))
+        return choice
+
+
+class Replay:
+    """A reference decider for game g: each question must be the engine's next one for g, with the same legal
+    options; it answers with the engine's choice."""
+
+    def __init__(self, log, g: int):
+        self.log, self.g, self.at = log, g, 0
+
+    def __call__(self, game, phase: str, options: list[int]) -> int:
+        while not self.log[self.at][1][self.g]:
+            self.at += 1
+        logged, _, legal, choice = self.log[self.at]
+        self.at += 1
+        assert logged == phase, (self.g, game.turn, logged, phase)
+        assert np.flatnonzero(legal[self.g]).tolist() == options, (self.g, game.turn, phase)
+        return int(choice[self.g])
+
+    def done(self) -> bool:
+        return not any(asked[self.g] for _, asked, _, _ in self.log[self.at:])
+
+
+def same_game(state: engine.State, g: int, game: reference.Game, scores: np.ndarray) -> None:
+    for owner, stack in enumerate(game.collections):
+        assert state.stack[g, owner, : state.size[g, owner]].tolist() == [list(p) for p in stack], (g, owner)
+    assert [[c for c in hand if c >= 0] for hand in state.hand[g].tolist()] == game.hands
+    assert state.display[g].tolist() == [-1 if c is None else c for c in game.display]
+    assert state.deck[g, state.drawn[g]: state.drawn[g] + state.left[g]].tolist() == game.deck
+    assert state.tokens[g].tolist() == [[a in tokens for a in rules.ACTIONS] for tokens in game.tokens]
+    assert state.turns[g] == game.turn and state.played[g].tolist() == game.played
+    assert scores.tolist() == reference.scores(game)
+
+
+@pytest.mark.parametrize(("players", "games", "seed", "switches"), CASES)
+def test_the_reference_offers_the_same_options_and_gives_the_same_scores(players, games, seed, switches):
+    params = rules.Params(players=players, **switches)
+    rng = np.random.default_rng(seed)
+    deal = rules.deal(params, rng, games)
+    lineups = rng.choice(POOL, size=(games, players))
+    recorder = Recorder(Table(witkacy.players, params, lineups, None))
+    state = play(engine, params, deal, recorder, rng)
+    outcome = engine.outcome(params, state)
+    asked = {phase for phase, *_ in recorder.log}
+    if not switches:  # every question was asked (a draw after a Rush is a choice only once the deck is empty), and
+        assert asked >= set(rules.PHASES) - {"rush_draw"}  # every action was used
+        assert (~state.tokens).any(axis=(0, 1)).all()
+    if switches.get("rush_draw") == "any":
+        assert "rush_draw" in asked
+    for g in range(games):
+        replay = Replay(recorder.log, g)
+        game = reference.play(params, take(deal, [g]), replay)
+        assert replay.done()
+        same_game(state, g, game, outcome.scores[g])
+
+
+def test_a_batch_plays_exactly_like_its_games_played_one_at_a_time():
+    params = rules.Params(players=3)
+    rng = np.random.default_rng(9)
+    deal = rules.deal(params, rng, 24)
+    lineups = rng.choice(POOL, size=(24, 3))
+    recorder = Recorder(Table(witkacy.players, params, lineups, None))
+    batch = play(engine, params, deal, recorder, rng)
+    scores = engine.outcome(params, batch).scores
+    for g in range(24):
+        answers = iter([int(choice[g]) for _, asked, _, choice in recorder.log if asked[g]])
+        alone = play(engine, params, take(deal, [g]), lambda d, rng, answers=answers: np.array([next(answers)]), rng)
+        assert next(answers, None) is None
+        for name in ("stack", "size", "copies", "hand", "display", "deck", "drawn", "tokens", "played", "turns"):
+            assert np.array_equal(getattr(alone, name)[0], getattr(batch, name)[g]), (g, name)
+        assert engine.outcome(params, alone).scores[0].tolist() == scores[g].tolist()
+
+
+@pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
+def test_a_trace_is_the_game_the_engine_plays_and_replays_to_its_scores(players):
+    lineup = list(POOL[[3, 1, 0, 2][:players]])
+    params = witkacy.make_params(players, {})
+    record = witkacy.trace(params, lineup, seed=40 + players)
+    rng = np.random.default_rng(40 + players)
+    deal = witkacy.rules.deal(params, rng, 1)
+    state = play(engine, params, deal, Table(witkacy.players, params, np.array([lineup]), None).choose, rng)
+    assert engine.outcome(params, state).scores[0].tolist() == record["final"]["scores"]
+    for owner, stack in enumerate(record["final"]["collections"]):
+        assert [[p["card"], rules.SIDES.index(p["side"]), p["row"], p["col"]] for p in stack] \
+            == state.stack[0, owner, : state.size[0, owner]].tolist()
+    assert witkacy.rules.replay(record) == record["final"]["scores"]

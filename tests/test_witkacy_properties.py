@@ -1,0 +1,101 @@
+"""Witkacy's compiled kernels against the readable collections (sim/witkacy/collection.py), on collections built at
+random by legal layings: what shows, where a card may go, what Solvent may remove, where a Gift may lie; and the
+strategies' pruned search against trying every laying."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from sim.witkacy import collection as col
+from sim.witkacy import fast, rules
+from sim.witkacy.collection import Placed
+from strategies import witkacy as players
+
+CARDS = rules.Params().cards
+
+
+@st.composite
+def collections(draw, advanced: bool = False):
+    """A collection of 1 to 24 cards, each laid where the overlap rule allows, at a random place in the stack."""
+    cards = draw(st.permutations(range(rules.CARDS)))[: draw(st.integers(1, 24))]
+    stack = [Placed(cards[0], draw(st.integers(0, 1)), 0, 0)]
+    for card in cards[1:]:
+        spots = col.spots(stack, advanced, correction=False)
+        row, column = spots[draw(st.integers(0, len(spots) - 1))]
+        stack = col.added(stack, Placed(card, draw(st.integers(0, 1)), row, column), draw(st.integers(0, len(stack))))
+    return stack
+
+
+def as_arrays(stack: list[Placed]) -> tuple[np.ndarray, np.ndarray]:
+    """One game, one seat: (stack (1, 1, 55, 4), size (1, 1))."""
+    out = np.full((1, 1, rules.MAX_STACK, 4), -1, np.int8)
+    out[0, 0, : len(stack)] = stack
+    return out, np.array([[len(stack)]], np.int16)
+
+
+@settings(max_examples=60, deadline=None)
+@given(collections(), st.booleans(), st.booleans())
+def test_the_kernels_agree_with_the_readable_collection(stack, advanced, correction):
+    array, size = as_arrays(stack)
+    copies = np.zeros((1, 1, 5), np.int8)
+    fast.copies(array, size, CARDS, np.array([0]), np.array([0]), copies)
+    assert copies[0, 0].tolist() == col.copies_by_painting(stack, CARDS)
+    spots = np.zeros((1, rules.WINDOW ** 2), bool)
+    fast.spots(array, size, np.array([0]), CARDS, advanced, np.array([correction]), np.array([True]), spots)
+    top, left = col.corner(stack)
+    assert np.flatnonzero(spots[0]).tolist() == sorted(rules.spot_code(top, left, *s)
+                                                        for s in col.spots(stack, advanced, correction))
+    removable = np.zeros((1, rules.MAX_STACK), bool)
+    fast.removals(array, size, CARDS, np.array([True]), removable, False)
+    assert np.flatnonzero(removable[0]).tolist() == list(col.removals(stack, CARDS))
+
+
+@settings(max_examples=60, deadline=None)
+@given(collections(), st.integers(0, rules.CARDS - 1), st.integers(0, 1), st.data())
+def test_a_gift_may_lie_only_where_every_completed_painting_stays_complete(stack, card, side, data):
+    spot = data.draw(st.sampled_from(col.spots(stack, advanced=False, correction=False)))
+    array, size = as_arrays(stack)
+    depths = np.zeros((1, rules.MAX_STACK + 1), bool)
+    fast.gift_depths(array, size, CARDS, np.array([[0, card, side, 0]]), np.array([spot]), np.array([True]), depths)
+    assert np.flatnonzero(depths[0]).tolist() == list(col.depths(stack, Placed(card, side, *spot), CARDS, keep=True))
+    assert depths[0, 0]  # slid under everything, a card breaks nothing
+
+
+@njit
+def every_laying(stack, size, faces, need, correction, weight, sign, seeds, cards, value, plan):
+    """The strategies' search without pruning: every face at every cell around the collection."""
+    code, top = fast.scratch_grids()
+    work = np.empty((4, 9), np.int64)
+    n = size[0, 0]
+    r0, c0, rows, cols = fast.paint(stack[0, 0], n, cards, code, top)
+    for k in range(faces.shape[1]):
+        value[0, k, 0], value[0, k, 1] = -np.inf, -np.inf
+        for gr in range(fast.MARGIN - 1, fast.MARGIN + rows + 1):
+            for gc in range(fast.MARGIN - 1, fast.MARGIN + cols + 1):
+                players._try(0, k, gr, gc, 0, 0, -1, code, top, work, rows, cols, n, faces, need, correction, weight,
+                             sign, seeds, value, plan)
+    fast.wipe(stack[0, 0], n, r0, c0, code, top)
+
+
+@settings(max_examples=80, deadline=None)
+@given(collections(), st.lists(st.integers(0, rules.CARDS - 1), min_size=3, max_size=3, unique=True),
+       st.sampled_from([1.0, -1.0]), st.booleans(), st.integers(0, 2**62))
+def test_the_pruned_search_finds_the_best_laying(stack, hand, sign, correction, seed):
+    """The best worth found, whole (the tie-breaker is under 0.5), and clipped at 0: a laying that gains nothing
+    is as good as none. With Correction, a card lying entirely on the collection is wanted only to complete a
+    painting, so there only completions are compared."""
+    array, size = as_arrays(stack)
+    faces = players._faces(CARDS, np.array([hand], np.int8))
+    args = (array, size, faces, 1, np.array([correction]), np.ones((1, 5)), sign, np.array([seed]), CARDS)
+    found = [np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)]
+    players._layings(args[0], args[1], np.array([0]), np.array([0]), *args[2:], True, sign > 0, *found)
+    best = [np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)]
+    every_laying(*args, *best)
+    for slot in range(1 + correction):
+        pruned, full = (np.maximum(np.floor(v[0][0, :, slot].max()), 0) for v in (found, best))
+        if slot == 1:
+            pruned, full = (x if x >= players.COPY else 0 for x in (pruned, full))
+        assert pruned == full
