@@ -4,7 +4,10 @@ Each side is a 2 x 2 grid of quarters. Fronts show upper quarters (UL, UR) only,
 only. On each side one row holds a whole half of a painting P, in place (P.UL P.UR, or P.LL P.LR); the other row
 holds one quarter of each of two other paintings Q != R, neither P, in either order. Balance, across all fronts
 (and likewise across all backs): each painting's half appears 11 times, and each quarter appears 11 times
-outside the halves. Run: python docs/witkacy_deck.py > sim/witkacy/cards.toml
+outside the halves. Each painting's halves also lie in the top row equally often on fronts and on backs (6 of 11
+for A, C and E, 5 of 11 for B and D): which rows the halves lie in decides how easily an upper and a lower half
+meet, so without this some paintings would be completed far more often than others by the deck alone.
+Run: python docs/witkacy_deck.py > sim/witkacy/cards.toml
 """
 
 import numpy as np
@@ -12,11 +15,15 @@ import numpy as np
 PAINTINGS = "ABCDE"
 CARDS = 55
 SEED = 20261130
+ON_TOP = (6, 5, 6, 5, 6)  # of each painting's 11 halves on a side, how many lie in the top row
 
 
 def side(rng: np.random.Generator, quarters: tuple[str, str]) -> list[list[list[str]]]:
     """The 55 grids of one side (fronts: quarters UL, UR; backs: LL, LR)."""
     halves = rng.permutation(np.repeat(np.arange(5), CARDS // 5))
+    on_top = np.zeros(CARDS, bool)
+    for painting, count in enumerate(ON_TOP):
+        on_top[rng.choice(np.flatnonzero(halves == painting), count, replace=False)] = True
     tokens = rng.permutation([(p, q) for p in range(5) for q in range(2)] * (2 * CARDS // 10))
     pairs = tokens.reshape(CARDS, 2, 2)
 
@@ -35,7 +42,7 @@ def side(rng: np.random.Generator, quarters: tuple[str, str]) -> list[list[list[
     for card in range(CARDS):
         half = [f"{PAINTINGS[halves[card]]}.{quarters[0]}", f"{PAINTINGS[halves[card]]}.{quarters[1]}"]
         mixed = [f"{PAINTINGS[p]}.{quarters[q]}" for p, q in pairs[card]]
-        grids.append([half, mixed] if rng.random() < 0.5 else [mixed, half])
+        grids.append([half, mixed] if on_top[card] else [mixed, half])
     return grids
 
 
