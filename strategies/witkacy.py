@@ -17,7 +17,7 @@ from numba import njit
 
 from sim.errors import AtelierError
 from sim.witkacy import fast
-from sim.witkacy.fast import MARGIN, complete, three_quarters
+from sim.witkacy.fast import MARGIN
 from sim.witkacy.rules import ACTIONS, MAX_STACK, NO_ACTION, PAINTINGS, WINDOW
 from strategies.common import Catalogue, pick_any, pick_best
 
@@ -267,12 +267,22 @@ def _leader(copies: np.ndarray, seat: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _block_worth(code, r, c, weight):
-    p = complete(code, r, c)
-    if p >= 0:
-        return COPY * weight[p]
-    q = three_quarters(code, r, c)
-    return weight[q] if q >= 0 else 0.0
+def _in_place(a, b, c, d, p):
+    return (a == 4 * p) + (b == 4 * p + 1) + (c == 4 * p + 2) + (d == 4 * p + 3)
+
+
+@njit(cache=True, nogil=True)
+def _block(code, r, c, weight):
+    """(the painting the block at (r, c) completes, or -1; its worth): a completed painting COPY * w, three of a
+    painting's quarters in place w (three in place include the first or the second cell)."""
+    a, b, d, e = code[r, c], code[r, c + 1], code[r + 1, c], code[r + 1, c + 1]
+    if a >= 0 and a % 4 == 0 and _in_place(a, b, d, e, a // 4) == 4:
+        return a // 4, COPY * weight[a // 4]
+    if a >= 0 and a % 4 == 0 and _in_place(a, b, d, e, a // 4) == 3:
+        return -1, weight[a // 4]
+    if b >= 0 and b % 4 == 1 and _in_place(a, b, d, e, b // 4) == 3:
+        return -1, weight[b // 4]
+    return -1, 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -280,8 +290,8 @@ def _around(code, gr, gc, weight, painting):
     """The 9 blocks' worth; painting[k] the painting complete in block k, or -1."""
     total = 0.0
     for k in range(9):
-        painting[k] = complete(code, gr - 1 + k // 3, gc - 1 + k % 3)
-        total += _block_worth(code, gr - 1 + k // 3, gc - 1 + k % 3, weight)
+        painting[k], worth = _block(code, gr - 1 + k // 3, gc - 1 + k % 3, weight)
+        total += worth
     return total
 
 
@@ -474,11 +484,13 @@ def _try(g, k, gr, gc, br, bc, p, code, top, work, rows, cols, n, faces, need, c
     shared = _overlap(top, gr, gc, rows, cols)
     if shared < need or (shared == 4 and not correction[g]):
         return
+    enough = 4 if shared == 4 else 3
+    if p >= 0 and sign > 0 and _at_most(code, faces[g, k], gr, gc, br, bc, p) < enough:
+        return
     painting, after_p, starts, old = work[0], work[1], work[2], work[3]
     count = _depth_starts(top, gr, gc, starts)
     spot = (gr - MARGIN + 1) * WINDOW + gc - MARGIN + 1
     before = np.nan
-    enough = 4 if shared == 4 else 3
     for i in range(count):
         if p >= 0 and (_shown_after(code, top, faces[g, k], gr, gc, starts[i], br, bc, p) >= enough) != (sign > 0):
             continue
@@ -507,6 +519,18 @@ def _anywhere(g, k, gr, gc, code, top, work, n, faces, weight, seeds, value, pla
         change, _ = _change(code, top, faces[g, k], gr, gc, 0, weight[g], before, painting, after_p, old)
     _keep(g, k, 0, change + _jitter(seeds[g], k * WINDOW * WINDOW + spot, starts[i]), spot, starts, i, count,
           n, seeds, value, plan)
+
+
+@njit(cache=True, nogil=True)
+def _at_most(code, face, gr, gc, br, bc, p):
+    """The most quarters of painting p the block at (br, bc) can show in place with the face at (gr, gc), whatever
+    its stack position: each cell in place now, or in place on the card where the card covers it."""
+    shown = 0
+    for s in range(4):
+        r, c = br + s // 2, bc + s % 2
+        on_card = 0 <= r - gr < 2 and 0 <= c - gc < 2
+        shown += code[r, c] == 4 * p + s or (on_card and face[r - gr, c - gc] == 4 * p + s)
+    return shown
 
 
 @njit(cache=True, nogil=True)

@@ -99,3 +99,25 @@ def test_the_pruned_search_finds_the_best_laying(stack, hand, sign, correction, 
         if slot == 1:
             pruned, full = (x if x >= players.COPY else 0 for x in (pruned, full))
         assert pruned == full
+
+
+def worth_by_reading(shown: dict, row: int, column: int) -> float:
+    """A block's worth to the strategies, from the cells that show: COPY for a completed painting, 1 for three of a
+    painting's quarters in place."""
+    in_place = [sum(shown.get((row + q // 2, column + q % 2)) == 4 * p + q for q in range(4)) for p in range(5)]
+    return players.COPY if max(in_place) == 4 else 1.0 if max(in_place) == 3 else 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(collections())
+def test_the_strategies_value_blocks_as_the_rules_read(stack):
+    array, size = as_arrays(stack)
+    code, top = fast.scratch_grids()
+    r0, c0, rows, cols = fast.paint(array[0, 0], len(stack), CARDS, code, top)
+    shown = col.visible(stack, CARDS)
+    for r in range(fast.MARGIN - 1, fast.MARGIN + rows + 1):
+        for c in range(fast.MARGIN - 1, fast.MARGIN + cols + 1):
+            painting, worth = players._block(code, r, c, np.ones(5))
+            row, column = r - fast.MARGIN + r0, c - fast.MARGIN + c0
+            assert worth == worth_by_reading(shown, row, column)
+            assert (painting >= 0) == ((painting, row, column) in col.copies(stack, CARDS))

@@ -66,20 +66,6 @@ def complete(code, r, c):
 
 
 @njit(cache=True, nogil=True)
-def three_quarters(code, r, c):
-    """The painting P whose quarters show in exactly 3 of the block's 4 cells, each in its place, or -1."""
-    for k in range(2):  # 3 of 4 in place: the first or the second cell is one of them
-        f = code[r + k // 2, c + k % 2]
-        if f >= 0 and f % 4 == k:
-            p, found = f // 4, 0
-            for j in range(4):
-                found += code[r + j // 2, c + j % 2] == 4 * p + j
-            if found == 3:
-                return p
-    return -1
-
-
-@njit(cache=True, nogil=True)
 def keeps_blocks(code, gr, gc, new, before):
     """Write the 4 fragments `new` (-2: unchanged) at grid (gr, gc); whether every block around that was complete
     (`before`, 9 paintings or -1) still is. The grid is restored."""
