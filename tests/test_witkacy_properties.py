@@ -111,7 +111,7 @@ def worth_by_reading(shown: dict, row: int, column: int) -> float:
 @settings(max_examples=60, deadline=None)
 @given(collections())
 def test_the_strategies_value_blocks_as_the_rules_read(stack):
-    array, size = as_arrays(stack)
+    array, _ = as_arrays(stack)
     code, top = fast.scratch_grids()
     r0, c0, rows, cols = fast.paint(array[0, 0], len(stack), CARDS, code, top)
     shown = col.visible(stack, CARDS)
