@@ -659,8 +659,10 @@ def advanced_finding(result: dict, data: GameData) -> Finding:
                         "does not clearly change how many paintings players complete")
     length = direction(effects.filter(pl.col("measure") == "turns"), "games get shorter", "games get longer",
                        "game length does not change clearly")
+    turns = effects.filter(pl.col("measure") == "turns")["diff"]
     text = (f"The Advanced Variant {verdict} ({result['advanced']} against {result['basic']}, on the same deals): "
-            f"{'; '.join(rules_clause(p, e) for p, e in by_count.items())}. {length.capitalize()}.")
+            f"{'; '.join(rules_clause(p, e) for p, e in by_count.items())}. {length.capitalize()} "
+            f"({listing(signed(d) for d in turns)} turns a game).")
     return Finding("The Advanced Variant.", text, table(
         "", effects, ("Players", "players"), ("Measure", lambda r: MEASURES[r["measure"]][0]),
         measure_columns("Basic", "basic")[0], measure_columns("Advanced", "advanced")[0],

@@ -265,7 +265,7 @@ def test_the_advanced_finding_gives_a_plain_verdict(summary):
     assert text.startswith("The Advanced Variant makes completing paintings harder, as the rulebook intends "
                            "(witkacy_advanced against witkacy_basic, on the same deals): at 3 players, players "
                            "complete")
-    assert "Game length does not change clearly." in text
+    assert "Game length does not change clearly (" in text and " turns a game)." in text
 
 
 def test_a_tournament_alone_skips_restricted_play_and_the_variant(tmp_path):
