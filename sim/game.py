@@ -31,6 +31,8 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import polars as pl
+import pyarrow as pa
 
 from sim.errors import AtelierError
 
@@ -94,6 +96,12 @@ class GameRules:
     def make_params(self, players: int, overrides: dict[str, Any]):
         """Validated Params for `players` with the given overrides; AtelierError names any mistake."""
         return params_from(self.params, players, self.player_counts, overrides)
+
+
+def list_column(name: str, rows: np.ndarray) -> pl.Series:
+    """An Outcome column of one equal-length list per row (n, k), built as an Arrow list without copying rows."""
+    offsets = np.arange(0, rows.size + 1, rows.shape[1], dtype=np.int32)
+    return pl.Series(name, pa.ListArray.from_arrays(offsets, np.ascontiguousarray(rows).ravel()))
 
 
 def play(engine: ModuleType, params: Any, deal: Any, choose: Choose, rng: np.random.Generator):

@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from sim.game import Decision, Outcome, evolve
+from sim.game import Decision, Outcome, evolve, list_column
 from sim.kunst_stuecke import fast
 from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SQUARES, STACK_TILES, STOP, TILES, Deal, Params
 from sim.scoring import standings
@@ -299,13 +299,8 @@ def outcome(params: Params, state: State) -> Outcome:
         "first_look": state.first_look.astype(np.int16),
         "aimed_sizes": pl.Series("aimed_sizes", pa.ListArray.from_arrays(offsets, aims[taken.reshape(aims.shape)]
                                                                          .astype(np.int8))),
-        "space_sizes": _lists("space_sizes", aims.astype(np.int8)),
-        "space_correct": _lists("space_correct", (points > 0).reshape(batch * players, count)),
+        "space_sizes": list_column("space_sizes", aims.astype(np.int8)),
+        "space_correct": list_column("space_correct", (points > 0).reshape(batch * players, count)),
     }
     return Outcome(scores, rank, win, columns)
 
-
-def _lists(name: str, rows: np.ndarray) -> pl.Series:
-    """A list column of equal-length rows (n, k)."""
-    offsets = np.arange(0, rows.size + 1, rows.shape[1], dtype=np.int32)
-    return pl.Series(name, pa.ListArray.from_arrays(offsets, rows.ravel()))

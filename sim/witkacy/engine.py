@@ -13,10 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import polars as pl
-import pyarrow as pa
 
-from sim.game import Decision, Outcome, evolve
+from sim.game import Decision, Outcome, evolve, list_column
 from sim.scoring import standings
 from sim.witkacy import fast
 from sim.witkacy.rules import (
@@ -68,9 +66,9 @@ class State:
 
 @dataclass
 class Observation:
-    """What the mover may know: every collection, hand sizes aside its own hand, the display, the deck's size and
-    the side facing up on its top card, every seat's unused tokens, this turn's action and the card being laid.
-    Never another seat's hand nor the deck's hidden sides."""
+    """What the mover may know: every collection, its own hand, the display, the deck's size and the side facing
+    up on its top card, every seat's unused tokens, this turn's action and the card being laid, and every card's
+    two sides (the deck is public). Never another seat's hand, nor the deck's order."""
 
     phase: str
     seat: int
@@ -421,17 +419,12 @@ def outcome(params: Params, state: State) -> Outcome:
     batch, players = scores.shape
     columns = {
         "paintings": paintings.astype(np.int8),
-        "copies_by_painting": _lists("copies_by_painting", state.copies.reshape(batch * players, len(PAINTINGS))),
-        "actions_used": _lists("actions_used", ~state.tokens.reshape(batch * players, len(ACTIONS))),
+        "copies_by_painting": list_column("copies_by_painting", state.copies.reshape(batch * players, len(PAINTINGS))),
+        "actions_used": list_column("actions_used", ~state.tokens.reshape(batch * players, len(ACTIONS))),
         "cards_played": state.played.astype(np.int8),
         "turns": state.turns.astype(np.int16),
         "deck_left": state.left.astype(np.int8),
     }
     return Outcome(scores, rank, win, columns)
 
-
-def _lists(name: str, rows: np.ndarray) -> pl.Series:
-    """A list column of equal-length rows (n, k)."""
-    offsets = np.arange(0, rows.size + 1, rows.shape[1], dtype=np.int32)
-    return pl.Series(name, pa.ListArray.from_arrays(offsets, np.ascontiguousarray(rows).ravel()))
 
