@@ -425,12 +425,19 @@ def restricted_variants(rows: pl.DataFrame) -> list[tuple[str, str, str]]:
     return [(variant, base, action) for variant, base, action in split if base in present]
 
 
+def with_margin(rows: pl.DataFrame) -> pl.DataFrame:
+    """rows with `margin`: the seat's score minus the mean score of the other seats of its game. What happens to
+    everyone at a table (a Stash or a Gift takes a card from the deck, and the game is shorter for all) cancels."""
+    others = (pl.col("score").sum().over(GAME_KEY) - pl.col("score")) / (pl.col("players") - 1)
+    return rows.with_columns(margin=pl.col("score") - others)
+
+
 def token_units(rows: pl.DataFrame, variant: str, base: str) -> pl.DataFrame:
     """Per experiment, player count and deal (every seating of one deal together) where either played: the seats,
-    wins and points of the variant (v_) and of its base (b_)."""
+    wins and points over the table (margin) of the variant (v_) and of its base (b_)."""
     sums = {f"{who}_{what}": (pl.col(column).filter(mine) if column else mine).sum().cast(pl.Float64)
             for who, mine in (("v", pl.col("strategy") == variant), ("b", pl.col("strategy") == base))
-            for what, column in (("seats", None), ("wins", "win"), ("points", "score"))}
+            for what, column in (("seats", None), ("wins", "win"), ("points", "margin"))}
     return (rows.filter(pl.col("strategy").is_in([variant, base])).group_by("experiment", "players", "deal")
             .agg(**sums))
 
@@ -461,9 +468,9 @@ def token_worth(units: pl.DataFrame, seed: int) -> dict:
 def token_values(data: GameData) -> pl.DataFrame | None:
     """What each action token is worth to its BASE, per experiment and player count where both BASE and
     BASE-no-ACTION played."""
-    out = []
-    for variant, base, action in restricted_variants(data.rows):
-        units = token_units(data.rows, variant, base)
+    out, rows = [], with_margin(data.rows)
+    for variant, base, action in restricted_variants(rows):
+        units = token_units(rows, variant, base)
         for seed, (key, stratum) in enumerate(groups(units, ["experiment", "players"])):
             if stratum["v_seats"].sum() and stratum["b_seats"].sum():
                 out.append({**key, "strategy": variant, "base": base, "action": action, **token_worth(stratum, seed)})
@@ -476,7 +483,7 @@ def worth_sentence(base: str, ranked: pl.DataFrame) -> str:
         "experiment", "players").iter_rows())
     rows = ranked.to_dicts()
     worths = listing(f"{r['action']} {signed(r['point_worth'], 1)}" for r in rows)
-    text = f"What each token is worth to {base} ({where}), in points a game: {worths}."
+    text = f"What each token is worth to {base} ({where}), in points over its table a game: {worths}."
     gains = [r["action"] for r in rows if r["point_worth_lo"] > 0]
     losses = [r["action"] for r in rows if r["point_worth_hi"] < 0]
     unclear = [r["action"] for r in rows if not clear(r["point_worth_lo"], r["point_worth_hi"])]
@@ -504,7 +511,8 @@ def worth_finding(result: pl.DataFrame, _) -> Finding:
     sentences = [worth_sentence(base, group) for (base,), group in main.partition_by("base", as_dict=True,
                                                                                      maintain_order=True).items()]
     return Finding("Action tokens (what each is worth).", " ".join(sentences), table(
-        "", main, ("Base", "base"), ("Token", "action"), *est("Worth in points", "point_worth", signed, signed_ci),
+        "", main, ("Base", "base"), ("Token", "action"), *est("Worth in points over the table", "point_worth", signed,
+                                                               signed_ci),
         *est("Worth in win share", "win_worth", pp, pp_ci)))
 
 
@@ -515,8 +523,9 @@ def worth_tables(result: pl.DataFrame, _) -> list:
                   ("Experiment", "experiment"), ("Players", "players"), ("Base", "base"), ("Token", "action"),
                   ("Variant seats", "seats", count), *share_ci("Variant wins"),
                   *share_ci("Base wins", "base_share", "base_lo", "base_hi"),
-                  *est("Worth (win share)", "win_worth", pp, pp_ci), *est("Variant points", "points"),
-                  *est("Base points", "base_points"), *est("Worth (points)", "point_worth", signed, signed_ci))]
+                  *est("Worth (win share)", "win_worth", pp, pp_ci), *est("Variant points over table", "points"),
+                  *est("Base points over table", "base_points"),
+                  *est("Worth (points over table)", "point_worth", signed, signed_ci))]
 
 
 def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
@@ -526,7 +535,7 @@ def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
     labels = [f"{a} ({b})" for a, b in main.select("action", "base").iter_rows()]
     strata = result.select("experiment", "players").unique().sort("experiment", "players").rows()
     fig, axes = panels(2, 11.0, 2.2 + 0.36 * len(order) * len(strata), sharey=True)
-    for ax, (column, xlabel) in zip(axes, [("point_worth", "Points a game: base − variant"),
+    for ax, (column, xlabel) in zip(axes, [("point_worth", "Points over the table a game: base − variant"),
                                            ("win_worth", "Win share: base − variant (pp)")]):
         bars = {}
         for experiment, players in strata:
@@ -537,20 +546,24 @@ def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
         ax.axvline(0, color="#555", linewidth=1.0)
         ax.set_xlabel(xlabel)
     axes[1].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=""))
-    axes[0].set_title("In points")
+    axes[0].set_title("In points over the table")
     axes[1].set_title("In win share")
     legend_below(fig, axes[0])
     fig.suptitle(f"{data.title}: what each action token is worth (BASE − BASE-no-TOKEN, 95% bootstrap intervals)")
     return save_chart(fig, data.out_dir, f"{data.name}_action_worth.png",
-                      "What each action token is worth to the strategy in brackets: its mean score (left) and win "
-                      "share (right) minus those of the same strategy never using that token, over the same deals. "
+                      "What each action token is worth to the strategy in brackets: its points over the table (its "
+                      "score minus the mean of the other players' in the same game; left) and its win share (right) "
+                      "minus those of the same strategy never using that token, over the same deals. "
                       "Bars right of zero mean the token pays; most valuable first.")
 
 
 WORTH_INTRO = (
     "A BASE-no-TOKEN strategy plays like BASE but never uses that action token. What the token is worth to BASE is "
-    "BASE's mean score (and win share) minus the variant's, counted in each experiment and player count where both "
-    "played, so both met the same pool of opponents on the same deals. Win shares carry Wilson intervals; means and "
+    "BASE's mean points over its table (its score minus the mean score of the other players in the same game) and "
+    "its win share, minus the variant's, counted in each experiment and player count where both played, so both "
+    "met the same pool of opponents on the same deals. Points over the table, not raw points: a Stash or a Gift "
+    "takes one more card from the deck and shortens the game for everyone at the table, which lowers every score "
+    "there, the variant's opponents' too. Win shares carry Wilson intervals; means and "
     "differences carry percentile bootstrap intervals that resample whole deals (every seating of one deal "
     "together), so the comparison stays paired.")
 

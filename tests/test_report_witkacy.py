@@ -29,6 +29,7 @@ from reports.witkacy import (
     rules_pair,
     seat_copies,
     token_values,
+    with_margin,
 )
 
 ACTIONS = ["stash", "solvent", "correction", "gift", "rush"]
@@ -227,25 +228,31 @@ def test_token_worth_recovers_the_planted_values(data):
 
 def test_the_worth_finding_reads_in_plain_words(summary):
     text = finding(summary, "Action tokens (what each is worth).")
-    assert text.startswith("What each token is worth to saboteur (witkacy_restricted at 3 players), in points a "
-                           "game: rush +")
+    assert text.startswith("What each token is worth to saboteur (witkacy_restricted at 3 players), in points over "
+                           "its table a game: rush +")
     assert "Clearly worth points: rush, stash and correction." in text
     assert "Without gift saboteur does clearly better: it spends that token badly." in text
     assert "No clear value: solvent." in text
     assert "In wins, rush is worth the most:" in text
 
 
+def test_points_over_the_table_subtract_the_other_players_mean():
+    rows = pl.DataFrame({"experiment": ["e"] * 6, "game_id": [0, 0, 0, 1, 1, 1], "players": [3] * 6,
+                         "score": [6, 3, 0, 2, 2, 2]})
+    assert with_margin(rows)["margin"].to_list() == [4.5, 0.0, -4.5, 0.0, 0.0, 0.0]
+
+
 def test_token_worth_on_hand_made_deals(tmp_path):
     """Two deals at 2 players: base wins both games of deal 0 by 2 points and loses deal 1's by 4 against
-    the variant."""
+    the variant. At 2 players the points over the table are the lead over the one opponent."""
     rows = pl.DataFrame({"experiment": ["e"] * 8, "game_id": [0, 0, 1, 1, 2, 2, 3, 3], "deal": [0] * 4 + [1] * 4,
                          "players": [2] * 8, "seat": [0, 1] * 4, "strategy": ["b", "b-no-gift", "b-no-gift", "b"] * 2,
                          "score": [5, 3, 3, 5, 1, 5, 5, 1], "win": [1.0, 0, 0, 1.0, 0, 1.0, 1.0, 0]})
     assert restricted_variants(rows) == [("b-no-gift", "b", "gift")]
     worth = token_values(game_data(rows, "witkacy", tmp_path)).row(0, named=True)
     assert worth["seats"] == 4 and worth["share"] == pytest.approx(0.5) and worth["base_share"] == pytest.approx(0.5)
-    assert (worth["points"], worth["base_points"], worth["point_worth"]) == pytest.approx((4.0, 3.0, -1.0))
-    assert (worth["point_worth_lo"], worth["point_worth_hi"]) == pytest.approx((-4.0, 2.0))  # one deal twice
+    assert (worth["points"], worth["base_points"], worth["point_worth"]) == pytest.approx((1.0, -1.0, -2.0))
+    assert (worth["point_worth_lo"], worth["point_worth_hi"]) == pytest.approx((-8.0, 4.0))  # one deal twice
     assert (worth["win_worth_lo"], worth["win_worth_hi"]) == pytest.approx((-1.0, 1.0))
 
 
