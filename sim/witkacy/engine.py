@@ -44,7 +44,6 @@ class State:
     copies: np.ndarray  # (B, P, 5) int8: each collection's completed copies by painting
     deck: np.ndarray  # (B, 55) int8: the deck after the set-up, top first; `drawn` of them are gone
     drawn: np.ndarray  # (B,) int16
-    left: np.ndarray  # (B,) int16: cards still in the deck
     up: np.ndarray  # (B, 55) int8: the side facing up of each card (in the deck; shown, in the display)
     display: np.ndarray  # (B, 2) int8: -1 an empty slot
     hand: np.ndarray  # (B, P, 3) int8: each hand in order, -1 after the last card
@@ -62,6 +61,12 @@ class State:
     only: np.ndarray  # (B,): the first of them, the choice where there is no other
     phase: str = "start"
     turn: int = 0
+
+    @property
+    def left(self) -> np.ndarray:
+        """(B,) cards still in the deck. Every deal leaves the same number there (55, less two a seat and the
+        display's two), so the first game's count serves."""
+        return (self.deck[:1] >= 0).sum() - self.drawn
 
 
 @dataclass
@@ -104,7 +109,7 @@ def init(params: Params, deal: Deal) -> State:
     state = State(
         stack=stack, size=np.ones((batch, players), np.int16), copies=np.zeros((batch, players, 5), np.int8),
         deck=deal.deck.astype(np.int8), drawn=np.zeros(batch, np.int16),
-        left=(deal.deck >= 0).sum(axis=1).astype(np.int16), up=deal.up.astype(np.int8),
+        up=deal.up.astype(np.int8),
         display=deal.display.astype(np.int8), hand=hand, tokens=np.ones((batch, players, len(ACTIONS)), bool),
         played=np.zeros((batch, players), np.int16), action=np.zeros(batch, np.int8),
         pending=np.full((batch, 4), -1, np.int16), spot=np.zeros((batch, 2), np.int16),
@@ -281,26 +286,15 @@ LEGAL = {
 
 
 def _draw(params: Params, state: State, choice: np.ndarray, games: np.ndarray) -> State:
-    """Search (and the draws of Stash and Rush): a display card, its slot refilled from the deck turned over, or
-    the deck's top card."""
+    """Search (and the draws of Stash and Rush): the deck's top card, or a display card, its slot refilled."""
     seat = state.turn % params.players
-    hand, display, up = state.hand.copy(), state.display.copy(), state.up.copy()
-    drawn, left = state.drawn.copy(), state.left.copy()
+    hand, drawn = state.hand.copy(), state.drawn.copy()
     source = choice[games]
     from_deck = source == DECK
-    card = np.where(from_deck, state.deck[games, np.minimum(drawn[games], CARDS - 1)],
-                    display[games, np.minimum(source, 1)])
-    hand[games, seat, _hand_size(state, seat)[games]] = card
-    shown = games[~from_deck]
-    slots = source[~from_deck]
-    refill = left[shown] > 0
-    new = state.deck[shown, np.minimum(drawn[shown], CARDS - 1)]
-    display[shown, slots] = np.where(refill, new, -1)
-    up[shown[refill], new[refill]] ^= 1
-    took = from_deck | np.isin(games, shown[refill])
-    drawn[games] += took
-    left[games] -= took
-    return evolve(state, hand=hand, display=display, up=up, drawn=drawn, left=left)
+    hand[games, seat, _hand_size(state, seat)[games]] = np.where(
+        from_deck, state.deck[games, np.minimum(drawn[games], CARDS - 1)], state.display[games, np.minimum(source, 1)])
+    drawn[games[from_deck]] += 1
+    return _refill(evolve(state, hand=hand, drawn=drawn), games[~from_deck], source[~from_deck])
 
 
 def _choose_action(params: Params, state: State, choice: np.ndarray, games: np.ndarray) -> State:
@@ -389,14 +383,13 @@ def _lay(params: Params, state: State, choice: np.ndarray, games: np.ndarray) ->
 
 def _refill(state: State, games: np.ndarray, slots: np.ndarray) -> State:
     """A display slot emptied and refilled by the deck's top card turned over (left empty when the deck is)."""
-    display, up, drawn, left = state.display.copy(), state.up.copy(), state.drawn.copy(), state.left.copy()
-    refill = left[games] > 0
+    display, up, drawn = state.display.copy(), state.up.copy(), state.drawn.copy()
+    refill = state.left[games] > 0
     new = state.deck[games, np.minimum(drawn[games], CARDS - 1)]
     display[games, slots] = np.where(refill, new, -1)
     up[games[refill], new[refill]] ^= 1
     drawn[games] += refill
-    left[games] -= refill
-    return evolve(state, display=display, up=up, drawn=drawn, left=left)
+    return evolve(state, display=display, up=up, drawn=drawn)
 
 
 APPLY = {"search": _draw, "stash_draw": _draw, "rush_draw": _draw, "action": _choose_action,
