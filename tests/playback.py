@@ -40,3 +40,17 @@ def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Gene
 
     state = play(spec.rules.engine, params, deal, choose, rng)
     return Played(state, spec.rules.engine.outcome(params, state), choices)
+
+
+class Recorder:
+    """A choose callback that lets a Table decide and keeps every question: kind, phase (the observation's),
+    asked, legal, choice."""
+
+    def __init__(self, table: Table):
+        self.table, self.log = table, []
+
+    def __call__(self, decision, rng):
+        choice = self.table.choose(decision, rng)
+        self.log.append((decision.kind, decision.observation.phase, decision.asked.copy(), decision.legal.copy(),
+                         choice.copy()))
+        return choice

@@ -78,3 +78,8 @@ def game_data(rows: pl.DataFrame, game: str, out_dir: Path, **overrides):
         manifests.append(json.loads((directory / "manifest.json").read_text()))
     module = build.GAMES.get(game)
     return GameData(game, rows, manifests, out_dir, getattr(module, "OPTIONS", {}))
+
+
+def finding(summary: str, label: str) -> str:
+    """The text of one finding in a report's summary.md (bold marks removed), after its label."""
+    return summary.split(f"- {label} ")[1].split("\n- ")[0]

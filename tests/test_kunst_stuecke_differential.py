@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from playback import play_batch
+from playback import Recorder, play_batch
 
 from sim.game import play, take
 from sim.kunst_stuecke import engine, reference, rules
@@ -21,19 +21,6 @@ kunst = get_game("kunst_stuecke")
 POOL = np.array(["random", "planner", "planner@6", "slider", "spoiler"])
 CASES = [(2, 250, 1, {}), (3, 250, 2, {}), (4, 250, 3, {}), (5, 250, 4, {}),  # players, games, seed, Params:
          (3, 60, 5, {"mirror": True, "slide_again": True, "contact_from_placement": False})]  # 1,060 games in all
-
-
-class Recorder:
-    """A choose callback that lets the Table decide and keeps every question: kind, phase, asked, legal, choice."""
-
-    def __init__(self, table: Table):
-        self.table, self.log = table, []
-
-    def __call__(self, decision, rng):
-        choice = self.table.choose(decision, rng)
-        self.log.append((decision.kind, decision.observation.phase, decision.asked.copy(), decision.legal.copy(),
-                         choice.copy()))
-        return choice
 
 
 class Replay:

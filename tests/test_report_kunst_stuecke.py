@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import game_data, write_experiment
+from resultsdir import finding, game_data, write_experiment
 
 from reports import build
 from reports.analysis import run_section
@@ -118,10 +118,6 @@ def report(results, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def summary(report) -> str:
     return (report.parent / "summary.md").read_text().replace("**", "")
-
-
-def finding(summary: str, label: str) -> str:
-    return summary.split(f"- {label} ")[1].split("\n- ")[0]
 
 
 def two_players(tmp_path: Path, **columns) -> object:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import GAMES, game_data, write_experiment
+from resultsdir import GAMES, finding, game_data, write_experiment
 
 from reports import build
 from reports.analysis import run_section
@@ -129,10 +129,6 @@ def report(results, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def summary(report) -> str:
     return (report.parent / "summary.md").read_text().replace("**", "")
-
-
-def finding(summary: str, label: str) -> str:
-    return summary.split(f"- {label} ")[1].split("\n- ")[0]
 
 
 def test_the_section_builds_end_to_end_with_its_charts(report, summary):

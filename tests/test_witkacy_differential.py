@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from playback import Recorder
 
 from sim.game import play, take
 from sim.registry import get_game
@@ -24,18 +25,6 @@ CASES = [(2, 300, 1, {}), (3, 300, 2, {}), (4, 300, 3, {}),  # players, games, s
          (3, 60, 5, {"rush_draw": "any", "end_count": "deck", "start_distinct": "half"})]
 
 
-class Recorder:
-    """A choose callback that lets the Table decide and keeps every question: phase, asked, legal, choice."""
-
-    def __init__(self, table: Table):
-        self.table, self.log = table, []
-
-    def __call__(self, decision, rng):
-        choice = self.table.choose(decision, rng)
-        self.log.append((decision.observation.phase, decision.asked.copy(), decision.legal.copy(), choice.copy()))
-        return choice
-
-
 class Replay:
     """A reference decider for game g: each question must be the engine's next one for g, with the same legal
     options; it answers with the engine's choice."""
@@ -44,16 +33,16 @@ class Replay:
         self.log, self.g, self.at = log, g, 0
 
     def __call__(self, game, phase: str, options: list[int]) -> int:
-        while not self.log[self.at][1][self.g]:
+        while not self.log[self.at][2][self.g]:
             self.at += 1
-        logged, _, legal, choice = self.log[self.at]
+        _, logged, _, legal, choice = self.log[self.at]
         self.at += 1
         assert logged == phase, (self.g, game.turn, logged, phase)
         assert np.flatnonzero(legal[self.g]).tolist() == options, (self.g, game.turn, phase)
         return int(choice[self.g])
 
     def done(self) -> bool:
-        return not any(asked[self.g] for _, asked, _, _ in self.log[self.at:])
+        return not any(asked[self.g] for _, _, asked, _, _ in self.log[self.at:])
 
 
 def same_game(state: engine.State, g: int, game: reference.Game, scores: np.ndarray) -> None:
@@ -76,7 +65,7 @@ def test_the_reference_offers_the_same_options_and_gives_the_same_scores(players
     recorder = Recorder(Table(witkacy.players, params, lineups, None))
     state = play(engine, params, deal, recorder, rng)
     outcome = engine.outcome(params, state)
-    asked = {phase for phase, *_ in recorder.log}
+    asked = {phase for _, phase, *_ in recorder.log}
     if not switches:  # every question was asked (a draw after a Rush is a choice only once the deck is empty), and
         assert asked >= set(rules.PHASES) - {"rush_draw"}  # every action was used
         assert (~state.tokens).any(axis=(0, 1)).all()
@@ -98,7 +87,7 @@ def test_a_batch_plays_exactly_like_its_games_played_one_at_a_time():
     batch = play(engine, params, deal, recorder, rng)
     scores = engine.outcome(params, batch).scores
     for g in range(24):
-        answers = iter([int(choice[g]) for _, asked, _, choice in recorder.log if asked[g]])
+        answers = iter([int(choice[g]) for *_, asked, _, choice in recorder.log if asked[g]])
         alone = play(engine, params, take(deal, [g]), lambda d, rng, answers=answers: np.array([next(answers)]), rng)
         assert next(answers, None) is None
         for name in ("stack", "size", "copies", "hand", "display", "deck", "drawn", "tokens", "played", "turns"):
