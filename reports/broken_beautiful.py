@@ -12,7 +12,7 @@ import polars as pl
 from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
-from reports.charts import aligned, bars_with_ci, legend_below, palette, panels, save_chart
+from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels, save_chart
 from reports.fmt import at_counts, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import ratio_ci, resampled_sums, wilson
@@ -171,12 +171,11 @@ def type_points_chart(result: dict, data: GameData) -> Chart:
             left += widths
         ax.set(yticks=positions, yticklabels=order, ylim=(len(order) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Mean points per player")
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: where the points come from, by strategy and card type")
-    return save_chart(fig, data.out_dir, f"{data.name}_points_by_type.png",
-                      "Mean points per player from each card type, stacked, so a bar's length is the mean score; "
-                      "strategies in order of win share (best first), one panel per player count. Intervals are in "
-                      "the tables below.")
+    return finished_chart(fig, axes[0], f"{data.title}: where the points come from, by strategy and card type",
+                          data.out_dir, f"{data.name}_points_by_type.png",
+                          "Mean points per player from each card type, stacked, so a bar's length is the mean score; "
+                          "strategies in order of win share (best first), one panel per player count. Intervals are "
+                          "in the tables below.")
 
 
 # ---------------------------------------------------------------- breakage and repair
@@ -235,11 +234,10 @@ def breakage_chart(breakage: pl.DataFrame, data: GameData) -> Chart:
         ax.set_xlim(0, 1)
         ax.set(title=f"{players} players", xlabel="Share of items")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: breakage and repair (95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_breakage.png",
-                      "Per strategy and player count: the share of kept items that are broken at the end of the game, "
-                      "and the share of the items that broke which were repaired; 'all' is every player.")
+    return finished_chart(fig, axes[-1], f"{data.title}: breakage and repair (95% bootstrap intervals)",
+                          data.out_dir, f"{data.name}_breakage.png",
+                          "Per strategy and player count: the share of kept items that are broken at the end of the "
+                          "game, and the share of the items that broke which were repaired; 'all' is every player.")
 
 
 # ---------------------------------------------------------------- ingots
@@ -301,11 +299,11 @@ def ingot_chart(ingots: pl.DataFrame, data: GameData) -> Chart:
                 xerr=error, ecolor="#333", capsize=3, error_kw={"elinewidth": 1})
         ax.set(yticks=positions, yticklabels=labels, ylim=(len(labels) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Mean ingots held at the end")
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: ingots left at the end of the game")
-    return save_chart(fig, data.out_dir, f"{data.name}_ingots.png",
-                      "Mean ingots per player at the end of the game, split by whether the player scores a storage box "
-                      "(which counts ingots, up to a cap); error bars are 95% bootstrap intervals on the total.")
+    return finished_chart(fig, axes[-1], f"{data.title}: ingots left at the end of the game",
+                          data.out_dir, f"{data.name}_ingots.png",
+                          "Mean ingots per player at the end of the game, split by whether the player scores a "
+                          "storage box (which counts ingots, up to a cap); error bars are 95% bootstrap intervals on "
+                          "the total.")
 
 
 # ---------------------------------------------------------------- restricted play

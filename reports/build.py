@@ -2,11 +2,15 @@
 summary.md and PNG charts.
 
 Every game gets the generic analyses (reports/generic.py), from its rows and manifest alone. A game with its own
-analyses lists them in reports/<game>.py (SECTION, ANALYSES and optional OPTIONS for the generic ones) and one
-line in GAMES below. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
+analyses lists them in reports/<game>.py, found by the game's name (SECTION, ANALYSES and optional OPTIONS for the
+generic ones). Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
 
 import os
+import secrets
+import shutil
+from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
 
@@ -14,15 +18,12 @@ import matplotlib
 import polars as pl
 from joblib import Parallel, delayed
 
-from reports import broken_beautiful, generic, kaleido, kintsugi, kunst_stuecke, witkacy
+from reports import generic
 from reports.analysis import GAME_KEY, GameData, Section, run_section
 from reports.charts import chart_style
 from reports.fmt import count, yes
 from reports.load import ResultsError, load_results
 from reports.render import Report, render_html, render_markdown, table
-
-GAMES: dict[str, ModuleType] = {"kintsugi": kintsugi, "broken_beautiful": broken_beautiful, "kaleido": kaleido,
-                                 "kunst_stuecke": kunst_stuecke, "witkacy": witkacy}
 
 GENERAL_CAVEATS = [
     "Bots are not people. Every number here describes scripted heuristics playing each other; human players adapt, "
@@ -38,21 +39,85 @@ GENERAL_CAVEATS = [
 ]
 
 
+REPORT_FILES = (".html", ".md", ".png")  # what a report folder holds
+
+
 def build_report(results_dir: Path, out_dir: Path) -> Path:
     """Analyse every experiment under results_dir and write the report into out_dir.
 
     results_dir is one experiment folder (manifest.json + parts/*.parquet) or a folder of them.
-    Writes out_dir/index.html, out_dir/summary.md and PNG charts; returns the path of index.html.
-    Raises ResultsError when there are no results or the results are inconsistent."""
-    results_dir, out_dir = Path(results_dir), Path(out_dir)
+    Writes out_dir/index.html, out_dir/summary.md and PNG charts; returns the path of index.html. The report is
+    written into a temporary folder beside out_dir and moved into place only when whole, so a failed report leaves
+    out_dir as it was; an existing out_dir is replaced, and only if it holds nothing but a report.
+    Raises ResultsError when there are no results or the results are inconsistent, or out_dir cannot be used."""
+    given, out_dir = Path(out_dir), Path(os.path.abspath(out_dir))
+    results_dir = Path(results_dir)
     rows, manifests = load_results(results_dir)
     check_results(rows)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    report = assemble_report(rows, manifests, out_dir)
-    (out_dir / "summary.md").write_text(render_markdown(report), encoding="utf-8")
-    index = out_dir / "index.html"
-    index.write_text(render_html(report), encoding="utf-8")
-    return index
+    check_report_folder(out_dir)
+    created = make_parents(out_dir)
+    staging = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        staging.mkdir()
+        report = assemble_report(rows, manifests, staging)
+        (staging / "summary.md").write_text(render_markdown(report), encoding="utf-8")
+        (staging / "index.html").write_text(render_html(report), encoding="utf-8")
+        move_into_place(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        remove_empty(created)
+        raise
+    return given / "index.html"
+
+
+def check_report_folder(out_dir: Path) -> None:
+    """ResultsError unless out_dir is new, empty or an earlier report, and not where this process stands."""
+    here = Path.cwd().resolve()
+    if out_dir.resolve() in (here, *here.parents):
+        raise ResultsError(f"--out {out_dir} is the current folder or holds it; name a folder for the report")
+    if not out_dir.is_dir():
+        return
+    strays = sorted(p.name for p in out_dir.iterdir() if not p.is_file() or p.suffix not in REPORT_FILES)
+    if strays:
+        raise ResultsError(f"--out {out_dir} holds {strays[0]!r}, which is no part of a report, and a report replaces "
+                           "its folder; choose another --out")
+
+
+def make_parents(folder: Path) -> list[Path]:
+    """Create the missing parents of `folder`; return the ones created, deepest first."""
+    made: list[Path] = []
+    try:
+        for parent in reversed([parent for parent in folder.parents if not parent.exists()]):
+            parent.mkdir()
+            made.insert(0, parent)
+    except OSError:
+        remove_empty(made)
+        raise
+    return made
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove folders, deepest first, as far as they are empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def move_into_place(staging: Path, out_dir: Path) -> None:
+    """Rename the finished report folder to out_dir, replacing an earlier report there."""
+    if not out_dir.exists():
+        staging.rename(out_dir)
+        return
+    old = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.old")
+    out_dir.rename(old)
+    try:
+        staging.rename(out_dir)
+    except BaseException:
+        old.rename(out_dir)
+        raise
+    shutil.rmtree(old)
 
 
 def check_results(rows: pl.DataFrame) -> None:
@@ -75,10 +140,22 @@ def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> list[
     """One GameData per game in the rows, with the manifests of its experiments, in order of title."""
     out = []
     for game in rows["game"].unique().to_list():
-        module = GAMES.get(game)
         mine = [m for m in manifests if m["game"] == game]
-        out.append(GameData(game, rows.filter(pl.col("game") == game), mine, out_dir, getattr(module, "OPTIONS", {})))
+        out.append(GameData(game, rows.filter(pl.col("game") == game), mine, out_dir, options(game)))
     return sorted(out, key=lambda d: d.title)
+
+
+def own_analyses(game: str) -> ModuleType | None:
+    """reports/<game>.py, the game's own analyses, if it has any."""
+    name = f"reports.{game}"
+    if not game.isidentifier() or find_spec(name) is None:
+        return None
+    return import_module(name)
+
+
+def options(game: str) -> dict:
+    """The game's options for the generic analyses (its module's OPTIONS), if any."""
+    return getattr(own_analyses(game), "OPTIONS", {})
 
 
 def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> Report:
@@ -107,7 +184,7 @@ def game_sections(data: GameData) -> list[Section]:
     with matplotlib.rc_context(chart_style()):
         parts = [run_section(f"{data.title}: seat advantage", generic.SEATS, data),
                  run_section(f"{data.title}: strategy strength", generic.STRATEGIES, data)]
-        if (module := GAMES.get(data.name)) is not None:
+        if (module := own_analyses(data.name)) is not None:
             parts.append(run_section(f"{data.title}: {module.SECTION}", module.ANALYSES, data))
     return parts
 

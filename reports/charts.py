@@ -44,6 +44,13 @@ def legend_below(fig: Figure, ax) -> None:
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), frameon=False)
 
 
+def finished_chart(fig: Figure, legend_from, title: str, out_dir: Path, file: str, caption: str) -> Chart:
+    """The figure with one legend under its panels (taken from the axes legend_from) and its title, saved."""
+    legend_below(fig, legend_from)
+    fig.suptitle(title)
+    return save_chart(fig, out_dir, file, caption)
+
+
 def save_chart(fig: Figure, out_dir: Path, file: str, caption: str) -> Chart:
     """Write fig as out_dir/file and return its Chart block."""
     fig.savefig(out_dir / file)

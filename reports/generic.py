@@ -14,7 +14,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from scipy.stats import chi2
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups
-from reports.charts import aligned, bars_with_ci, legend_below, new_figure, palette, panels, save_chart
+from reports.charts import aligned, bars_with_ci, finished_chart, legend_below, new_figure, palette, panels, save_chart
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, yes
 from reports.render import Chart, Finding, Table, est, share_ci, table
 from reports.stats import bootstrap_mean_ci, wilson, with_wilson
@@ -171,11 +171,10 @@ def seat_win_share_chart(result: dict, data: GameData) -> Chart:
         ax.set(title=f"{players} players", xlabel="Seat (0 = start player)")
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     axes[0].set_ylabel("Share of victories")
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: win share by seat (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_seat_win_share.png",
-                      "Win share by seat at each player count; error bars are 95% Wilson intervals, the dashed line is "
-                      "1/P.")
+    return finished_chart(fig, axes[0], f"{data.title}: win share by seat (95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_seat_win_share.png",
+                          "Win share by seat at each player count; error bars are 95% Wilson intervals, the dashed "
+                          "line is 1/P.")
 
 
 def ties_and_gaps(data: GameData) -> pl.DataFrame:
@@ -224,10 +223,10 @@ def score_by_seat_chart(width: int, data: GameData) -> Chart:
     # after all panels are drawn: set_ylim freezes the shared top, which must fit every panel's peak
     axes[0].set_ylim(bottom=0)
     axes[0].set_ylabel("Share of the seat's games")
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: score distribution by seat")
-    return save_chart(fig, data.out_dir, f"{data.name}_score_by_seat.png",
-                      "Share of games ending at each score, by seat (0 = start player), one panel per player count.")
+    return finished_chart(fig, axes[-1], f"{data.title}: score distribution by seat",
+                          data.out_dir, f"{data.name}_score_by_seat.png",
+                          "Share of games ending at each score, by seat (0 = start player), one panel per player "
+                          "count.")
 
 
 def rotation_caveats(_, data: GameData) -> list[str]:
@@ -431,11 +430,10 @@ def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     axes[0].set_ylim(bottom=0)
     axes[0].set_ylabel("Share of victories")
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: win share by seat in each experiment (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_seat_by_experiment.png",
-                      "Win share of each seat (0 = start player), one bar per experiment (its strategies in brackets), "
-                      "one panel per player count; the dashed line is the fair share 1/P.")
+    return finished_chart(fig, axes[-1], f"{data.title}: win share by seat in each experiment (95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_seat_by_experiment.png",
+                          "Win share of each seat (0 = start player), one bar per experiment (its strategies in "
+                          "brackets), one panel per player count; the dashed line is the fair share 1/P.")
 
 
 # ---------------------------------------------------------------- strategy strength
@@ -542,10 +540,10 @@ def strategy_win_share_chart(result: dict, data: GameData) -> Chart:
         ax.axvline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
         ax.set(title=f"{players} players", xlabel="Share of victories")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: win share by strategy (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_strategy_win_share.png",
-                      "Win share per game played, by strategy and player count; the dashed line is the fair share 1/P.")
+    return finished_chart(fig, axes[-1], f"{data.title}: win share by strategy (95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_strategy_win_share.png",
+                          "Win share per game played, by strategy and player count; the dashed line is the fair share "
+                          "1/P.")
 
 
 def score_by_strategy_chart(quantiles: pl.DataFrame, data: GameData) -> Chart:

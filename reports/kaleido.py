@@ -18,7 +18,7 @@ from matplotlib.patches import RegularPolygon
 from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
-from reports.charts import aligned, bars_with_ci, legend_below, new_figure, palette, panels, save_chart
+from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, pp, pp_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import ratio_ci, resampled_sums, wilson, with_wilson
@@ -128,12 +128,11 @@ def point_split_chart(result: dict, data: GameData) -> Chart:
         ax.set_xlim(0, 1.2 * np.nanmax(mid + end))
         ax.set(yticks=positions, yticklabels=labels, ylim=(len(labels) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Mean points per player")
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: mid-game and end-game points by strategy")
-    return save_chart(fig, data.out_dir, f"{data.name}_points_split.png",
-                      "Mean points per player from boards scored during play and from the end-game hexagons, stacked, "
-                      "so a bar's length is the mean score; the percentage is the end-game share. 'all' is every "
-                      "player; strategies in order of win share. Intervals are in the table below.")
+    return finished_chart(fig, axes[0], f"{data.title}: mid-game and end-game points by strategy",
+                          data.out_dir, f"{data.name}_points_split.png",
+                          "Mean points per player from boards scored during play and from the end-game hexagons, "
+                          "stacked, so a bar's length is the mean score; the percentage is the end-game share. 'all' "
+                          "is every player; strategies in order of win share. Intervals are in the table below.")
 
 
 # ---------------------------------------------------------------- rotation
@@ -243,12 +242,13 @@ def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
     axes[0].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=""))
     axes[0].set_title("Win share")
     axes[1].set_title("End-game points per player")
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: what turning scored boards is worth ({ROTATOR} − {BASE}, 95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_rotation.png",
-                      f"{ROTATOR} minus {BASE} in the games where both played: the difference in win share "
-                      "(percentage points) and in end-game points per player, per player count, one bar per "
-                      "experiment. Bars right of zero mean turning boards pays.")
+    return finished_chart(fig, axes[-1],
+                          f"{data.title}: what turning scored boards is worth "
+                          "({ROTATOR} − {BASE}, 95% bootstrap intervals)",
+                          data.out_dir, f"{data.name}_rotation.png",
+                          f"{ROTATOR} minus {BASE} in the games where both played: the difference in win share "
+                          "(percentage points) and in end-game points per player, per player count, one bar per "
+                          "experiment. Bars right of zero mean turning boards pays.")
 
 
 ROTATION_INTRO = (

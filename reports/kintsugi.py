@@ -10,7 +10,7 @@ import polars as pl
 from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData
-from reports.charts import aligned, bars_with_ci, legend_below, panels, save_chart
+from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, count, num, num_ci, pct, pct_ci, pp, spread
 from reports.render import Chart, Finding, share_ci, table
 from reports.stats import bootstrap_mean_ci, wilson, with_wilson
@@ -150,11 +150,12 @@ def guess_accuracy_chart(result: dict, data: GameData) -> Chart:
         ax.set_ylim(0, 1.05)
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     axes[0].set_ylabel("Correct guesses")
-    legend_below(fig, axes[-1])
-    fig.suptitle(f"{data.title}: guessing accuracy against the target's placement policy (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_guess_accuracy.png",
-                      "Share of correct colour guesses by guesser (bar colour) against the placement policy of the "
-                      "player guessed, one panel per player count; the dashed line is chance.")
+    return finished_chart(fig, axes[-1],
+                          f"{data.title}: guessing accuracy against the target's placement policy "
+                          "(95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_guess_accuracy.png",
+                          "Share of correct colour guesses by guesser (bar colour) against the placement policy of "
+                          "the player guessed, one panel per player count; the dashed line is chance.")
 
 
 def winner_change_table(changes: pl.DataFrame, _) -> list:

@@ -14,7 +14,7 @@ import polars as pl
 from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import Analysis, GameData, groups, mean_ci, with_all
-from reports.charts import aligned, bars_with_ci, legend_below, palette, panels, save_chart
+from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels, save_chart
 from reports.fmt import count, listing, num, pct, pct_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import ratio_ci, wilson, with_wilson
@@ -82,9 +82,8 @@ def bucket_chart(frame: pl.DataFrame, labels: list[str], data: GameData, file: s
         ax.axhline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
         ax.set(title=f"{players} players", xlabel=xlabel, ylim=(0, 1.02))
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: {title} (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_{file}.png", caption)
+    return finished_chart(fig, axes[0], f"{data.title}: {title} (95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_{file}.png", caption)
 
 
 # ---------------------------------------------------------------- target tiles
@@ -191,12 +190,11 @@ def target_chart(result: dict, data: GameData) -> Chart:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     axes[0].set(ylabel="Target tiles that came true", title="By size")
     axes[1].set_title("By score space")
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: target tiles that come true (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_targets.png",
-                      "The share of target tiles taken that came true, by the tile's size (left) and by the bonus of "
-                      "the space it was placed on (right; spaces with the same bonus pooled), one bar per player "
-                      "count.")
+    return finished_chart(fig, axes[0], f"{data.title}: target tiles that come true (95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_targets.png",
+                          "The share of target tiles taken that came true, by the tile's size (left) and by the bonus "
+                          "of the space it was placed on (right; spaces with the same bonus pooled), one bar per "
+                          "player count.")
 
 
 # ---------------------------------------------------------------- chips spent
@@ -355,11 +353,10 @@ def sweep_chart(result: dict, data: GameData) -> Chart:
         ax.set(title=f"{players} players", xlabel="Chips each at the start", ylim=(0, 1.02),
                xticks=frame["chips"].unique().sort().to_list())
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: win share against chips each (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_chips_sweep.png",
-                      "The chips sweep: each strategy's win share against the chips every player starts with, one "
-                      "panel per player count; the dashed line is the fair share 1/P.")
+    return finished_chart(fig, axes[0], f"{data.title}: win share against chips each (95% Wilson intervals)",
+                          data.out_dir, f"{data.name}_chips_sweep.png",
+                          "The chips sweep: each strategy's win share against the chips every player starts with, one "
+                          "panel per player count; the dashed line is the fair share 1/P.")
 
 
 # ---------------------------------------------------------------- first looks

@@ -17,7 +17,7 @@ import polars as pl
 from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
-from reports.charts import aligned, bars_with_ci, legend_below, new_figure, panels, save_chart
+from reports.charts import aligned, bars_with_ci, finished_chart, legend_below, new_figure, panels, save_chart
 from reports.fmt import by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import ratio_ci, resampled_sums, wilson
@@ -204,12 +204,11 @@ def completion_chart(result: pl.DataFrame, data: GameData) -> Chart:
         ax.set_xlabel(xlabel)
     axes[0].set_xlim(0, 1)
     axes[0].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: completing paintings (95% intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_completion.png",
-                      "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
-                      "count: the share of players who complete at least one painting (left, Wilson intervals) and "
-                      "the completed copies per player (right, bootstrap intervals).")
+    return finished_chart(fig, axes[0], f"{data.title}: completing paintings (95% intervals)",
+                          data.out_dir, f"{data.name}_completion.png",
+                          "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
+                          "count: the share of players who complete at least one painting (left, Wilson intervals) "
+                          "and the completed copies per player (right, bootstrap intervals).")
 
 
 COMPLETION_INTRO = ("A painting is completed when four visible quarters of it form a 2×2 block in a collection; "
@@ -548,13 +547,14 @@ def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
     axes[1].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=""))
     axes[0].set_title("In points over the table")
     axes[1].set_title("In win share")
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: what each action token is worth (BASE − BASE-no-TOKEN, 95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_action_worth.png",
-                      "What each action token is worth to the strategy in brackets: its points over the table (its "
-                      "score minus the mean of the other players' in the same game; left) and its win share (right) "
-                      "minus those of the same strategy never using that token, over the same deals. "
-                      "Bars right of zero mean the token pays; most valuable first.")
+    return finished_chart(fig, axes[0],
+                          f"{data.title}: what each action token is worth "
+                          "(BASE − BASE-no-TOKEN, 95% bootstrap intervals)",
+                          data.out_dir, f"{data.name}_action_worth.png",
+                          "What each action token is worth to the strategy in brackets: its points over the table "
+                          "(its score minus the mean of the other players' in the same game; left) and its win share "
+                          "(right) minus those of the same strategy never using that token, over the same deals. Bars "
+                          "right of zero mean the token pays; most valuable first.")
 
 
 WORTH_INTRO = (
@@ -705,12 +705,13 @@ def advanced_chart(result: dict, data: GameData) -> Chart:
         if measure == "completed":
             ax.set_ylim(0, 1)
             ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, axes[0])
-    fig.suptitle(f"{data.title}: the Advanced Variant against the basic rules (95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_advanced.png",
-                      f"{result['basic']} (basic rules) and {result['advanced']} (Advanced Variant: a new card must "
-                      "overlap at least 2 of its 4 cells) on the same deals, per player count: completed copies per "
-                      "player, the share of players completing a painting, score per player and turns per game.")
+    return finished_chart(fig, axes[0],
+                          f"{data.title}: the Advanced Variant against the basic rules (95% bootstrap intervals)",
+                          data.out_dir, f"{data.name}_advanced.png",
+                          f"{result['basic']} (basic rules) and {result['advanced']} (Advanced Variant: a new card "
+                          "must overlap at least 2 of its 4 cells) on the same deals, per player count: completed "
+                          "copies per player, the share of players completing a painting, score per player and turns "
+                          "per game.")
 
 
 def advanced_intro(result: dict, _) -> str:

@@ -1,6 +1,7 @@
 """atelier: a Monte Carlo balance lab for tabletop games.
 
-Layers, from the bottom (import-linter checks them): the contract (game.py, scoring.py, errors.py); the
+Layers, from the bottom (import-linter checks them): the results format (dataset.py, which the reports read
+too) and the contract (game.py, scoring.py, errors.py); the
 games' rules, engines and references (one package each); the players (the top-level `strategies` package);
 the wiring (registry.py, experiment.py, runner.py, results.py, bench.py, cli.py).
 """

@@ -9,18 +9,20 @@ import functools
 import json
 import os
 import sys
+import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from reports.load import ResultsError, find_experiments
 from sim import registry, results, runner
+from sim.dataset import ResultsError, find_experiments
 from sim.errors import AtelierError
-from sim.experiment import Experiment, load_experiment
+from sim.experiment import MAX_CHUNK, Experiment, check_strategy, load_experiment
 from sim.game import describe_params
 from sim.registry import get_game
 
@@ -54,8 +56,14 @@ app = typer.Typer(
 
 
 def _fail(message: str, code: int) -> None:
-    typer.echo(f"error: {' '.join(message.split())}", err=True)
+    typer.echo(f"error: {printable(' '.join(message.split()))}", err=True)
     sys.exit(code)
+
+
+def printable(text: str) -> str:
+    """Text with the bytes of a path that are not UTF-8 (held as surrogates) written as `\\xe9` escapes, which
+    any terminal can print."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _user_errors(command: Callable) -> Callable:
@@ -95,7 +103,7 @@ def run_command(
     for experiment, path in run_experiments(experiments, games=games, seed=seed, jobs=jobs, out=out,
                                             progress=not quiet):
         total = sum(experiment.games(p) for p in experiment.players)
-        typer.echo(f"{experiment.name}: {total} games in {path}")
+        typer.echo(printable(f"{experiment.name}: {total} games in {path}"))
 
 
 @app.command("report")
@@ -109,9 +117,25 @@ def report_command(
         raise AtelierError(f"--out {out} is a file; the report needs a folder")
     if not find_experiments(results_dir):
         raise AtelierError(f"{results_dir} holds no results; run an experiment first")
-    from reports.build import build_report
+    with _matplotlib_config_in_a_temporary_folder():
+        from reports.build import build_report
 
-    typer.echo(str(build_report(results_dir, out)))
+        typer.echo(printable(str(build_report(results_dir, out))))
+
+
+@contextmanager
+def _matplotlib_config_in_a_temporary_folder() -> Iterator[None]:
+    """Point matplotlib's config and font cache (else written into $HOME) at a temporary folder, unless the user
+    chose one; worker processes started meanwhile inherit it."""
+    if "MPLCONFIGDIR" in os.environ:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="atelier-matplotlib-") as config:
+        os.environ["MPLCONFIGDIR"] = config
+        try:
+            yield
+        finally:
+            del os.environ["MPLCONFIGDIR"]
 
 
 @app.command("play")
@@ -135,7 +159,7 @@ def play_command(
 @_user_errors
 def bench_command(
     game: Annotated[str, typer.Argument(help="Game name (see `atelier games`).", show_default=False)],
-    games: Annotated[int, typer.Option(min=1, help="Games per timing.")] = 2000,
+    games: Annotated[int, typer.Option(min=1, help=f"Games per timing, at most {MAX_CHUNK:,} (one batch).")] = 2000,
     players: Annotated[int, typer.Option(help="Number of players.")] = 3,
     strategy: Annotated[str | None, typer.Option(help="Strategy at every seat; default: the game's.")] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Timings; the median counts.")] = 3,
@@ -195,12 +219,14 @@ def play_game(name: str, *, players: int, strategies: list[str], seed: int, over
     if len(strategies) != players:
         raise AtelierError(f"{players} players need {players} strategies, got {len(strategies)}")
     for strategy in strategies:
-        game.check_strategy(strategy)
+        check_strategy(game, strategy)
     return game.trace(params, strategies, seed)
 
 
 def bench_game(name: str, *, games: int, players: int, strategy: str | None, repeats: int, jobs: int = 1) -> dict:
     """Engine and reference speed of a game, as returned by its `bench`."""
+    if not 1 <= games <= MAX_CHUNK:
+        raise AtelierError(f"--games must be between 1 and {MAX_CHUNK:,}, the most games a batch holds, got {games:,}")
     game = get_game(name)
     game.make_params(players, {})
     strategy = strategy or game.players.bench

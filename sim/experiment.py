@@ -8,10 +8,15 @@ games = 30000                  # games per player count
 seed = 1
 pool = ["random+uniform", "greedy+tracker"]   # every seating of the pool, or
 # seats = ["greedy+bayes", "random+uniform"]  # one fixed seating; players must equal len(seats)
+match = false                  # optional: play matches of `players` deals, each seating's start player rotating
 chunk = 4096                   # optional: games per batch
 [params]                       # optional overrides of the game's Params
 connectivity = 4
 ```
+
+`games` is rounded down to a whole number of deals under every seating (whole matches in match mode); fewer
+games than one deal (one match) under every seating are refused, naming the least. A strategy's knob has one
+spelling (`planner@12`, not `planner@12.0`), so that one strategy never appears under two names.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import hashlib
 import itertools
 import json
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +39,10 @@ DEFAULT_CHUNK = 4096
 MAX_GAMES = 10**12  # per player count; game ids stay far inside int64
 MAX_CHUNK = 65536  # games held in memory at once by one worker
 MAX_NAME = 100  # characters; the name is a folder name
-KEYS = ("name", "game", "players", "games", "seed", "pool", "seats", "chunk", "params")
+KEYS = ("name", "game", "players", "games", "seed", "pool", "seats", "match", "chunk", "params")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_KIND = {int: "an integer", str: "a string", list: "a list", dict: "a table"}
+_KNOB = re.compile(r"@([^@]*?)(?=(?<![eE])\+|-no-|$)")  # a knob runs to the name's next part (+), a -no- or the end
+_KIND = {int: "an integer", str: "a string", list: "a list", dict: "a table", bool: "true or false"}
 _REQUIRED = object()
 
 
@@ -46,6 +53,7 @@ class Experiment:
     `lineups[P]` lists the seatings played at P players (strategy names by seat, seat 0 starts);
     every deal is played once under every lineup. `deals[P]` is the number of deals, `params[P]`
     the game's Params for that player count, `files[P]` the SHA-256 of each data file those Params read.
+    With `match`, deals are grouped into matches of P games in which the start seat rotates through the lineup.
     """
 
     name: str
@@ -57,14 +65,11 @@ class Experiment:
     chunk: int
     params: dict[int, Any]
     files: dict[int, dict[str, str]]
+    match: bool = False
 
     def games(self, players: int) -> int:
         """Games played at this player count: every deal under every lineup."""
         return self.deals[players] * len(self.lineups[players])
-
-    def match(self, players: int) -> bool:
-        """Whether deals at this player count are grouped into matches of `players` games."""
-        return bool(getattr(self.params[players], "match", False))
 
     def resolved(self) -> dict[str, Any]:
         """The experiment as JSON-ready data; the config hash covers exactly this."""
@@ -78,6 +83,7 @@ class Experiment:
             "chunk": self.chunk,
             "params": {str(p): dataclasses.asdict(self.params[p]) for p in self.players},
             "files": {str(p): self.files[p] for p in self.players},
+            **({"match": True} if self.match else {}),  # absent when false: older experiments keep their hash
         }
 
     @property
@@ -124,6 +130,7 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
             raise AtelierError(f"'{key}' must be between 1 and {most:,}, got {value:,}")
     if seed < 0:
         raise AtelierError(f"'seed' must be 0 or more, got {seed}")
+    match = _value(data, "match", bool, False)
     overrides = _value(data, "params", dict, {})
     params = {p: game.make_params(p, overrides) for p in players}
     lineups = _lineups(data, players, game)
@@ -132,11 +139,12 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
         game=game_name,
         players=players,
         lineups=lineups,
-        deals={p: deal_count(games, len(lineups[p]), p, getattr(params[p], "match", False)) for p in players},
+        deals={p: deal_count(games, len(lineups[p]), p, match) for p in players},
         seed=seed,
         chunk=chunk,
         params=params,
         files={p: data_files(params[p]) for p in players},
+        match=match,
     )
 
 
@@ -148,6 +156,8 @@ def data_files(params: Any) -> dict[str, str]:
     for spec in dataclasses.fields(params):
         if "file" in spec.metadata:
             path = Path(getattr(params, spec.name) or spec.metadata["file"])
+            if is_special(path):
+                raise AtelierError(f"{spec.name} file {path} is not a regular file (a pipe or a device?)")
             try:
                 digests[spec.name] = hashlib.sha256(path.read_bytes()).hexdigest()
             except OSError as error:
@@ -167,17 +177,53 @@ def pool_lineups(pool: list[str], players: int) -> tuple[tuple[str, ...], ...]:
 
 
 def deal_count(games: int, lineups: int, players: int, match: bool) -> int:
-    """Deals needed for about `games` games when each deal is played under every lineup.
+    """Deals for `games` games, rounded down, when each deal is played under every lineup; in match mode a whole
+    number of matches of `players` deals. AtelierError if that is not one deal (one match)."""
+    least = lineups * (players if match else 1)
+    if games < least:
+        what = f"one match of {players} deals" if match else "one deal"
+        raise AtelierError(f"'games' must be at least {least:,} at {players} players, {what} under each of the "
+                           f"{lineups:,} seatings; got {games:,}")
+    deals = games // lineups
+    return deals // players * players if match else deals
 
-    At least one; in match mode a whole number of matches of `players` deals, at least one match.
-    """
-    deals = max(1, games // lineups)
-    if match:
-        deals = max(players, deals // players * players)
-    return deals
+
+def is_special(path: Path) -> bool:
+    """Whether something other than a file or a folder lies at `path` (a pipe, a device, a socket), which reading
+    could wait on forever. False where nothing can be found: the read that follows says why."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def check_strategy(game: GameSpec, name: str) -> None:
+    """AtelierError unless `name` is one of the game's strategies, its knobs in their one spelling."""
+    game.check_strategy(name)
+    if canonical(name) != name:
+        raise AtelierError(f"write '{name}' as '{canonical(name)}': a knob has one spelling, so that one strategy "
+                           "has one name")
+
+
+def canonical(name: str) -> str:
+    """A strategy name with each knob in its one spelling, the number's shortest form: `12`, `0.5`, `1e-05`."""
+    return _KNOB.sub(lambda knob: "@" + _number(knob[1]), name)
+
+
+def _number(text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value).replace("e+", "e").replace("e-0", "e-").replace("e0", "e")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    if is_special(path):
+        raise AtelierError("is not a regular file (a pipe or a device?); give a TOML file")
     try:
         with open(path, "rb") as file:
             return tomllib.load(file)
@@ -220,7 +266,7 @@ def _lineups(data: dict[str, Any], players: tuple[int, ...], game: GameSpec) -> 
     if not names or not all(isinstance(n, str) for n in names):
         raise AtelierError(f"'{key}' must be a non-empty list of strategy names, got {names!r}")
     for name in names:
-        game.check_strategy(name)
+        check_strategy(game, name)
     if key == "seats":
         if players != (len(names),):
             raise AtelierError(

@@ -23,12 +23,13 @@ callback through a Decision over a batch of one.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -50,6 +51,8 @@ class Decision:
     # answers 0 for them, which may be a real choice elsewhere: an engine must never read it)
     observation: Any  # what the acting seat may see; never another seat's secret or the face-down deck
     where: str = ""  # when in the game, for messages about the choice: "at turn 3", "in round 2"
+    public: Any = None  # what every seat learns from this decision once it is made (None: nothing to watch);
+    # a Table shows watching players this, never the acting seat's observation
 
 
 Choose = Callable[[Decision, np.random.Generator], np.ndarray]  # a decision -> (B,) choices, checked legal
@@ -65,33 +68,91 @@ class Outcome:
     columns: dict[str, Any]  # the game's own columns: (B, P) or (B,) arrays, or polars Series of B * P rows
 
 
+class Engine(Protocol):
+    """The steppable batched engine, `sim/<name>/engine.py` (see the module docstring). Its State may name in a
+    class attribute `QUESTION` the fields that hold the question being asked (its legal mask, the games it asks)
+    rather than the game: a game that has ended keeps there what its batch's last question left."""
+
+    def init(self, params: Any, deal: Any) -> Any: ...
+
+    def decision(self, params: Any, state: Any) -> Decision: ...
+
+    def step(self, params: Any, state: Any, choice: np.ndarray) -> Any: ...
+
+    def terminal(self, state: Any) -> bool: ...
+
+    def outcome(self, params: Any, state: Any) -> Outcome: ...
+
+
+class Player(Protocol):
+    """One strategy at one seat, for a set of games (strategies/common.py makes them). It answers a decision of kind
+    K with its method `K(observation, rng) -> (n,) choices`, one per game of its own, and may define
+    `observe(decision, choices)` to watch every decision's `public` part."""
+
+    name: str
+
+
 @dataclass(frozen=True)
 class GameRules:
     """The rules side of a game: everything but its players.
 
+    The game's functions live in its api module (`sim/<name>/api.py`), under the same names in every game:
+    `deal(params, rng, n)` -> n deals (a NamedTuple of arrays), the `engine` module, `play_reference(params, one,
+    choose, rng)` -> the scores of the one game of a deal, `trace(params, one, choose, rng)` -> the reference's
+    game as auditable data, `replay(trace)` -> its scores, `narrate(trace)` -> the game told for people,
+    `facts(params)` -> what a report needs to know of the rules, and optionally `secrets(deal)` -> (B, P), what
+    each seat knows privately. GameRules holds the data and finds those by name.
+
     `params` is a frozen dataclass. Every field has a default and a `help` in its metadata; an int field may
     declare `range: (lo, hi)` (without one it must fit in int64), and a field naming a data file declares
     `file: <default path>`, so the config hash covers the file's contents. A `validate()` method, if any,
-    raises AtelierError for values the rules cannot take. A bool field `match` asks the runner to play
-    matches: `players` consecutive deals in which each player starts once.
+    raises AtelierError for values the rules cannot take.
     """
 
+    module: str  # the api module's name, `__name__` where RULES is declared
     name: str  # the registry key
     title: str  # the name for people
     summary: str  # one line for `atelier games`
     player_counts: tuple[int, ...]
     lowest_wins: bool  # the score direction
     params: type  # the frozen Params dataclass; every field has a default and a `help`
-    deal: Callable[[Any, np.random.Generator, int], Any]  # (params, rng, n) -> n deals, a NamedTuple of arrays
-    engine: ModuleType  # the steppable batched engine
-    reference: Callable[[Any, Any, Choose, np.random.Generator], list]  # plays the one game of a deal -> scores
     columns: dict[str, Any]  # the game's own result columns -> polars dtype
-    trace: Callable[[Any, Any, Choose, np.random.Generator], dict]  # the reference's game as auditable data
-    replay: Callable[[dict], list]  # a trace's choices replayed through the reference -> scores
-    narrate: Callable[[dict], str]  # a trace told turn by turn for people
-    facts: Callable[[Any], dict]  # what the report needs to know of the rules, recorded in the manifest
-    secrets: Callable[[Any], np.ndarray | None] = lambda deal: None  # (B, P): what each seat knows privately
     tie_breakers: tuple[str, ...] = ()  # result columns that settle equal scores, in order (the most wins)
+
+    @property
+    def api(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    @property
+    def engine(self) -> Engine:
+        return self.api.engine
+
+    @property
+    def deal(self) -> Callable[[Any, np.random.Generator, int], Any]:
+        return self.api.deal
+
+    @property
+    def reference(self) -> Callable[[Any, Any, Choose, np.random.Generator], list]:
+        return self.api.play_reference
+
+    @property
+    def trace(self) -> Callable[[Any, Any, Choose, np.random.Generator], dict]:
+        return self.api.trace
+
+    @property
+    def replay(self) -> Callable[[dict], list]:
+        return self.api.replay
+
+    @property
+    def narrate(self) -> Callable[[dict], str]:
+        return self.api.narrate
+
+    @property
+    def facts(self) -> Callable[[Any], dict]:
+        return self.api.facts
+
+    def secrets(self, deal: Any) -> np.ndarray | None:
+        return getattr(self.api, "secrets", lambda deal: None)(deal)
 
     def make_params(self, players: int, overrides: dict[str, Any]):
         """Validated Params for `players` with the given overrides; AtelierError names any mistake."""
@@ -104,7 +165,7 @@ def list_column(name: str, rows: np.ndarray) -> pl.Series:
     return pl.Series(name, pa.ListArray.from_arrays(offsets, np.ascontiguousarray(rows).ravel()))
 
 
-def play(engine: ModuleType, params: Any, deal: Any, choose: Choose, rng: np.random.Generator):
+def play(engine: Engine, params: Any, deal: Any, choose: Choose, rng: np.random.Generator):
     """Play a batch to the end: init, then ask and step until every game has ended. Returns the final State."""
     state = engine.init(params, deal)
     while not engine.terminal(state):
@@ -123,6 +184,29 @@ def evolve(state: Any, **changes: Any) -> Any:
     new.__dict__.update(state.__dict__)
     new.__dict__.update(changes)
     return new
+
+
+def standings_lines(scores: list[int], winners: list[int], note: str = "") -> list[str]:
+    """The last lines of every game's narration: the scores and who won."""
+    return [f"Scores{note}: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(scores)),
+            "Winner(s): " + ", ".join(f"seat {s}" for s in winners)]
+
+
+def read_only(observation: Any) -> Any:
+    """The observation a strategy is handed: its arrays as read-only views, so that no strategy can write into the
+    engine's State. A dict, a NamedTuple or a dataclass (other fields, such as a scratch `memo`, are shared)."""
+    if isinstance(observation, np.ndarray):
+        view = observation.view()
+        view.flags.writeable = False
+        return view
+    if isinstance(observation, dict):
+        return {key: read_only(value) for key, value in observation.items()}
+    if isinstance(observation, tuple) and hasattr(observation, "_fields"):
+        return type(observation)(*map(read_only, observation))
+    if dataclasses.is_dataclass(observation):
+        return evolve(observation, **{key: read_only(value) for key, value in vars(observation).items()
+                                      if isinstance(value, np.ndarray)})
+    return observation
 
 
 def take(deal: Any, games: np.ndarray | slice) -> Any:
@@ -167,6 +251,8 @@ def describe_params(cls: type) -> list[tuple[str, Any, str]]:
 def read_toml(file: Path, what: str) -> dict[str, Any]:
     """A game's data file as TOML, with one-line errors naming `what` and the file."""
     try:
+        if file.exists() and not file.is_file() and not file.is_dir():  # a pipe or a device: reading could hang
+            raise AtelierError(f"{what} {file} is not a regular file (a pipe or a device?)")
         return tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise AtelierError(f"{what} {file} does not exist") from None

@@ -1,7 +1,8 @@
-"""The registry of games, and what is written once for all of them: simulate, trace and bench.
+"""The registry of games, and what is written once for all of them: playing a batch, a trace and bench.
 
-`GAMES` maps each game's name to its two modules: the rules (`RULES: GameRules`) and the players
-(`PLAYERS: Catalogue`). Adding a game adds one line here. Modules are imported only when a game is asked for.
+A game named N lives in two modules, found by its name: `sim/N/api.py` declares the rules (`RULES: GameRules`)
+and `strategies/N.py` its players (`PLAYERS: Catalogue`). Adding a game adds its name to `NAMES`. Modules are
+imported only when a game is asked for.
 """
 
 from __future__ import annotations
@@ -9,37 +10,46 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sim import bench
+from sim import bench, game
 from sim.errors import AtelierError
-from sim.game import GameRules, Outcome, play, take
+from sim.game import Decision, GameRules, Outcome, take
 from strategies.common import Catalogue, Table
 
-GAMES: dict[str, tuple[str, str]] = {
-    "kintsugi": ("sim.kintsugi.api", "strategies.kintsugi"),
-    "broken_beautiful": ("sim.broken_beautiful.api", "strategies.broken_beautiful"),
-    "kaleido": ("sim.kaleido.api", "strategies.kaleido"),
-    "kunst_stuecke": ("sim.kunst_stuecke.api", "strategies.kunst_stuecke"),
-    "witkacy": ("sim.witkacy.api", "strategies.witkacy"),
-}
+NAMES = ("kintsugi", "broken_beautiful", "kaleido", "kunst_stuecke", "witkacy")
+GAMES: dict[str, tuple[str, str]] = {name: (f"sim.{name}.api", f"strategies.{name}") for name in NAMES}
+
+Listen = Callable[[Decision, np.ndarray], None]  # told each decision and its choices, once the Table checked them
+
+
+@dataclass(frozen=True)
+class Played:
+    """A batch played to the end: its final State and its Outcome."""
+
+    state: Any
+    outcome: Outcome
 
 
 @dataclass(frozen=True)
 class GameSpec:
-    """A game: its rules and its players."""
+    """A game: its rules and its players. Pickles as its module paths, so a worker process loads the same game."""
 
     rules: GameRules
     players: Catalogue
-    modules: tuple[str, str]  # where they come from, so a worker process can load the same game
+    modules: tuple[str, str]  # (rules module, players module)
 
     @classmethod
     def load(cls, modules: tuple[str, str]) -> GameSpec:
         rules, players = (importlib.import_module(module) for module in modules)
         return cls(rules.RULES, players.PLAYERS, modules)
+
+    def __reduce__(self):
+        return (GameSpec.load, (self.modules,))
 
     @property
     def name(self) -> str:
@@ -52,55 +62,65 @@ class GameSpec:
         """AtelierError unless `name` is one of this game's strategies."""
         self.players.check(name)
 
+    def table(self, params, lineups: np.ndarray, deal, players: Catalogue | None = None) -> Table:
+        """The players seated as `lineups` (B, P) for the games of `deal`; `players` replaces the catalogue."""
+        return Table(players or self.players, params, np.asarray(lineups), self.rules.secrets(deal))
+
+    def play(self, params, deal, lineups: np.ndarray, rng: np.random.Generator, *, listen: Listen | None = None,
+             players: Catalogue | None = None) -> Played:
+        """Play the games of `deal` to the end with the batched engine, the strategies seated as `lineups` (B, P)
+        (seat 0 starts); `listen` is told every decision and its checked choices."""
+        table = self.table(params, lineups, deal, players)
+        choose = table.choose if listen is None else _listening(table.choose, listen)
+        state = game.play(self.rules.engine, params, deal, choose, rng)
+        return Played(state, self.rules.engine.outcome(params, state))
+
     def simulate(self, params, lineups: np.ndarray, deal_index: np.ndarray, deal_seed: np.random.SeedSequence,
                  play_seed: np.random.SeedSequence) -> dict[str, Any]:
-        """Play `B = len(lineups)` games at once with the batched engine; one row per (game, seat), game-major.
+        """Play `B = len(lineups)` games at once; one row per (game, seat), game-major.
 
-        `lineups` (B, P) names the strategy at each seat (seat 0 starts). Games with the same `deal_index`
-        share the deal (common random numbers). Returns equal-length columns: game, seat, strategy, score,
-        rank, win, then the game's own."""
-        rules = self.rules
-        deal = take(rules.deal(params, np.random.default_rng(deal_seed), int(deal_index.max()) + 1), deal_index)
-        table = Table(self.players, params, lineups, rules.secrets(deal))
-        state = play(rules.engine, params, deal, table.choose, np.random.default_rng(play_seed))
-        return _rows(lineups, rules.engine.outcome(params, state))
+        Games with the same `deal_index` share the deal (common random numbers). Returns equal-length columns:
+        game, seat, strategy, score, rank, win, then the game's own."""
+        deal = take(self.rules.deal(params, np.random.default_rng(deal_seed), int(deal_index.max()) + 1), deal_index)
+        return _rows(lineups, self.play(params, deal, lineups, np.random.default_rng(play_seed)).outcome)
 
     def trace(self, params, strategies: list[str], seed: int) -> dict:
-        """One game played by the reference, as the auditable JSON-ready data `atelier play --json` prints."""
+        """One game played by the reference, as the auditable JSON-ready data `atelier play --json` prints. The
+        batched engine, given the same seed, plays the very same game (`deal_and_play`)."""
         rng = np.random.default_rng(seed)
         deal = self.rules.deal(params, rng, 1)
-        table = Table(self.players, params, np.array([strategies]), self.rules.secrets(deal))
+        choose = self.table(params, np.array([strategies]), deal).choose
         return {"game": self.name, "players": params.players, "seed": seed, "strategies": list(strategies),
-                "params": dataclasses.asdict(params), **self.rules.trace(params, deal, table.choose, rng)}
+                "params": dataclasses.asdict(params), **self.rules.trace(params, deal, choose, rng)}
+
+    def deal_and_play(self, params, strategies: list[str], seed: int) -> Played:
+        """The game `trace(params, strategies, seed)` tells, played by the batched engine."""
+        rng = np.random.default_rng(seed)
+        return self.play(params, self.rules.deal(params, rng, 1), np.array([strategies]), rng)
 
     def bench(self, games: int, players: int, strategy: str, repeats: int, jobs: int = 1) -> dict:
         """Games per second of the batched engine and of the reference (on a hundredth of the deals, at least
         10 of them, at most all), the same strategy at every seat; with `jobs` > 1, also of the engine on that many
         worker processes at once."""
-        params, rules = self.make_params(players, {}), self.rules
+        params = self.make_params(players, {})
         self.check_strategy(strategy)
         lineups = np.full((games, players), strategy)
         ref_games = min(games, max(10, games // 100))
 
         def session(rng: np.random.Generator):
-            deal = rules.deal(params, rng, games)
-
-            def engine():
-                table = Table(self.players, params, lineups, rules.secrets(deal))
-                return rules.engine.outcome(params, play(rules.engine, params, deal, table.choose, rng))
+            deal = self.rules.deal(params, rng, games)
 
             def reference():
                 for g in range(ref_games):
                     one = take(deal, [g])
-                    rules.reference(params, one, Table(self.players, params, lineups[:1], rules.secrets(one)).choose,
-                                    rng)
+                    self.rules.reference(params, one, self.table(params, lineups[:1], one).choose, rng)
 
-            return engine, reference
+            return lambda: self.play(params, deal, lineups, rng), reference
 
         figures = bench.compare(self.name, players, strategy, games, ref_games, repeats, session)
         if jobs > 1:
             figures |= bench.in_parallel(jobs, games, repeats,
-                                         functools.partial(_play_batch, self.modules, players, strategy, games))
+                                         functools.partial(_play_batch, self, params, strategy, games))
         return figures
 
 
@@ -111,13 +131,19 @@ def get_game(name: str) -> GameSpec:
     return GameSpec.load(GAMES[name])
 
 
-def _play_batch(modules: tuple[str, str], players: int, strategy: str, games: int, seed: int) -> None:
+def _listening(choose: game.Choose, listen: Listen) -> game.Choose:
+    def listened(decision: Decision, rng: np.random.Generator) -> np.ndarray:
+        choices = choose(decision, rng)
+        listen(decision, choices)
+        return choices
+
+    return listened
+
+
+def _play_batch(game: GameSpec, params, strategy: str, games: int, seed: int) -> None:
     """One batch of `games` games with the batched engine, in a worker process (for `atelier bench --jobs`)."""
-    game = GameSpec.load(modules)
-    params, rng = game.make_params(players, {}), np.random.default_rng(seed)
-    deal = game.rules.deal(params, rng, games)
-    table = Table(game.players, params, np.full((games, players), strategy), game.rules.secrets(deal))
-    game.rules.engine.outcome(params, play(game.rules.engine, params, deal, table.choose, rng))
+    rng = np.random.default_rng(seed)
+    game.play(params, game.rules.deal(params, rng, games), np.full((games, params.players), strategy), rng)
 
 
 def _rows(lineups: np.ndarray, outcome: Outcome) -> dict[str, Any]:

@@ -1,18 +1,13 @@
 """Results on disk, written: one Parquet part per chunk plus a manifest, every file written atomically.
 
-Layout of `<out>/<experiment name>/` (reports/load.py reads it):
-
-- `parts/P{players}-c{chunk:05d}.parquet`: the rows of one chunk (see `sim.runner` for the columns).
-- `manifest.json`: `experiment`, `config_hash`, `game`, `seed`, `resolved` (the experiment as
-  `Experiment.resolved()`, with the SHA-256 of every data file it reads), `versions` (atelier, numpy,
-  polars, python), `plan` (per player count: `deals`, `deals_per_chunk`, `chunks`), `finished` (chunk id ->
-  `games`, `rows`, `bytes` and `sha256` of its part), `complete`, `games` (games per player count), `started`
-  and `finished_at` (UTC, ISO 8601; `finished_at` is null until the run is complete).
+The format (the layout of `<out>/<experiment name>/`, the manifest's keys, chunk ids, checksums) is described
+in sim/dataset.py, which reads it too.
 
 A file is written to a temporary name in its folder and renamed into place, so a killed run leaves
 either the old file or the new one, never half of one. The manifest is rewritten after every part, and a
 part counts as finished only while its size and checksum match the manifest: a damaged part is played again.
 A run holds an exclusive lock on the experiment folder, so two runs never write into one folder at once.
+A file that cannot be written (a full disk) stops the run in one line.
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ import fcntl
 import json
 import os
 import platform
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import metadata
@@ -31,7 +26,17 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from reports.load import MANIFEST, PARTS, ResultsError, digest, part_is_intact, part_path, read_manifest
+from sim.dataset import (
+    MANIFEST,
+    PARTS,
+    ResultsError,
+    fingerprint,
+    has_manifest,
+    part_bytes,
+    part_is_intact,
+    part_path,
+    read_manifest,
+)
 from sim.errors import AtelierError
 from sim.experiment import Experiment
 from sim.registry import get_game
@@ -49,13 +54,17 @@ class ResultStore:
         """Start the experiment in `directory` (which exists and is locked), or reopen it to resume.
 
         Keeps only the finished parts whose size and checksum match the manifest; the others are played
-        again. Raises AtelierError if the folder holds a different experiment or is not a results folder.
+        again. Raises AtelierError if the folder holds a different experiment, one planned otherwise (by another
+        version of atelier), or is not a results folder.
         """
         manifest = check_target(directory, experiment.config_hash)
         for leftover in [*directory.glob(".*.tmp"), *directory.glob(f"{PARTS}/.*.tmp")]:
             leftover.unlink()
         if manifest is None:
             manifest = _new_manifest(experiment, plan)
+        elif manifest.get("plan") != plan:
+            raise AtelierError(f"{directory} holds this experiment cut into other chunks (by another version of "
+                               "atelier?); run it into a new --out")
         manifest["finished"] = {chunk_id: recorded for chunk_id, recorded in sorted(manifest["finished"].items())
                                 if part_is_intact(directory, chunk_id, recorded)}
         store = cls(directory, manifest)
@@ -70,19 +79,22 @@ class ResultStore:
     def write_part(self, chunk_id: str, games: int, frame: pl.DataFrame) -> None:
         """Write one chunk's rows, then record the chunk as finished in the manifest."""
         (self.directory / PARTS).mkdir(exist_ok=True)
-        path = part_path(self.directory, chunk_id)
-        _atomic_write(path, frame.write_parquet)
-        self.finished[chunk_id] = {"games": games, "rows": frame.height, **digest(path)}
+        data = part_bytes(frame)
+        _atomic_write(part_path(self.directory, chunk_id), data)
+        self.finished[chunk_id] = {"games": games, "rows": frame.height, **fingerprint(data)}
         self._update()
 
     def discard_if_empty(self) -> int:
-        """Remove the manifest and parts folder if no part is finished; return the number of finished parts."""
+        """Remove the manifest and parts folder if no part is finished; return the number of finished parts.
+
+        The parts folder then holds nothing that counts: temporary files, or a part whose manifest entry could
+        not be written."""
         if self.finished:
             return len(self.finished)
         (self.directory / MANIFEST).unlink(missing_ok=True)
         parts = self.directory / PARTS
         if parts.is_dir():
-            for leftover in parts.glob(".*.tmp"):
+            for leftover in [*parts.glob(".*.tmp"), *parts.glob("*.parquet")]:
                 leftover.unlink()
             parts.rmdir()
         return 0
@@ -92,8 +104,7 @@ class ResultStore:
         manifest["finished"] = dict(sorted(manifest["finished"].items()))
         manifest["complete"] = len(manifest["finished"]) == sum(p["chunks"] for p in manifest["plan"].values())
         manifest["finished_at"] = _now() if manifest["complete"] else None
-        text = json.dumps(manifest, indent=2) + "\n"
-        _atomic_write(self.directory / MANIFEST, lambda path: path.write_text(text))
+        _atomic_write(self.directory / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
 
 
 @contextmanager
@@ -129,7 +140,7 @@ def check_target(directory: Path, config_hash: str) -> dict[str, Any] | None:
     Raises AtelierError if the folder holds a different experiment or other files.
     """
     try:
-        if (directory / MANIFEST).exists():
+        if has_manifest(directory):
             manifest = read_manifest(directory)
             if manifest["config_hash"] != config_hash:
                 raise AtelierError(
@@ -196,14 +207,22 @@ def _versions() -> dict[str, str]:
             "python": platform.python_version()}
 
 
-def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file; AtelierError in one line if the disk refuses it."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        write(temporary)
+        _write_bytes(temporary, data)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise AtelierError(f"cannot write {path}: {error.strerror or error}") from None
         raise
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    with open(path, "wb") as file:
+        file.write(data)
 
 
 def _now() -> str:

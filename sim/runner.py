@@ -1,7 +1,9 @@
 """Run an experiment: split it into chunks, play them in parallel, write one Parquet part per chunk.
 
 Chunks and seeds depend only on the experiment, never on the number of jobs, so any job count
-gives the same data, and a run that was stopped resumes and ends with the same data too.
+gives the same data, and a run that was stopped resumes and ends with the same data too. A chunk is a group
+of deals played under every lineup, at most `chunk` games; where one deal's lineups alone are more games
+than that, the group's lineups are split over several chunks, which deal the same cards.
 
 Columns of every row (one per game and seat): experiment, config_hash, game, players, game_id,
 deal, lineup, seat, player, strategy, score, rank, win, then `match_id` in match mode, then the
@@ -14,6 +16,7 @@ experiment.
 from __future__ import annotations
 
 import signal
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
@@ -37,6 +40,7 @@ from rich.progress import (
 from rich.text import Text
 
 from sim import registry, results
+from sim.dataset import chunk_id
 from sim.errors import AtelierError, Interrupted
 from sim.experiment import Experiment, data_files
 from sim.registry import GameSpec
@@ -45,35 +49,62 @@ from sim.results import ResultStore
 ENGINE_COLUMNS = ("game", "seat", "strategy", "score", "rank", "win")
 
 
+class Terminated(Interrupted):
+    """A run stopped by SIGTERM (`kill`, a shutdown, a job scheduler): kept and cleaned up as after Ctrl-C."""
+
+    exit_code = 143  # 128 + SIGTERM, as a shell reports a process that SIGTERM ended
+
+
+class _SigTerm(KeyboardInterrupt):
+    """Raised in the driver by SIGTERM, so that it unwinds the run exactly as Ctrl-C does."""
+
+
 @dataclass(frozen=True)
 class Chunk:
-    """Deals [start, stop) at one player count, played as one batch under every lineup."""
+    """Deals [start, stop) of group `index` at one player count, played as one batch under every lineup, or under
+    `lineups` = (first, last), a range, where a group's lineups are split over several chunks that `piece` numbers."""
 
     players: int
     index: int
     start: int
     stop: int
+    lineups: tuple[int, int] | None = None
+    piece: int | None = None
 
     @property
     def id(self) -> str:
         """The chunk's name, also its part file's stem."""
-        return f"P{self.players}-c{self.index:05d}"
+        return chunk_id(self.players, self.index, self.piece)
+
+    def lineup_range(self, experiment: Experiment) -> range:
+        """The lineups this chunk plays."""
+        return range(*self.lineups) if self.lineups else range(len(experiment.lineups[self.players]))
 
 
 def chunk_deals(experiment: Experiment, players: int) -> int:
-    """Deals per chunk: about `experiment.chunk` games; whole matches in match mode."""
+    """Deals per chunk: about `experiment.chunk` games, at least one deal; whole matches in match mode."""
     deals = max(1, experiment.chunk // len(experiment.lineups[players]))
-    if experiment.match(players):
+    if experiment.match:
         deals = max(players, deals // players * players)
     return deals
 
 
+def chunk_lineups(experiment: Experiment, players: int) -> int:
+    """Lineups per chunk: all of them, unless a chunk's deals under every lineup are more than `chunk` games."""
+    return min(len(experiment.lineups[players]), max(1, experiment.chunk // chunk_deals(experiment, players)))
+
+
 def plan_summary(experiment: Experiment) -> dict[str, dict[str, int]]:
-    """Per player count: the deals, the deals per chunk and the number of chunks, as the manifest records them."""
+    """Per player count: the deals, the deals per chunk and the number of chunks, as the manifest records them;
+    also the lineups per chunk where a group's lineups are split."""
     summary = {}
     for players in experiment.players:
         size, total = chunk_deals(experiment, players), experiment.deals[players]
-        summary[str(players)] = {"deals": total, "deals_per_chunk": size, "chunks": -(-total // size)}
+        per, lineups = chunk_lineups(experiment, players), len(experiment.lineups[players])
+        pieces = -(-lineups // per)
+        summary[str(players)] = {"deals": total, "deals_per_chunk": size, "chunks": -(-total // size) * pieces}
+        if pieces > 1:
+            summary[str(players)]["lineups_per_chunk"] = per
     return summary
 
 
@@ -81,8 +112,14 @@ def plan(experiment: Experiment) -> Iterator[Chunk]:
     """Every chunk of the experiment, player count by player count, made one at a time as they are needed."""
     for players in experiment.players:
         size, total = chunk_deals(experiment, players), experiment.deals[players]
+        per, lineups = chunk_lineups(experiment, players), len(experiment.lineups[players])
         for index, start in enumerate(range(0, total, size)):
-            yield Chunk(players, index, start, min(start + size, total))
+            stop = min(start + size, total)
+            if per == lineups:
+                yield Chunk(players, index, start, stop)
+                continue
+            for piece, first in enumerate(range(0, lineups, per)):
+                yield Chunk(players, index, start, stop, (first, min(first + per, lineups)), piece)
 
 
 def game_offsets(experiment: Experiment) -> dict[int, int]:
@@ -94,23 +131,22 @@ def game_offsets(experiment: Experiment) -> dict[int, int]:
     return offsets
 
 
-def play_chunk(experiment: Experiment, modules: tuple[str, str], chunk: Chunk) -> pl.DataFrame:
-    """Play one chunk of the game from `modules` and return its rows, sorted by game_id, seat.
-
-    Runs in a worker process, so it takes the game's module paths rather than a registry name.
-    """
-    game = GameSpec.load(modules)
+def play_chunk(experiment: Experiment, game: GameSpec, chunk: Chunk) -> pl.DataFrame:
+    """Play one chunk of the game and return its rows, sorted by game_id, seat (in a worker process, too)."""
     players = chunk.players
     if data_files(experiment.params[players]) != experiment.files[players]:
         raise AtelierError("a data file of the experiment changed during the run; run it again into a new --out")
     lineups = np.array(experiment.lineups[players])  # (L, P) str: strategy by lineup position
-    deal = np.repeat(np.arange(chunk.start, chunk.stop), len(lineups))  # (B,) global deal of each game
-    lineup = np.tile(np.arange(len(lineups)), chunk.stop - chunk.start)  # (B,) lineup of each game
-    shift = deal % players if experiment.match(players) else np.zeros_like(deal)
+    played = chunk.lineup_range(experiment)
+    deal = np.repeat(np.arange(chunk.start, chunk.stop), len(played))  # (B,) global deal of each game
+    lineup = np.tile(np.asarray(played), chunk.stop - chunk.start)  # (B,) lineup of each game
+    shift = deal % players if experiment.match else np.zeros_like(deal)
     player = (np.arange(players)[None, :] + shift[:, None]) % players  # (B, P) lineup position by seat
     seated = np.take_along_axis(lineups[lineup], player, axis=1)  # (B, P) str: strategy by seat
-    seeds = [np.random.SeedSequence(experiment.seed, spawn_key=(players, chunk.index, s)) for s in (0, 1)]
-    columns = game.simulate(experiment.params[players], seated, deal - chunk.start, *seeds)
+    deal_seed = np.random.SeedSequence(experiment.seed, spawn_key=(players, chunk.index, 0))  # the group's deals
+    piece = () if chunk.piece is None else (chunk.piece,)
+    play_seed = np.random.SeedSequence(experiment.seed, spawn_key=(players, chunk.index, 1, *piece))
+    columns = game.simulate(experiment.params[players], seated, deal - chunk.start, deal_seed, play_seed)
     return _frame(experiment, chunk, columns, deal, lineup, player).cast(game.rules.columns)
 
 
@@ -121,22 +157,46 @@ def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = 
     stay for the next run to resume from; a run that finished no part removes everything it created.
     """
     directory = out_root / experiment.name
-    with results.writing(directory):
-        store = ResultStore.open(directory, experiment, plan_summary(experiment))
-        try:
-            _play_all(experiment, store, jobs, progress)
-        except BaseException as error:
-            explained = _explained(error, directory, store.discard_if_empty())
-            if explained is None:
-                raise
-            raise explained from None
+    try:
+        with _sigterm_interrupts(), results.writing(directory):
+            store = ResultStore.open(directory, experiment, plan_summary(experiment))
+            try:
+                _play_all(experiment, store, jobs, progress)
+            except BaseException as error:
+                explained = _explained(error, directory, store.discard_if_empty())
+                if explained is None:
+                    raise
+                raise explained from None
+    except KeyboardInterrupt as error:  # stopped while the folder was being opened: writing() removed it
+        raise _explained(error, directory, 0) from None
     return directory
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While the block runs (in the main thread, where signals arrive), SIGTERM raises _SigTerm; a second one
+    during the clean-up is ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _SigTerm
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _explained(error: BaseException, directory: Path, kept: int) -> AtelierError | None:
     """The error as the user should read it, saying what became of the results folder; None for a bug."""
     outcome = (f"{kept} finished part(s) kept in {directory}; the same command resumes the run" if kept
                else "no results were written")
+    if isinstance(error, _SigTerm):
+        return Terminated(f"terminated; {outcome}")
     if isinstance(error, KeyboardInterrupt):
         return Interrupted(f"interrupted; {outcome}")
     if isinstance(error, BrokenProcessPool):
@@ -150,10 +210,10 @@ def _play_all(experiment: Experiment, store: ResultStore, jobs: int, progress: b
     todo = (c for c in plan(experiment) if c.id not in store.finished)
     total = sum(experiment.games(p) for p in experiment.players)
     done = sum(part["games"] for part in store.finished.values())
-    modules = registry.GAMES[experiment.game]
+    game = registry.get_game(experiment.game)  # resolved once; it pickles as its module paths for the workers
     with _progress_bar(progress, experiment.name, total, done) as advance:
         parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-        played = parallel(delayed(_play_task)(experiment, modules, c, jobs > 1) for c in todo)
+        played = parallel(delayed(_play_task)(experiment, game, c, jobs > 1) for c in todo)
         try:
             for chunk, frame in played:
                 store.write_part(chunk.id, _games(experiment, chunk), frame)
@@ -164,11 +224,11 @@ def _play_all(experiment: Experiment, store: ResultStore, jobs: int, progress: b
                 played.close()
 
 
-def _play_task(experiment: Experiment, modules: tuple[str, str], chunk: Chunk, in_worker: bool
+def _play_task(experiment: Experiment, game: GameSpec, chunk: Chunk, in_worker: bool
                ) -> tuple[Chunk, pl.DataFrame]:
     if in_worker:  # Ctrl-C reaches the whole process group; the driver alone answers it, and stops the workers
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return chunk, play_chunk(experiment, modules, chunk)
+    return chunk, play_chunk(experiment, game, chunk)
 
 
 def _frame(
@@ -180,16 +240,16 @@ def _frame(
     player: np.ndarray,
 ) -> pl.DataFrame:
     game, seat = np.asarray(columns["game"]), np.asarray(columns["seat"])
-    offset = game_offsets(experiment)[chunk.players] + chunk.start * len(experiment.lineups[chunk.players])
+    offset = game_offsets(experiment)[chunk.players]
     added: dict[str, Any] = {
-        "game_id": (offset + game).astype(np.int64),
+        "game_id": (offset + deal[game].astype(np.int64) * len(experiment.lineups[chunk.players]) + lineup[game]),
         "deal": deal[game].astype(np.int32),
         "lineup": lineup[game].astype(np.int32),
         "seat": seat,
         "player": player[game, seat].astype(np.int8),
     }
     engine = {name: columns[name] for name in ("strategy", "score", "rank", "win")}
-    if experiment.match(chunk.players):
+    if experiment.match:
         engine["match_id"] = (deal[game] // chunk.players).astype(np.int32)
     own = {name: values for name, values in columns.items() if name not in ENGINE_COLUMNS}
     constants = {
@@ -203,7 +263,7 @@ def _frame(
 
 
 def _games(experiment: Experiment, chunk: Chunk) -> int:
-    return (chunk.stop - chunk.start) * len(experiment.lineups[chunk.players])
+    return (chunk.stop - chunk.start) * len(chunk.lineup_range(experiment))
 
 
 class _GamesPerSecond(ProgressColumn):

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from sim.broken_beautiful import fast
-from sim.broken_beautiful.rules import GOLD, TEA_JAR, TEAPOT, TYPES, Tally, points, tally
+from sim.broken_beautiful.rules import GOLD, TYPES
 from sim.errors import AtelierError
 from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
@@ -37,30 +37,6 @@ STRATEGIES = {**BASES, "BASE-no-TYPE": "BASE that never keeps cards of TYPE, e.g
 BENCH_STRATEGY = "greedy"
 KNOB_RANGE = (-1e6, 1e6)  # the hater's margin in points: a negative one spites even at a loss; 1e6 never spites
 SETS = (("cup", "saucer", "teapot"), ("plate", "bowl"), ("vase", "tea_jar"))
-
-
-def tally_of(obs, kit) -> Tally:
-    """Every collection's counts, (B, P, .), computed once per observation."""
-    if "tally" not in obs.memo:
-        obs.memo["tally"] = tally(obs.owner, obs.cond, obs.ingots.shape[1], kit)
-    return obs.memo["tally"]
-
-
-def score_after(t: Tally, seat: int, cards: np.ndarray, ingots: np.ndarray, kit, repaired: bool = False):
-    """Seat's end score, (n, K), if each of `cards` (n, K) joined its collection unbroken (or, with
-    `repaired`, were one of its broken cards mended) while it held `ingots` (n, K); card -1 adds nothing.
-    `t` is the tally of the same n games."""
-    real = cards >= 0
-    kind = np.where(real, kit.type[cards], -1)
-    pattern = np.where(real, kit.pattern[cards], -1)
-    add = (kind[..., None] == np.arange(len(TYPES))).astype(np.int16)
-    add_pattern = (pattern[..., None] == np.arange(kit.patterns)).astype(np.int16)
-    add_pot = add_pattern * (kind == TEAPOT)[..., None]
-    whole, rep, broken, pattern_n, pots, pots_rep = (a[:, seat, None] for a in t)
-    new = Tally(whole + add, rep + repaired * add, broken - repaired * add, pattern_n + add_pattern, pots + add_pot,
-                pots_rep + repaired * add_pot)
-    rivals = np.delete(t.whole[..., TEA_JAR], seat, axis=1).max(axis=1, initial=0)[:, None]
-    return points(new, ingots, rivals, kit).sum(axis=-1)
 
 
 @lru_cache(maxsize=8)

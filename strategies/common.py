@@ -6,9 +6,10 @@ player for one seat and a set of games, with the same signature in every game:
     make(name, *, seat, params, games, secret) -> player
 
 `games` is an index array or a slice into the batch, `secret` what the seat knows privately in those games
-(`GameRules.secrets`; None where the game has no secrets). A player answers a decision of kind K with its
-method `K(observation, rng)`, returning one choice per game of its own. It may define
-`observe(decision, choices)` to watch every decision made at the table, its own included.
+(`GameRules.secrets`; None where the game has no secrets). A player (sim.game.Player) answers a decision of kind K
+with its method `K(observation, rng)`, returning one choice per game of its own; the observation's arrays are
+read-only. It may define `observe(kind, public, choices)` to watch what every seat learns from each decision
+made at the table (`Decision.public`), its own included.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from sim.errors import AtelierError, IllegalMove
-from sim.game import Decision
+from sim.game import Decision, read_only
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,15 @@ class Table:
         self.watchers = [player for seat in self.seats for _, player in seat if hasattr(player, "observe")]
 
     def choose(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
-        """Ask the acting seat's players, check their choices against the rules, and show them to every player
-        who watches."""
-        choices = np.zeros(len(decision.asked), np.intp)
+        """Ask the acting seat's players, check their choices against the rules, and show what every seat learns
+        from them to every player who watches."""
+        choices, observation = np.zeros(len(decision.asked), np.intp), read_only(decision.observation)
         for games, player in self.seats[decision.seat]:
-            choices[games] = checked(player.name, decision, games, getattr(player, decision.kind)(
-                decision.observation, rng))
-        for player in self.watchers:
-            player.observe(decision, choices)
+            choices[games] = checked(player.name, decision, games, getattr(player, decision.kind)(observation, rng))
+        if decision.public is not None:
+            public = read_only(decision.public)
+            for player in self.watchers:
+                player.observe(decision.kind, public, choices)
         return choices
 
 
@@ -105,7 +107,7 @@ def _check(legal, asked, choice):
 def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False) -> np.ndarray:
     """Index of the best score (the highest, or the lowest) among allowed options per row; ties broken
     uniformly at random with one draw per row (where no option is allowed, every option ties). Compiled: the
-    same draws and the same answers as `pick_best_numpy`."""
+    same draws and the same answers as its numpy twin in tests/twins.py."""
     score = np.asarray(-score if lowest else score)
     if score.dtype == np.bool_ or score.shape != allowed.shape:
         score = np.broadcast_to(score.astype(np.float64), allowed.shape)
@@ -116,14 +118,6 @@ def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random allowed option per row: pick_best over equal scores, draw for draw, without the
     scores."""
     return _pick_any(np.asarray(allowed, np.bool_).view(np.uint8), rng.random(len(allowed)))
-
-
-def pick_best_numpy(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, lowest: bool = False):
-    """The numpy twin of pick_best, kept for the tests."""
-    score = np.where(allowed, -score if lowest else score, -np.inf)
-    ties = score >= score.max(axis=1, keepdims=True) - 1e-9
-    nth = (rng.random(len(score)) * ties.sum(axis=1)).astype(np.int64)  # the nth tie, counting from 0
-    return (np.cumsum(ties, axis=1) > nth[:, None]).argmax(axis=1)
 
 
 @njit(cache=True, nogil=True)

@@ -234,10 +234,10 @@ class Player:
     def place(self, obs, rng):
         return self.policy.place(obs, rng)
 
-    def observe(self, decision, choices):
-        if decision.kind == "place":
-            self.policy.observe(decision.observation, choices)
-            self.guesser.observe(decision.observation, choices)
+    def observe(self, kind, public, choices):
+        if kind == "place":
+            self.policy.observe(public, choices)
+            self.guesser.observe(public, choices)
 
     def guess(self, obs, rng):
         return self.guesser.guess(rng)

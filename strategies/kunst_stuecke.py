@@ -16,15 +16,16 @@ from numba import njit
 
 from sim.errors import AtelierError
 from sim.kunst_stuecke import fast
-from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SHAPES, SQUARES, STACK_TILES, STOP
+from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SHAPES, STACK_TILES, STOP
 from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
 STRATEGIES = {
     "random": "a random legal placement, discarding only when none exists; looks half the time; slides rarely",
-    "planner": "takes targets the board and the pieces left can still reach (the likeliest on the 15 space), "
-               "grows blocks towards them and seals them at the exact size (knob: the turn of its first look, 0)",
-    "slider": "planner, plus chips: slides a lone piece into a block that then meets a target exactly, or a piece "
-              "out of a block one over its target's size",
+    "planner": "takes targets the board and the pieces left can still reach (a likely one on its best free space, "
+               "an unlikely one on its worst), grows blocks towards them and seals them at the exact size (knob: the "
+               "turn of its first look, 0)",
+    "slider": "planner, plus chips: slides a lone piece of a colour it aims at to where it values the block best "
+              "(even where no block of that colour lies), or a piece out of a block one over its target's size",
     "spoiler": "planner, but lays the colours it does not aim at against the largest blocks others are growing",
 }
 BENCH_STRATEGY = "planner"
@@ -103,22 +104,19 @@ class Planner(Player):
         board = self.board(obs)
         legal = obs.legal[self.idx]
         value = _placement_values(obs.board[self.idx], board["label"], board["members"], obs.piece[self.idx],
-                                  legal, obs.tiles[self.idx].astype(np.int64), self.spoils, *self.tables(),
+                                  legal, obs.tiles[self.idx].astype(np.int64), self.spoils, self.geo(),
                                   np.full(len(legal), -1))
         return pick_best(value, legal, rng)
 
     spoils = False  # whether colours it does not aim at go against the largest blocks
 
-    def tables(self):
-        offsets, size, _, _, neighbours = fast.tables(self.params)
-        return offsets, size, neighbours
+    def geo(self) -> fast.Geo:
+        return fast.tables(self.params)
 
     def board(self, obs) -> dict:
         """Block labels and sizes of this player's games, once per observation (the games asked only)."""
         if "blocks" not in obs.memo:
-            offsets, size, neighbours = self.tables()
-            label, members = fast.block_labels(obs.board, obs.orient, obs.anchor, offsets, size, neighbours,
-                                               obs.asked)
+            label, members = fast.block_labels(obs.board, obs.orient, obs.anchor, self.geo(), obs.asked)
             obs.memo["blocks"] = label, members
         label, members = obs.memo["blocks"]
         return {"label": label[self.idx], "members": members[self.idx]}
@@ -126,15 +124,15 @@ class Planner(Player):
 
 class Slider(Planner):
     def slide(self, obs, rng):
-        """A lone piece of a colour it aims at, to slide into a block; or, from a block one piece over a tile's
-        size, a piece at its end, to slide out (to another block of its colour: the contact rule)."""
+        """A lone piece of a colour it aims at (with a tile of 2 or more), to slide where slide_to values it best,
+        which need not join a block; or, from a block one piece over a tile's size, a piece at its end, to slide
+        out (to another block of its colour, where the contact rule demands it)."""
         legal = obs.legal[self.idx]
         board = self.board(obs)
         tiles = obs.tiles[self.idx].astype(np.int64)
-        offsets, size, neighbours = self.tables()
         candidates = _lone_wanted(board["label"], board["members"], tiles) | _spare_ends(
             obs.board[self.idx], obs.orient[self.idx], obs.anchor[self.idx], board["label"], board["members"], tiles,
-            offsets, size, neighbours)
+            self.geo())
         movable = legal[:, :STOP] & candidates
         return np.where(movable.any(axis=1), pick_any(movable, rng), STOP)
 
@@ -146,7 +144,7 @@ class Slider(Planner):
         lifted = np.where(obs.board[self.idx] == piece[:, None], -1, obs.board[self.idx])
         orient = np.maximum(obs.orient[self.idx][np.arange(len(piece)), np.maximum(piece, 0)], 0).astype(np.int64)
         value = _placement_values(lifted, board["label"], board["members"], piece, legal,
-                                  obs.tiles[self.idx].astype(np.int64), False, *self.tables(), orient)
+                                  obs.tiles[self.idx].astype(np.int64), False, self.geo(), orient)
         return pick_best(value, legal, rng)
 
 
@@ -171,10 +169,12 @@ def _met(size, wanted):
 
 
 @njit(cache=True, nogil=True)
-def _placement_values(board, label, members, pieces, legal, tiles, spoils, offsets, size, neighbours, fixed):
-    """(n, W): the value of each legal option of each game's piece (module docstring): W = O * 324 placements
-    324 o + anchor, or, where fixed[g] >= 0, W = 324 slide destinations in orientation fixed[g]."""
+def _placement_values(board, label, members, pieces, legal, tiles, spoils, geo, fixed):
+    """(n, W): the value of each legal option of each game's piece (module docstring): W = O * N^2 placements
+    N^2 o + anchor (N = the board's side), or, where fixed[g] >= 0, W = N^2 slide destinations in orientation
+    fixed[g]."""
     n, width = legal.shape
+    squares, offsets, size, neighbours = geo.side * geo.side, geo.offsets, geo.size, geo.neighbours  # unpacked once
     value = np.zeros((n, width))
     touched = np.empty(32, np.int64)
     for g in range(n):
@@ -185,7 +185,7 @@ def _placement_values(board, label, members, pieces, legal, tiles, spoils, offse
         for option in range(width):
             if not legal[g, option]:
                 continue
-            o, a = (option // SQUARES, option % SQUARES) if fixed[g] < 0 else (fixed[g], option)
+            o, a = (option // squares, option % squares) if fixed[g] < 0 else (fixed[g], option)
             count, k, biggest = 0, 1, 0
             for i in range(size[shape]):
                 for d in range(4):
@@ -272,10 +272,10 @@ def _lone_wanted(label, members, tiles):
 
 
 @njit(cache=True, nogil=True)
-def _spare_ends(board, orient, anchor, label, members, tiles, offsets, size, neighbours):
+def _spare_ends(board, orient, anchor, label, members, tiles, geo):
     """(n, 60): pieces at an end of a block one piece larger than a tile of its colour the player holds (they
     share an edge with exactly one piece of their colour), whose sliding out would leave the block at size."""
-    n = label.shape[0]
+    n, offsets, size, neighbours = label.shape[0], geo.offsets, geo.size, geo.neighbours
     out = np.zeros((n, PIECES), np.bool_)
     for g in range(n):
         for p in range(PIECES):

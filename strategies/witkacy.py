@@ -12,29 +12,35 @@ one more copy of P adds to the player's score, its own copies plus the table's p
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from sim.errors import AtelierError
 from sim.witkacy import fast
 from sim.witkacy.fast import MARGIN
-from sim.witkacy.rules import ACTIONS, MAX_STACK, NO_ACTION, PAINTINGS, WINDOW
+from sim.witkacy.rules import ACTIONS, DECK, DISPLAY, HAND, KEEP, MAX_STACK, NO_ACTION, PAINTINGS, WINDOW
 from strategies.common import Catalogue, pick_any, pick_best
 
 STRATEGIES = {
     "random": "random legal answers to every question, actions included, so each action is used at a random moment",
     "completer": "takes and lays the card that completes the most paintings now, or else leaves the most "
                  "three-quarter blocks; never covers its own completed paintings; uses Correction to complete one, "
-                 "Rush when both hand cards help and Stash when neither does",
+                 "Rush when both hand cards help and Stash when neither does; keeps a Rush's second card where that "
+                 "is allowed (rush_both = 'optional') and laying it gains nothing",
     "popular": "completer, valuing a painting by what one more copy adds to its score: its own copies plus the "
                "table's, since a painting's worth is shared",
-    "saboteur": "completer, plus Gift and Solvent aimed at the leader's three-quarter blocks",
+    "saboteur": "completer, plus Gift and Solvent aimed at the leader's three-quarter blocks (a Gift from the deck's "
+                "top, where gift_from allows it, on the side it shows)",
 }
 STRATEGY_NAMES = {**STRATEGIES, "BASE-no-ACTION": "BASE that never uses that action token, e.g. completer-no-rush "
                                                   f"(actions: {', '.join(ACTIONS)})"}
 BENCH_STRATEGY = "completer"
 COPY = 100.0  # a completed painting's worth against a three-quarter block's
 STASH, SOLVENT, CORRECTION, GIFT, RUSH = (1 + ACTIONS.index(a) for a in ACTIONS)
+SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Search, where a hand holds 2 cards
+# at most (3, not 2: the faces' numbering seeds the tie-breakers)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
 
 
@@ -82,12 +88,13 @@ class Completer(Player):
         """(value (n, K, 2), plan (n, K, 2, 2)) of the best laying of each face (n, K, 2, 2) into the collection
         `owner` of each game (see _layings)."""
         n, k = faces.shape[:2]
-        value, plan = np.empty((n, k, 2)), np.empty((n, k, 2, 2), np.int64)
-        _layings(obs.stack, obs.size, games, np.broadcast_to(owner, n).astype(np.int64), faces,
-                 2 if self.params.advanced else 1, np.zeros(n, bool) if correction is None else correction,
-                 self.weights(obs, games), sign, rng.integers(0, 2**62, n), obs.cards, candidates, neutral, value,
-                 plan)
-        return value, plan
+        found = Found(np.empty((n, k, 2)), np.empty((n, k, 2, 2), np.int64))
+        wanted = Wanted(games, np.broadcast_to(owner, n).astype(np.int64), faces,
+                        np.zeros(n, bool) if correction is None else correction, self.weights(obs, games),
+                        rng.integers(0, 2**62, n), 2 if self.params.advanced else 1, self.params.entirely == "card",
+                        sign, candidates, neutral)
+        _layings(Board(obs.stack, obs.size, obs.cards), wanted, found)
+        return found
 
     def memory(self, obs) -> None:
         """By game of the batch: the where and z of the laying chosen; the hand's best layings found at the action
@@ -96,10 +103,11 @@ class Completer(Player):
         if not hasattr(self, "plan"):
             batch = len(obs.asked)
             self.plan = np.zeros((2, batch), np.int64)
-            self.hand_plans, self.hand_values = np.zeros((batch, 6, 2, 2), np.int64), np.zeros((batch, 6, 2))
+            faces, seen = 2 * HAND, 2 * (SEARCHED + DISPLAY)
+            self.hand_plans, self.hand_values = np.zeros((batch, faces, 2, 2), np.int64), np.zeros((batch, faces, 2))
             self.planned_at = np.full(batch, -1)
-            self.seen_plans, self.seen_values = np.zeros((batch, 10, 2, 2), np.int64), np.zeros((batch, 10, 2))
-            self.seen_cards, self.seen_at = np.zeros((batch, 5), np.int8), np.full(batch, -1)
+            self.seen_plans, self.seen_values = np.zeros((batch, seen, 2, 2), np.int64), np.zeros((batch, seen, 2))
+            self.seen_cards, self.seen_at = np.zeros((batch, SEARCHED + DISPLAY), np.int8), np.full(batch, -1)
 
     def remember(self, obs, games, plans, turn: int = -1) -> None:
         """Keep a laying's where and z (for the questions that follow), or, with the turn, the hand's best layings
@@ -119,15 +127,17 @@ class Completer(Player):
         """The source whose card gains most; the gains of the hand's cards are found with those of the display's,
         for the action question (nothing changes the collection in between)."""
         at, games = self.asked(obs)
-        faces = np.concatenate([_faces(obs.cards, obs.hand[games]), _faces(obs.cards, obs.display[games]),
+        hand = obs.hand[games, :SEARCHED]
+        faces = np.concatenate([_faces(obs.cards, hand), _faces(obs.cards, obs.display[games]),
                                 obs.top_face[games][:, None]], axis=1)
         correction = obs.tokens[games, self.seat, CORRECTION - 1] & (self.banned != CORRECTION - 1)
         value, plan = self.layings(obs, games, faces, self.seat, rng, correction, neutral=False)
         self.memory(obs)
-        self.seen_values[games], self.seen_plans[games] = value[:, :10], plan[:, :10]
-        self.seen_cards[games] = np.concatenate([obs.hand[games], obs.display[games]], axis=1)
+        seen = 2 * (SEARCHED + DISPLAY)
+        self.seen_values[games], self.seen_plans[games] = value[:, :seen], plan[:, :seen]
+        self.seen_cards[games] = np.concatenate([hand, obs.display[games]], axis=1)
         self.seen_at[games] = obs.turn
-        return self.answers(obs, at, _best_source(np.maximum(value[:, 6:, 0], 0), obs.legal[games], rng))
+        return self.answers(obs, at, _best_source(np.maximum(value[:, 2 * SEARCHED:, 0], 0), obs.legal[games], rng))
 
     def draw_choice(self, obs, rng):
         at, games = self.asked(obs)
@@ -144,7 +154,7 @@ class Completer(Player):
         match = ((hand[:, :, None] == self.seen_cards[games][:, None, :]) & (hand >= 0)[:, :, None]
                  & (self.seen_at[games] == obs.turn)[:, None, None])
         seen = np.repeat(match.any(axis=2), 2, axis=1)
-        index = (2 * match.argmax(axis=2)[:, :, None] + np.arange(2)).reshape(len(games), 6)
+        index = (2 * match.argmax(axis=2)[:, :, None] + np.arange(2)).reshape(len(games), 2 * HAND)
         value = np.where(seen[:, :, None], self.seen_values[games][rows, index], -np.inf)
         plan = self.seen_plans[games][rows, index]
         fresh = ((hand >= 0).repeat(2, axis=1) & ~seen).any(axis=1)
@@ -153,7 +163,7 @@ class Completer(Player):
                 faces = _faces(obs.cards, hand[which])
                 if not candidates:
                     one = pick_any(faces[:, :, 0, 0] >= 0, rng)
-                    faces[np.arange(6)[None, :] != one[:, None]] = -1
+                    faces[np.arange(2 * HAND)[None, :] != one[:, None]] = -1
                 found, where = self.layings(obs, games[which], faces, self.seat, rng, correction[which],
                                             candidates=candidates)
                 better = found > value[which]
@@ -164,7 +174,7 @@ class Completer(Player):
     def stash_discard(self, obs, rng):
         at, games = self.asked(obs)
         value = self.gains(obs, games, _faces(obs.cards, obs.hand[games]), rng)
-        return self.answers(obs, at, pick_best(value.reshape(-1, 3, 2).max(axis=2), obs.legal[games], rng,
+        return self.answers(obs, at, pick_best(value.reshape(-1, HAND, 2).max(axis=2), obs.legal[games], rng,
                                                lowest=True))
 
     def expand(self, obs, rng):
@@ -180,8 +190,9 @@ class Completer(Player):
             obs, fresh, _faces(obs.cards, obs.hand[fresh]), self.seat, rng, correction[~known]))
         plain = ~correction & known  # the action question's plan with Correction allowed is not this one's
         value[plain], plan[plain] = self.hand_values[games[plain]][:, :, 0], self.hand_plans[games[plain]][:, :, 0]
-        choice = pick_best(value, obs.legal[games], rng)
-        self.remember(obs, games, plan[np.arange(len(games)), choice])
+        keep = np.full((len(games), 1), HELPS)  # KEEP, where a Rush allows it, beats a laying that gains nothing
+        choice = pick_best(np.concatenate([value, keep], axis=1), obs.legal[games], rng)
+        self.remember(obs, games, plan[np.arange(len(games)), np.minimum(choice, KEEP - 1)])  # KEEP lays nothing
         return self.answers(obs, at, choice)
 
     def where(self, obs, rng):
@@ -197,7 +208,7 @@ class Completer(Player):
         self.remember(obs, games, (plan, value), obs.turn)
         plain = value[:, :, 0]
         best = plain.max(axis=1)
-        by_card = np.sort(plain.reshape(-1, 3, 2).max(axis=2), axis=1)
+        by_card = np.sort(plain.reshape(-1, HAND, 2).max(axis=2), axis=1)
         choice = np.full(len(games), NO_ACTION)
         for action, wanted in ((STASH, best < HELPS), (RUSH, by_card[:, -2] >= 1),
                                *self.sabotage(obs, games, rng, legal),
@@ -221,15 +232,18 @@ class Saboteur(Completer):
 
     def sabotage(self, obs, games, rng, legal) -> list:
         leader = _leader(obs.copies[games], self.seat)
-        value, plan = self.layings(obs, games, _faces(obs.cards, obs.display[games]), leader, rng, sign=-1.0,
-                                   neutral=False)
+        faces = _faces(obs.cards, obs.display[games])
+        if self.params.gift_from == "display_and_deck":  # the deck's top card too, on the side it shows
+            faces = np.concatenate([faces, obs.top_face[games][:, None]], axis=1)
+        value, plan = self.layings(obs, games, faces, leader, rng, sign=-1.0, neutral=False)
         spoil = value[:, :, 0]
         worth = np.full((len(games), MAX_STACK), np.inf)
         _removal_values(obs.stack, obs.size, games, leader, self.weights(obs, games), obs.cards, worth)
         gift = spoil.argmax(axis=1)
         self.remember(obs, games, plan[np.arange(len(games)), gift, 0])
+        top_side = (obs.top_face[games, 0, 0] % 4 >= 2).astype(np.int64)  # fronts show upper quarters only
         self.gifts = np.zeros(len(obs.asked), np.int64)
-        self.gifts[games] = 4 * leader + gift
+        self.gifts[games] = 6 * leader + np.where(gift < 2 * DECK, gift, 2 * DECK + top_side)
         self.removal = np.zeros(len(obs.asked), np.int64)
         self.removal[games] = MAX_STACK * leader + worth.argmin(axis=1)
         return [(SOLVENT, worth.min(axis=1) < 0), (GIFT, spoil.max(axis=1) >= 1)]
@@ -264,6 +278,65 @@ def _leader(copies: np.ndarray, seat: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------- kernels
+
+
+class Board(NamedTuple):
+    """The collections a laying is sought in."""
+
+    stack: np.ndarray  # (B, P, 55, 4): each collection bottom to top as (card, side, row, col)
+    size: np.ndarray  # (B, P)
+    cards: np.ndarray  # (55, 2, 2, 2): every card's fragments
+
+
+class Wanted(NamedTuple):
+    """What `_layings` looks for, in each of n games."""
+
+    games: np.ndarray  # (n,): the game's place in the batch
+    owner: np.ndarray  # (n,): the collection laid into
+    faces: np.ndarray  # (n, K, 2, 2): the faces to lay, -1 where absent
+    correction: np.ndarray  # (n,): whether the laying may lie entirely on or under the collection
+    weight: np.ndarray  # (n, 5): each painting's worth w
+    seeds: np.ndarray  # (n,): the tie-breakers' seeds
+    need: int  # cells a laying must share with the collection: 1, or 2 (the Advanced Variant)
+    by_card: bool  # Correction is needed only in the very place of a card (entirely = 'card'), else wherever all 4
+    # cells are covered
+    sign: float  # 1: the owner's gain is sought; -1: its loss (a Gift)
+    candidates: bool  # try the candidates (else only a laying picked evenly)
+    neutral: bool  # where no face gains, lay each where and at a stack position picked evenly
+
+
+class Found(NamedTuple):
+    """The best laying of each game's faces: without Correction in slot 0, with it in slot 1."""
+
+    value: np.ndarray  # (n, K, 2): its worth, -inf where none
+    plan: np.ndarray  # (n, K, 2, 2): its where option and z
+
+
+class Painted(NamedTuple):
+    """One collection painted into the scratch grids (fast.paint), and scratch rows for the search."""
+
+    code: np.ndarray  # (GRID, GRID): each cell's visible fragment, -1 uncovered
+    top: np.ndarray  # (GRID, GRID): the stack position of the card that shows there, -1
+    work: np.ndarray  # (4, 9): scratch rows
+    rows: int  # the extent of the collection's anchors
+    cols: int
+    n: int  # its cards
+    collection: np.ndarray  # (55, 4): its cards, bottom to top
+    r0: int  # its smallest row and col: grid cell (r, c) is the table's (r + r0 - MARGIN, c + c0 - MARGIN)
+    c0: int
+
+
+class Candidate(NamedTuple):
+    """Face k of game g laid with its top-left cell at grid (gr, gc), tried from the block at (br, bc) for painting
+    p (p = -1: from no block)."""
+
+    g: int
+    k: int
+    gr: int
+    gc: int
+    br: int
+    bc: int
+    p: int
 
 
 @njit(cache=True, nogil=True)
@@ -307,11 +380,10 @@ def _jitter(seed, a, b):
 
 
 @njit(cache=True, nogil=True)
-def _layings(stack, size, games, owner, faces, need, correction, weight, sign, seeds, cards, candidates, neutral, value,
-             plan):
-    """For each game g (of the batch: games[g]) and face k, the best laying into collection owner[g]: value[g, k, 0]
-    and plan[g, k, 0] (its where option and z) without Correction, value[g, k, 1] and plan[g, k, 1] with it where
-    correction[g]; value -inf where the face is absent.
+def _layings(board, wanted, found):
+    """For each game g (of the batch: wanted.games[g]) and face k, the best laying into collection owner[g]:
+    value[g, k, 0] and plan[g, k, 0] (its where option and z) without Correction, value[g, k, 1] and plan[g, k, 1]
+    with it where correction[g]; value -inf where the face is absent (`found`; the other names are `wanted`'s).
 
     Only candidates are tried, yet the best is found. A gain (sign 1) needs a block that shows, after the card, 3
     or 4 quarters of one painting in place: the card brings 1 of them (2 with a whole half), so the block already
@@ -322,7 +394,9 @@ def _layings(stack, size, games, owner, faces, need, correction, weight, sign, s
     to a candidate that gains nothing. Otherwise a face that gains nothing keeps value -inf. Without `candidates`
     only that laying picked evenly is tried."""
     code, top = fast.scratch_grids()
-    paintings = len(weight[0])
+    games, owner, faces, _, weight, seeds, need, _, sign, candidates, neutral = wanted
+    value = found.value
+    paintings = weight.shape[1]
     votes = np.zeros((fast.GRID, fast.GRID, paintings, 2), np.int8)
     marked = np.zeros((fast.GRID, fast.GRID), np.bool_)
     voted = np.empty((4 * MAX_STACK, 2), np.int64)
@@ -331,9 +405,10 @@ def _layings(stack, size, games, owner, faces, need, correction, weight, sign, s
     work = np.empty((4, 9), np.int64)
     for g in range(len(owner)):
         o = owner[g]
-        n = size[games[g], o]
-        collection = stack[games[g], o]
-        r0, c0, rows, cols = fast.paint(collection, n, cards, code, top)
+        n = board.size[games[g], o]
+        collection = board.stack[games[g], o]
+        r0, c0, rows, cols = fast.paint(collection, n, board.cards, code, top)
+        painted = Painted(code, top, work, rows, cols, n, collection, r0, c0)
         count = _vote(collection, n, r0, c0, code, top, votes, marked, voted) if candidates else 0
         _supports(votes, voted, count, support, supported)
         for k in range(faces.shape[1]):
@@ -345,9 +420,8 @@ def _layings(stack, size, games, owner, faces, need, correction, weight, sign, s
                     for i in range(supported[3, p]):
                         v = support[3, p, i]
                         for corner in range(9):
-                            _try(g, k, voted[v, 0] - 1 + corner // 3, voted[v, 1] - 1 + corner % 3, voted[v, 0],
-                                 voted[v, 1], p, code, top, work, rows, cols, n, faces, need, correction, weight,
-                                 sign, seeds, value, plan)
+                            _try(Candidate(g, k, voted[v, 0] - 1 + corner // 3, voted[v, 1] - 1 + corner % 3,
+                                           voted[v, 0], voted[v, 1], p), painted, wanted, found)
                 continue
             for j in range(4):  # face cell j in place in a block that shows enough of its painting
                 f = faces[g, k, j // 2, j % 2]
@@ -358,14 +432,14 @@ def _layings(stack, size, games, owner, faces, need, correction, weight, sign, s
                 level = q // 2 if half else 2
                 for i in range(supported[level, p]):
                     v = support[level, p, i]
-                    _try(g, k, voted[v, 0] + q // 2 - j // 2, voted[v, 1] + q % 2 - j % 2, voted[v, 0], voted[v, 1], p,
-                         code, top, work, rows, cols, n, faces, need, correction, weight, sign, seeds, value, plan)
+                    _try(Candidate(g, k, voted[v, 0] + q // 2 - j // 2, voted[v, 1] + q % 2 - j % 2, voted[v, 0],
+                                   voted[v, 1], p), painted, wanted, found)
         if neutral and value[g, :, 0].max() < 1:  # no face gains: one laying picked evenly, for each
             anywhere = _random_spot(top, rows, cols, need, seeds[g])
             for k in range(faces.shape[1]):
                 if faces[g, k, 0, 0] >= 0:
-                    _anywhere(g, k, anywhere // fast.GRID, anywhere % fast.GRID, code, top, work, n, faces, weight,
-                              seeds, value, plan)
+                    _anywhere(Candidate(g, k, anywhere // fast.GRID, anywhere % fast.GRID, -1, -1, -1), painted,
+                              wanted, found)
         for v in range(count):
             votes[voted[v, 0], voted[v, 1]] = 0
             marked[voted[v, 0], voted[v, 1]] = False
@@ -472,19 +546,24 @@ def _keep(g, k, first, v, spot, starts, i, count, n, seeds, value, plan):
             plan[g, k, slot, 1] = starts[i] + int(_jitter(seeds[g], spot, k) * 2 * (last - starts[i] + 1))
 
 
-@njit(cache=True, nogil=True)
-def _try(g, k, gr, gc, br, bc, p, code, top, work, rows, cols, n, faces, need, correction, weight, sign, seeds,
-         value, plan):
-    """Face k laid with its top-left cell at grid (gr, gc), if the overlap rule allows (lying entirely on or under
-    the collection only with correction[g]): each range of stack positions that shows the same cells, the best
-    kept in value and plan as _layings tells (`work`: scratch rows). A candidate from the block at (br, bc) (p >=
-    0) counts only where it changes that block the right way: painting p shown there 3 or 4 times (sign 1; 4 for
-    a card lying entirely on the collection, which only Correction allows and which is wanted only to complete a
-    painting), or fewer (sign -1)."""
-    shared = _overlap(top, gr, gc, rows, cols)
-    if shared < need or (shared == 4 and not correction[g]):
+@njit(cache=True, nogil=True, inline="always")  # inlined: a call passing named tuples of arrays cost 16%
+def _try(at, painted, wanted, found):
+    """The candidate `at`, if the overlap rule allows (lying entirely on or under the collection only with
+    correction[g]): each range of stack positions that shows the same cells, the best kept in `found` as _layings
+    tells. A candidate from the block at (br, bc) (p >= 0) counts only where it changes that block the right way:
+    painting p shown there 3 or 4 times (sign 1; 4 for a card lying entirely on the collection, which only
+    Correction allows and which is wanted only to complete a painting), or fewer (sign -1). A card lies entirely
+    on the collection where all 4 of its cells are covered, or with `by_card` only in the very place of a card."""
+    g, k, gr, gc, br, bc, p = at
+    shared = _overlap(painted.top, gr, gc, painted.rows, painted.cols)
+    whole = shared == 4 and (not wanted.by_card or fast.on_a_card(painted.collection, painted.n, gr - MARGIN +
+                                                                  painted.r0, gc - MARGIN + painted.c0))
+    if shared < wanted.need or (whole and not wanted.correction[g]):
         return
-    enough = 4 if shared == 4 else 3
+    code, top, work, n = painted.code, painted.top, painted.work, painted.n
+    faces, weight, seeds, sign = wanted.faces, wanted.weight, wanted.seeds, wanted.sign
+    value, plan = found
+    enough = 4 if whole else 3
     if p >= 0 and sign > 0 and _at_most(code, faces[g, k], gr, gc, br, bc, p) < enough:
         return
     painting, after_p, starts, old = work[0], work[1], work[2], work[3]
@@ -500,14 +579,18 @@ def _try(g, k, gr, gc, br, bc, p, code, top, work, rows, cols, n, faces, need, c
         if broken or (p >= 0 and sign * change < 1):
             continue
         v = sign * change + _jitter(seeds[g], k * WINDOW * WINDOW + spot, starts[i])
-        _keep(g, k, 1 if shared == 4 else 0, v, spot, starts, i, count, n, seeds, value, plan)
+        _keep(g, k, 1 if whole else 0, v, spot, starts, i, count, n, seeds, value, plan)
 
 
-@njit(cache=True, nogil=True)
-def _anywhere(g, k, gr, gc, code, top, work, n, faces, weight, seeds, value, plan):
-    """Face k at grid (gr, gc), where the overlap rule allows it without Correction: a range of stack positions
-    picked evenly, or z = 0 where that one loses worth (slid under everything, the card covers nothing that
-    shows, so it loses nothing). Kept in both slots of value and plan."""
+@njit(cache=True, nogil=True, inline="always")  # inlined: a call passing named tuples of arrays cost 16%
+def _anywhere(at, painted, wanted, found):
+    """The candidate `at`, where the overlap rule allows it without Correction: a range of stack positions picked
+    evenly, or z = 0 where that one loses worth (slid under everything, the card covers nothing that shows, so it
+    loses nothing). Kept in both slots of `found`."""
+    g, k, gr, gc = at.g, at.k, at.gr, at.gc
+    code, top, work, n = painted.code, painted.top, painted.work, painted.n
+    faces, weight, seeds = wanted.faces, wanted.weight, wanted.seeds
+    value, plan = found
     painting, after_p, starts, old = work[0], work[1], work[2], work[3]
     count = _depth_starts(top, gr, gc, starts)
     spot = (gr - MARGIN + 1) * WINDOW + gc - MARGIN + 1

@@ -38,8 +38,8 @@ STRATEGIES = {
     "high": "rerolls a die above the middle",
     "chase": "rerolls unless the die is below every die already final",
     "random": "rerolls on a coin flip",
-    "cheat": "answers 2, which is not a legal choice (for testing IllegalMove)",
 }
+CROOKED = "cheat"  # answers 2, which is not a legal choice (for testing IllegalMove); not listed, but seated
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,6 @@ class Params:
 
     players: int = field(default=2, metadata={"help": "number of players"})
     sides: int = field(default=6, metadata={"help": "faces on each die", "range": (2, 1000)})
-    match: bool = field(default=False, metadata={"help": "play matches of one game per start seat"})
     delay: float = field(default=0.0, metadata={"help": "seconds each batch takes (to test interruptions)"})
 
 
@@ -162,7 +161,7 @@ class Player:
 
 
 def check_strategy(name: str) -> None:
-    if name not in STRATEGIES:
+    if name not in STRATEGIES and name != CROOKED:
         raise AtelierError(f"unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
 
 
@@ -170,10 +169,10 @@ def make_player(name: str, *, seat: int, params: Params, games, secret) -> Playe
     return Player(name, games)
 
 
+engine = sys.modules[__name__]  # this one module is the engine too
 RULES = game.GameRules(
-    name="dice", title="Dice", summary="Each player may reroll one die once; the lowest die wins.",
-    player_counts=(2, 3, 4), lowest_wins=True, params=Params, deal=deal, engine=sys.modules[__name__],
-    reference=play_reference, columns={"dealt": pl.Int64, "rerolled": pl.Boolean, "low": pl.Int64},
-    trace=trace, replay=replay, narrate=narrate, facts=facts,
+    __name__, name="dice", title="Dice", summary="Each player may reroll one die once; the lowest die wins.",
+    player_counts=(2, 3, 4), lowest_wins=True, params=Params,
+    columns={"dealt": pl.Int64, "rerolled": pl.Boolean, "low": pl.Int64},
 )
 PLAYERS = Catalogue(STRATEGIES, "chase", make_player, check_strategy)

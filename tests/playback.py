@@ -1,4 +1,4 @@
-"""Playing a batch in tests: the generic loop over the engine's steps, recording every choice made."""
+"""Playing a batch in tests: the game's one loop over the engine's steps (GameSpec.play), recording every choice."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.game import Outcome, play
+from sim.game import Outcome
 from sim.registry import get_game
 from strategies.common import Table
 
@@ -29,17 +29,11 @@ class Played:
 def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, make=None) -> Played:
     """Play `deal` to the end with the game's players seated as `lineups` (B, P); `make` replaces the game's
     make_player (for scripted or crooked test players)."""
-    spec = get_game(game)
-    players = spec.players if make is None else dataclasses.replace(spec.players, make=make)
-    table, choices = Table(players, params, np.asarray(lineups), spec.rules.secrets(deal)), []
-
-    def choose(decision, rng):
-        choice = table.choose(decision, rng)
-        choices.append((decision.kind, decision.seat, choice))
-        return choice
-
-    state = play(spec.rules.engine, params, deal, choose, rng)
-    return Played(state, spec.rules.engine.outcome(params, state), choices)
+    spec, choices = get_game(game), []
+    players = None if make is None else dataclasses.replace(spec.players, make=make)
+    played = spec.play(params, deal, lineups, rng, players=players,
+                       listen=lambda decision, choice: choices.append((decision.kind, decision.seat, choice)))
+    return Played(played.state, played.outcome, choices)
 
 
 class Recorder:

@@ -1,9 +1,10 @@
 """Write an experiment folder by hand, as sim/results.py would, for report tests on synthetic rows.
 
-The manifest carries the game's `title`, `lowest_wins` and per-player-count `facts` like a real one; for the three
-games they default to the rules' values below, and any of them can be overridden (an unknown game gets none).
+The manifest carries the game's `title`, `lowest_wins`, `tie_breakers` and per-player-count `facts` like a real one;
+for a registered game they come from its rules, and any of them can be overridden (a made-up game gets none).
 """
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -11,31 +12,23 @@ from pathlib import Path
 
 import polars as pl
 
-from reports.load import digest, part_path
+from sim.dataset import digest, part_path
+from sim.registry import GAMES, get_game
 
-KALEIDO_COLOURS = ["red", "yellow", "green", "blue", "purple"]
-KALEIDO_TILES = {2: 22, 3: 12, 4: 11, 5: 11}
-BB_TYPES = ["cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot", "tray", "box"]
-BB_ROUNDS = {2: 9, 3: 6, 4: 5}
-GAMES: dict[str, tuple[str, bool, Callable[[int], dict]]] = {
-    "kintsugi": ("Kintsugi", True,
-                 lambda p: {"colours": ["blue", "yellow", "white", "red"], "guess_chance": 1 / 3, "cards": 13}),
-    "broken_beautiful": ("Broken and Beautiful", False,
-                         lambda p: {"types": BB_TYPES, "rounds": BB_ROUNDS[p], "supply": 14}),
-    "kaleido": ("Kaleido", False,
-                lambda p: {"colours": KALEIDO_COLOURS[: 4 if p == 2 else p], "tiles_each": KALEIDO_TILES[p],
-                           "boards_each": 4 if p == 2 else 2, "whites_each": 4 if p == 2 else 2,
-                           "starting_boards": [[0, 0], [1, 0]]}),
-    "kunst_stuecke": ("Kunst Stücke", False,
-                      lambda p: {"colours": ["red", "yellow", "green", "blue", "purple"],
-                                 "pieces_each": {2: 26, 3: 18, 4: 13, 5: 11}[p], "chips": 10,
-                                 "spaces": [15, 10, 10, 5, 5],
-                                 "shapes": ["L5", "P5", "T5", "L6", "R6", "S6", "T7", "U7", "J7", "R8", "Z8", "X8"]}),
-    "witkacy": ("Witkacy", False,
-                lambda p: {"paintings": ["A", "B", "C", "D", "E"],
-                           "actions": ["stash", "solvent", "correction", "gift", "rush"], "cards": 55,
-                           "advanced": False}),
-}
+
+def rules_of(game: str):
+    """The registered game's rules, or None for a game the tests make up."""
+    return get_game(game).rules if game in GAMES else None
+
+
+def rules_facts(game: str, players: int) -> dict:
+    """What the runner records of the rules at this player count: the game's own `facts`, with default Params."""
+    rules = rules_of(game)
+    return rules.facts(rules.make_params(players, {})) if rules else {}
+
+
+BB_TYPES = rules_facts("broken_beautiful", 3)["types"]
+KALEIDO_TILES = {p: rules_facts("kaleido", p)["tiles_each"] for p in (2, 3, 4, 5)}
 
 
 def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, complete: bool = True, *,
@@ -47,7 +40,7 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
     resolved Params recorded for every player count."""
     (directory / "parts").mkdir(parents=True)
     name = frames[0]["experiment"][0]
-    known_title, known_lowest, known_facts = GAMES.get(game, (game.replace("_", " ").title(), False, lambda p: {}))
+    rules = rules_of(game)
     finished = {}
     for i, frame in enumerate(frames):
         chunk_id = f"P{frame['players'][0]}-c{i:05d}"
@@ -56,9 +49,10 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                               **digest(part_path(directory, chunk_id))}
     counts = sorted({int(p) for frame in frames for p in frame["players"].unique()})
     manifest = {"experiment": name, "config_hash": hashlib.sha256(name.encode()).hexdigest()[:12], "game": game,
-                "title": title or known_title, "lowest_wins": known_lowest if lowest_wins is None else lowest_wins,
-                "tie_breakers": ["repaired", "items"] if game == "broken_beautiful" else [],
-                "facts": {str(p): (facts or known_facts)(p) for p in counts}, "seed": 1,
+                "title": title or (rules.title if rules else game.replace("_", " ").title()),
+                "lowest_wins": (rules.lowest_wins if rules else False) if lowest_wins is None else lowest_wins,
+                "tie_breakers": list(rules.tie_breakers) if rules else [],
+                "facts": {str(p): (facts or functools.partial(rules_facts, game))(p) for p in counts}, "seed": 1,
                 "resolved": {"params": {str(p): {"players": p, **(params or {})} for p in counts}},
                 "games": {str(p): sum(f.filter(pl.col("players") == p)["game_id"].n_unique() for f in frames)
                           for p in counts},
@@ -76,8 +70,7 @@ def game_data(rows: pl.DataFrame, game: str, out_dir: Path, **overrides):
         directory = out_dir / "results" / str(experiment)
         write_experiment(directory, [frame], game, **overrides)
         manifests.append(json.loads((directory / "manifest.json").read_text()))
-    module = build.GAMES.get(game)
-    return GameData(game, rows, manifests, out_dir, getattr(module, "OPTIONS", {}))
+    return GameData(game, rows, manifests, out_dir, build.options(game))
 
 
 def finding(summary: str, label: str) -> str:

@@ -1,5 +1,5 @@
-"""Broken and Beautiful: the batched engine replayed decision by decision through the scalar reference, batch =
-singles, and a state copied mid-game.
+"""Broken and Beautiful: the batched engine replayed decision by decision through the scalar reference, and a
+state copied in a repair phase.
 
 The engine plays batches with mixed lineups; a recording `choose` keeps every Decision it is asked and the
 choices made. Each game is then replayed through reference.play with a `choose` that returns the engine's
@@ -223,77 +223,6 @@ def test_a_deck_that_runs_out_agrees_with_reference(tmp_path: Path) -> None:
                  d.observation.round == 4]
     assert last_tops and all((top == -1).all() for top in last_tops)
     assert replay(params, record)["games"] == 200
-
-
-class Scripted:
-    """Replays the recorded choices of one seat in the games (rows of the record) it plays."""
-
-    def __init__(self, name: str, seat: int, rows: np.ndarray, record: Record, players: int):
-        self.name, self.seat, self.rows, self.record, self.players = name, seat, rows, record, players
-        self.calls: dict[int, int] = {}
-
-    def draft(self, obs, rng):
-        assert obs.seat == self.seat
-        pick = int((~obs.open[0]).sum())  # slots already taken this round
-        return self.record.picks[self.rows, obs.round, pick].astype(np.int64)
-
-    def keep(self, obs, rng):
-        pick = int((~obs.open[0]).sum()) - 1
-        return self.record.keeps[self.rows, obs.round, pick].astype(np.int64)
-
-    def repair(self, obs, rng):
-        # This seat's n-th turn of the round is repair step n * P + its place after the first player.
-        n = self.calls.get(obs.round, 0)
-        self.calls[obs.round] = n + 1
-        step = n * self.players + (self.seat - obs.first) % self.players
-        return self.record.repairs[obs.round][self.rows, step].astype(np.int64)
-
-
-def scripted_factory(record: Record):
-    def make(name, *, seat, params, games, secret):
-        rows = np.arange(len(record.order))[games]
-        return Scripted(name, seat, rows, record, params.players)
-
-    return make
-
-
-FIELDS = ("points", "scores", "repaired", "items", "broken", "rank", "win", "picks", "keeps")
-
-
-@pytest.mark.parametrize(("players", "overrides"), [(3, {}), (4, {"supply_shortfall": "unlimited"}),
-                                                    (2, {"new_player_ingots": 2})])
-def test_a_batch_equals_its_games_played_one_by_one(players: int, overrides: dict) -> None:
-    params = rules.Params(players=players, **overrides)
-    _, recorded = play_mixed(params, 150, 60 + players)
-    rng = np.random.default_rng(0)
-    names = rng.choice(["script-a", "script-b", "script-c"], size=(150, players))
-    batch = play_recorded(params, recorded.order, names, rng, scripted_factory(recorded))
-    for field in FIELDS:
-        assert np.array_equal(getattr(batch, field), getattr(recorded, field)), field
-    for r, choices in enumerate(batch.repairs):
-        assert np.array_equal(choices, recorded.repairs[r]), r
-    for field in ("owner", "cond", "ingots", "supply"):
-        assert np.array_equal(getattr(batch.state, field), getattr(recorded.state, field)), field
-
-    singles = []
-    for g in range(len(names)):
-        alone = recorded._replace(order=recorded.order[g : g + 1], picks=recorded.picks[g : g + 1],
-                                  keeps=recorded.keeps[g : g + 1], repairs=[c[g : g + 1] for c in recorded.repairs])
-        single = play_recorded(params, recorded.order[g : g + 1], names[g : g + 1], rng, scripted_factory(alone))
-        for r, choices in enumerate(single.repairs):
-            # a game on its own ends its repair phase when it ends; the batch only added passes after it
-            steps = choices.shape[1]
-            assert np.array_equal(choices[0], batch.repairs[r][g, :steps]), (g, r)
-            assert (batch.repairs[r][g, steps:] == params.kit.size).all(), (g, r)
-        singles.append(single)
-    assert any(s.repairs[r].shape[1] < batch.repairs[r].shape[1] for s in singles for r in range(len(s.repairs)))
-    for field in FIELDS:
-        together = getattr(batch, field)
-        one_by_one = np.concatenate([getattr(single, field) for single in singles])
-        assert np.array_equal(together, one_by_one), field
-    for field in ("owner", "cond", "ingots", "supply"):
-        one_by_one = np.concatenate([getattr(single.state, field) for single in singles])
-        assert np.array_equal(getattr(batch.state, field), one_by_one), field
 
 
 @pytest.mark.parametrize(("players", "overrides"), [(3, {}), (2, {"supply_shortfall": "unlimited"}), (4, {})])

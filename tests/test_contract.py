@@ -1,7 +1,9 @@
 """The game contract, checked over every registered game: a new game is covered with no new test code.
 
-Each test is parametrized from `sim.registry.GAMES` and uses only what the contract offers (GameRules,
-the steppable engine, the Catalogue), never a game's own modules.
+Each test is parametrized from `sim.registry.NAMES` and uses only what the contract offers (GameRules,
+the steppable engine, the Catalogue), never a game's own modules. The generic properties live here once: a batch
+plays like its games one at a time, a State copied mid-game continues the same, a trace replays to the engine's
+scores, and the golden playthroughs in tests/playthroughs/ replay exactly.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import pickle
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -16,12 +20,12 @@ import pytest
 
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
-from sim.game import play
-from sim.registry import GAMES, get_game
+from sim.game import Outcome, play, take
+from sim.registry import NAMES, get_game
 from sim.runner import Chunk, play_chunk
-from strategies.common import Table
 
-NAMES = [*sorted(GAMES), "dice"]  # dice: the test game, registered by its fixture like any new game would be
+PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+ALL = [*NAMES, "dice"]  # dice: the test game, registered by its fixture with one line, like any new game
 pytestmark = pytest.mark.usefixtures("dice")
 ENGINE_SCHEMA = {"experiment": pl.String, "config_hash": pl.String, "game": pl.String, "players": pl.Int8,
                  "game_id": pl.Int64, "deal": pl.Int32, "lineup": pl.Int32, "seat": pl.Int8, "player": pl.Int8,
@@ -39,6 +43,14 @@ def lineups(name: str, players: int, games: int, rng: np.random.Generator) -> np
     return rng.choice(strategies(name), size=(games, players))
 
 
+def every_lineup(name: str, players: int, games: int, rng: np.random.Generator) -> np.ndarray:
+    """Seats drawn from every whole strategy of the catalogue (not its parts, such as Kintsugi's policies, nor its
+    patterns, such as BASE-no-TYPE), or the bench strategy where it lists none."""
+    catalogue = get_game(name).players
+    whole = [s for s in catalogue.strategies if " " not in s and s.islower()] or [catalogue.bench]
+    return rng.choice(whole, size=(games, players))
+
+
 def simulate(name: str, players: int, seed: int, games: int = 24) -> dict:
     spec = get_game(name)
     rng = np.random.default_rng(seed)
@@ -53,12 +65,17 @@ def experiment(name: str, players: int):
                              "seats": [get_game(name).players.bench] * players}, default_name="contract")
 
 
-@pytest.mark.parametrize("name", NAMES)
+def the_fewest_and_the_most(name: str) -> tuple[int, ...]:
+    counts = get_game(name).rules.player_counts
+    return tuple(sorted({counts[0], counts[-1]}))
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_the_result_columns_follow_the_declared_schema(name: str) -> None:
     spec = get_game(name)
     players = spec.rules.player_counts[0]
     exp = experiment(name, players)
-    frame = play_chunk(exp, GAMES[name], Chunk(players, 0, 0, exp.deals[players]))
+    frame = play_chunk(exp, spec, Chunk(players, 0, 0, exp.deals[players]))
     assert dict(frame.schema) == {**ENGINE_SCHEMA, **spec.rules.columns}
     assert frame.height == 16 * players
     columns = simulate(name, players, 1)
@@ -68,7 +85,7 @@ def test_the_result_columns_follow_the_declared_schema(name: str) -> None:
         assert values.cast(dtype).cast(values.dtype).equals(values), f"{column} does not fit {dtype}"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_win_shares_sum_to_one_and_ranks_run_from_one(name: str) -> None:
     for players in get_game(name).rules.player_counts:
         columns = simulate(name, players, players)
@@ -80,7 +97,7 @@ def test_win_shares_sum_to_one_and_ranks_run_from_one(name: str) -> None:
         assert (per_game["len"] == players).all()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_the_same_seed_gives_the_same_data(name: str) -> None:
     players = get_game(name).rules.player_counts[-1]
     one, two = (pl.DataFrame(simulate(name, players, 5)) for _ in range(2))
@@ -89,52 +106,109 @@ def test_the_same_seed_gives_the_same_data(name: str) -> None:
     assert not one.equals(other)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str) -> None:
+@pytest.mark.parametrize("name", ALL)
+def test_a_batch_plays_exactly_like_its_games_played_one_at_a_time(name: str) -> None:
+    """Lockstep must not leak between games: each game of a batch, played alone with the answers it was asked
+    for, ends in the same State with the same Outcome."""
     spec = get_game(name)
-    rules, players = spec.rules, spec.rules.player_counts[-1]
-    params = spec.make_params(players, {})
-    rng = np.random.default_rng(11)
-    deal = rules.deal(params, rng, 12)
-    table, choices = Table(spec.players, params, lineups(name, players, 12, rng), rules.secrets(deal)), []
+    for players in the_fewest_and_the_most(name):
+        params, rng = spec.make_params(players, {}), np.random.default_rng(players)
+        deal, log = spec.rules.deal(params, rng, 12), []
+        batch = spec.play(params, deal, every_lineup(name, players, 12, rng), rng,
+                          listen=lambda decision, choice, log=log: log.append((decision.asked.copy(), choice.copy())))
+        together = dict(batched_arrays(batch.state, 12))
+        for g in range(12):
+            answers = iter([int(choice[g]) for asked, choice in log if asked[g]])
+            alone = play(spec.rules.engine, params, take(deal, [g]), scripted(answers), rng)
+            assert next(answers, None) is None, f"game {g} was asked fewer questions alone"
+            for field, value in batched_arrays(alone, 1):
+                assert np.array_equal(value[0], together[field][g]), (players, g, field)
+            assert_same_outcome(spec.rules.engine.outcome(params, alone), batch.outcome, slice(g, g + 1))
 
-    def recording(decision, rng):
-        choices.append(table.choose(decision, rng))
-        return choices[-1]
 
-    whole = rules.engine.outcome(params, play(rules.engine, params, deal, recording, rng))
-    state = rules.engine.init(params, deal)
+def scripted(answers):
+    """A choose callback giving the next answer wherever the one game is asked."""
+    return lambda decision, rng: np.array([next(answers) if decision.asked[0] else 0])
+
+
+def batched_arrays(state, batch: int) -> list[tuple[str, np.ndarray]]:
+    """(name, array) for every array of a State (and of the named tuples it holds) with one row per game, but those
+    of the question being asked (`State.QUESTION`)."""
+    found, question = [], getattr(type(state), "QUESTION", ())
+    for field, value in (state._asdict() if isinstance(state, tuple) else vars(state)).items():
+        if field in question:
+            continue
+        if isinstance(value, np.ndarray) and value.ndim and len(value) == batch:
+            found.append((field, value))
+        elif isinstance(value, tuple) and hasattr(value, "_asdict"):
+            found += [(f"{field}.{inner}", array) for inner, array in batched_arrays(value, batch)]
+    return found
+
+
+def assert_same_outcome(part: Outcome, batch: Outcome, games: slice) -> None:
+    """The Outcome of some games played apart equals theirs in the batch: standings and every own column."""
+    for field in ("scores", "rank", "win"):
+        assert np.array_equal(getattr(part, field), getattr(batch, field)[games]), field
+    players = part.scores.shape[1]
+    first, count = range(len(batch.scores))[games].start, len(part.scores)
+    for column, values in part.columns.items():
+        if isinstance(values, pl.Series):
+            assert values.equals(batch.columns[column].slice(first * players, count * players)), column
+        else:
+            assert np.array_equal(values, batch.columns[column][games]), column
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str) -> None:
+    """A search player's rollouts start from kept States: a deep copy continues exactly like the original."""
+    spec = get_game(name)
+    engine, players = spec.rules.engine, spec.rules.player_counts[-1]
+    params, rng = spec.make_params(players, {}), np.random.default_rng(11)
+    deal, choices = spec.rules.deal(params, rng, 12), []
+    whole = spec.play(params, deal, lineups(name, players, 12, rng), rng,
+                      listen=lambda decision, choice: choices.append(choice))
+    state = engine.init(params, deal)
     for choice in choices[: len(choices) // 2]:
-        state = rules.engine.step(params, state, choice)
+        state = engine.step(params, state, choice)
     kept = copy.deepcopy(state)
     for start in (state, kept):
         current = start
         for choice in choices[len(choices) // 2:]:
-            assert not rules.engine.terminal(current)
-            current = rules.engine.step(params, current, choice)
-        assert rules.engine.terminal(current)
-        finished = rules.engine.outcome(params, current)
-        assert np.array_equal(finished.scores, whole.scores)
-        assert np.array_equal(finished.win, whole.win)
+            assert not engine.terminal(current)
+            current = engine.step(params, current, choice)
+        assert engine.terminal(current)
+        assert_same_outcome(engine.outcome(params, current), whole.outcome, slice(None))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_a_trace_narrates_and_replays_through_the_reference_to_the_engines_scores(name: str) -> None:
     spec = get_game(name)
-    players = spec.rules.player_counts[0]
-    params = spec.make_params(players, {})
-    seated = [strategies(name)[s % len(strategies(name))] for s in range(players)]
-    trace = json.loads(json.dumps(spec.trace(params, seated, 4)))
-    assert (trace["game"], trace["players"], trace["seed"], trace["strategies"]) == (name, players, 4, seated)
-    assert spec.rules.narrate(trace).strip()
-    rng = np.random.default_rng(4)  # the engine, given the trace's seed, plays the very same game
-    deal = spec.rules.deal(params, rng, 1)
-    table = Table(spec.players, params, np.array([seated]), spec.rules.secrets(deal))
-    state = play(spec.rules.engine, params, deal, table.choose, rng)
-    assert list(spec.rules.replay(trace)) == spec.rules.engine.outcome(params, state).scores[0].tolist()
+    for players in the_fewest_and_the_most(name):
+        params = spec.make_params(players, {})
+        seated = [strategies(name)[s % len(strategies(name))] for s in range(players)]
+        for seed in (4, 5):
+            trace = json.loads(json.dumps(spec.trace(params, seated, seed)))
+            assert (trace["game"], trace["players"], trace["seed"], trace["strategies"]) == (name, players, seed,
+                                                                                             seated)
+            assert spec.rules.narrate(trace).strip()
+            played = spec.deal_and_play(params, seated, seed)
+            assert list(spec.rules.replay(trace)) == played.outcome.scores[0].tolist()
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_golden_playthrough_replays_exactly(name: str) -> None:
+    """tests/playthroughs/<game>.json, written once by `atelier play --json`: the same command must print the same
+    trace, so that a rule drift which the self-consistent tests above cannot see breaks this one. After a change of
+    rules that is meant, write the file anew with the command it records (see tests/playthroughs/README.md)."""
+    golden = json.loads((PLAYTHROUGHS / f"{name}.json").read_text(encoding="utf-8"))
+    spec = get_game(name)
+    params = spec.make_params(golden["players"], {k: v for k, v in golden["params"].items() if k != "players"})
+    assert json.loads(json.dumps(spec.trace(params, golden["strategies"], golden["seed"]))) == golden
+    played = spec.deal_and_play(params, golden["strategies"], golden["seed"])
+    assert list(spec.rules.replay(golden)) == played.outcome.scores[0].tolist()
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_an_unknown_strategy_is_refused(name: str) -> None:
     with pytest.raises(AtelierError, match="no-such-player"):
         get_game(name).check_strategy("no-such-player")
@@ -150,28 +224,30 @@ class Crooked:
         return lambda observation, rng: np.full(self.n, 10**6)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_an_illegal_choice_is_named(name: str) -> None:
     spec = get_game(name)
     players = spec.rules.player_counts[0]
     params = spec.make_params(players, {})
-    bench = spec.players.bench
 
     def make(strategy, *, seat, params, games, secret):
         return Crooked(strategy, games) if strategy == "crooked" else spec.players.make(
             strategy, seat=seat, params=params, games=games, secret=secret)
 
-    crooked = dataclasses.replace(spec.players, make=make)
-    seated = np.array([["crooked"] * players, [bench] * players] * 3)
+    seated = np.array([["crooked"] * players, [spec.players.bench] * players] * 3)
     deal = spec.rules.deal(params, np.random.default_rng(0), 6)
-    table = Table(crooked, params, seated, spec.rules.secrets(deal))
     with pytest.raises(IllegalMove, match="strategy 'crooked' returned an illegal move"):
-        play(spec.rules.engine, params, deal, table.choose, np.random.default_rng(0))
+        spec.play(params, deal, seated, np.random.default_rng(0), players=dataclasses.replace(spec.players, make=make))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_the_manifest_facts_are_plain_data(name: str) -> None:
     rules = get_game(name).rules
     for players in rules.player_counts:
         facts = rules.facts(rules.make_params(players, {}))
         assert json.loads(json.dumps(facts)) == facts and facts
+
+
+def test_a_game_pickles_as_its_modules() -> None:
+    spec = get_game("dice")
+    assert pickle.loads(pickle.dumps(spec)).modules == spec.modules

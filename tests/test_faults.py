@@ -1,10 +1,13 @@
 """Faults a run must survive without losing or mixing results, and mistakes that must be one line.
 
-Each test injects one fault (a killed worker, Ctrl-C to the whole process group, an edited data file, a
-damaged part, a second run into the same folder, a bad path) and checks that the data are intact and
-identical after a resume, or that the input is refused with one line and leaves nothing behind.
+Each test injects one fault (a killed worker, Ctrl-C to the whole process group, SIGTERM, a full disk, an edited
+data file or manifest, a damaged part, a second run into the same folder, a bad path, a pipe for a file) and
+checks that the data are intact and identical after a resume, or that the input is refused with one line and
+leaves nothing behind.
 """
 
+import builtins
+import errno
 import fcntl
 import json
 import os
@@ -13,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -21,10 +25,11 @@ from fakegame import EXPERIMENT as DICE_EXPERIMENT
 from fakegame import kill_marker
 from test_cli import assert_user_error, invoke
 
+from reports import generic
 from reports.load import ResultsError, load
-from sim import runner
+from sim import results, runner
 from sim.errors import AtelierError, Interrupted
-from sim.experiment import MAX_GAMES, load_experiment
+from sim.experiment import MAX_CHUNK, MAX_GAMES, load_experiment
 
 pytestmark = pytest.mark.usefixtures("dice")
 KINTSUGI_DECK = Path(__file__).parents[1] / "sim" / "kintsugi" / "cards.toml"
@@ -51,6 +56,33 @@ def manifest(directory: Path) -> dict:
     return json.loads((directory / "manifest.json").read_text())
 
 
+LAUNCHER = ("import sys; from sim import registry; registry.GAMES['dice'] = ('fakegame', 'fakegame'); "
+            "from sim.cli import app; sys.argv[0] = 'atelier'; app()")
+
+
+def atelier_process(*args: str | Path, env: dict | None = None) -> subprocess.Popen:
+    """`atelier ARGS...` in a process of its own (its own process group), with the dice game registered."""
+    command = [sys.executable, "-c", LAUNCHER, *map(str, args)]
+    path = os.pathsep.join([str(Path(__file__).parent), *sys.path])
+    return subprocess.Popen(command, env={**(env or os.environ), "PYTHONPATH": path}, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+@contextmanager
+def within(seconds: int):
+    """Fail, instead of hanging, if the block takes longer than `seconds`."""
+    def give_up(signum, frame):
+        raise TimeoutError(f"still waiting after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 # --- Data loss and mixed data -------------------------------------------------------------------------------
 
 
@@ -74,12 +106,7 @@ def test_ctrl_c_to_the_process_group_keeps_the_finished_parts(write_toml, tmp_pa
     text = DICE_EXPERIMENT + "[params]\ndelay = 0.15\n"
     path, out = write_toml(text), tmp_path / "out"
     whole = run_dice(write_toml, tmp_path / "whole", text, jobs=2)
-    launcher = ("import sys; from sim import registry; registry.GAMES['dice'] = ('fakegame', 'fakegame'); "
-                "from sim.cli import app; "
-                "sys.argv[0] = 'atelier'; app()")
-    command = [sys.executable, "-c", launcher, "run", str(path), "--out", str(out), "--jobs", "2", "--quiet"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet")
     deadline = time.monotonic() + 60
     while not _finished_parts(out / "exp") and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -91,6 +118,36 @@ def test_ctrl_c_to_the_process_group_keeps_the_finished_parts(write_toml, tmp_pa
     kept = manifest(out / "exp")["finished"]
     assert 0 < len(kept) < 10
     assert run_dice(write_toml, out, text).equals(whole)
+
+
+def test_sigterm_before_any_part_leaves_nothing_as_ctrl_c_does(write_toml, tmp_path: Path) -> None:
+    path, out = write_toml(DICE_EXPERIMENT + "[params]\ndelay = 3.0\n"), tmp_path / "out"
+    process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet")
+    deadline = time.monotonic() + 60
+    while not (out / "exp" / "manifest.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _finished_parts(out / "exp") == 0
+    os.kill(process.pid, signal.SIGTERM)  # what `kill PID`, a shutdown or a job scheduler sends
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 143, stderr
+    assert stderr.splitlines() == ["error: terminated; no results were written"], stderr
+    assert not out.exists()
+
+
+def test_sigterm_keeps_the_finished_parts_and_the_resume_matches(write_toml, tmp_path: Path) -> None:
+    text = DICE_EXPERIMENT + "[params]\ndelay = 0.15\n"
+    path, out = write_toml(text), tmp_path / "out"
+    process = atelier_process("run", path, "--out", out, "--quiet")
+    deadline = time.monotonic() + 60
+    while not _finished_parts(out / "exp") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(process.pid, signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 143, stderr
+    assert stderr.startswith("error: terminated; ") and "finished part(s) kept" in stderr, stderr
+    kept = manifest(out / "exp")["finished"]
+    assert 0 < len(kept) < 10
+    assert run_dice(write_toml, out, text).equals(run_dice(write_toml, tmp_path / "whole", text))
 
 
 def _finished_parts(directory: Path) -> int:
@@ -151,9 +208,9 @@ def test_a_damaged_part_is_refused_by_the_loader_and_played_again(write_toml, tm
     played = []
     play_chunk = runner.play_chunk
 
-    def counting(experiment, module, chunk):
+    def counting(experiment, game, chunk):
         played.append(chunk.id)
-        return play_chunk(experiment, module, chunk)
+        return play_chunk(experiment, game, chunk)
 
     runner.play_chunk, original = counting, runner.play_chunk
     try:
@@ -161,6 +218,48 @@ def test_a_damaged_part_is_refused_by_the_loader_and_played_again(write_toml, tm
     finally:
         runner.play_chunk = original
     assert played == [part.stem]
+
+
+def fill_the_disk_after(monkeypatch: pytest.MonkeyPatch, parts: int) -> None:
+    """Every part sim/results.py writes after the first `parts` goes to /dev/full, which answers ENOSPC as a full
+    disk does."""
+    written = []
+
+    def open_on_a_full_disk(path, mode="r", *args, **kwargs):
+        if "w" in mode and ".parquet." in Path(path).name:
+            if len(written) == parts:
+                return builtins.open("/dev/full", mode, *args, **kwargs)
+            written.append(path)
+        return builtins.open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(results, "open", open_on_a_full_disk, raising=False)
+
+
+@pytest.mark.parametrize("parts", [0, 2])
+def test_a_full_disk_stops_the_run_in_one_line_and_the_resume_matches(monkeypatch, write_toml, tmp_path: Path,
+                                                                     parts: int) -> None:
+    path, out = write_toml(DICE_EXPERIMENT), tmp_path / "out"
+    with monkeypatch.context() as patch:
+        fill_the_disk_after(patch, parts)
+        result = invoke("run", path, "--out", out, "--quiet")
+    assert_user_error(result, "cannot write", "No space left on device")
+    if parts:
+        assert f"{parts} finished part(s) kept" in result.stderr
+        assert sorted(p.name for p in (out / "exp" / "parts").iterdir()) == [f"P2-c0000{i}.parquet" for i in (0, 1)]
+        assert list(manifest(out / "exp")["finished"]) == ["P2-c00000", "P2-c00001"]
+    else:
+        assert not out.exists()
+    assert run_dice(write_toml, out).equals(run_dice(write_toml, tmp_path / "whole"))
+
+
+def test_paths_that_are_not_utf8_work(write_toml, tmp_path: Path) -> None:
+    out = tmp_path / os.fsdecode(b"r\xe9sultats")  # Latin-1 bytes, not UTF-8: a surrogate in the str
+    result = invoke("run", write_toml(DICE_EXPERIMENT), "--out", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "r\\xe9sultats" in result.stdout
+    assert load(out / "exp").equals(run_dice(write_toml, tmp_path / "plain"))
+    (out / "exp" / "manifest.json").write_text("{")
+    assert_user_error(invoke("report", out, "--out", tmp_path / "report"), "r\\xe9sultats", "is unreadable")
 
 
 def test_a_second_run_into_a_locked_folder_is_refused(write_toml, tmp_path: Path) -> None:
@@ -278,3 +377,138 @@ def test_report_mistakes(write_toml, tmp_path: Path) -> None:
     (out / "exp" / "manifest.json").write_text(json.dumps({**json.loads(text), "finished": {}}))
     assert_user_error(invoke("report", out, *report), "holds no finished games yet")
     assert not (tmp_path / "report").exists()
+
+
+# --- Pipes, limits and hand-edited results ------------------------------------------------------------------
+
+
+def test_an_experiment_file_that_is_a_pipe_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "exp.toml"
+    os.mkfifo(fifo)
+    with within(30):
+        assert_user_error(invoke("run", fifo, "--out", tmp_path / "out"), str(fifo), "is not a regular file")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("game", "param", "what", "strategy"), [
+    ("kintsugi", "deck", "deck file", "random+uniform"),
+    ("broken_beautiful", "components", "components file", "random"),
+    ("kunst_stuecke", "shapes", "shapes file", "random"),
+    ("witkacy", "deck", "deck file", "random")])
+def test_a_data_file_that_is_a_pipe_is_refused(tmp_path: Path, game: str, param: str, what: str, strategy: str) -> None:
+    fifo = tmp_path / "data.toml"
+    os.mkfifo(fifo)
+    experiment = tmp_path / "exp.toml"
+    experiment.write_text(f'game = "{game}"\nplayers = 2\ngames = 10\nseed = 1\nseats = ["{strategy}", "{strategy}"]\n'
+                          f'[params]\n{param} = "{fifo}"\n')
+    with within(30):
+        assert_user_error(invoke("run", experiment, "--out", tmp_path / "out"), f"{what} {fifo} is not a regular file")
+        assert_user_error(invoke("play", game, "--players", 2, "--strategies", f"{strategy},{strategy}", "--param",
+                                 f"{param}={fifo}"), f"{what} {fifo} is not a regular file")
+    assert not (tmp_path / "out").exists()
+
+
+def test_bench_games_have_a_limit(tmp_path: Path) -> None:
+    assert_user_error(invoke("bench", "dice", "--games", 10**12), "--games must be between 1 and 65,536")
+    assert_user_error(invoke("bench", "dice", "--games", MAX_CHUNK + 1), "--games must be between 1 and 65,536")
+
+
+def test_aliases_of_one_strategy_are_refused(write_toml, tmp_path: Path) -> None:
+    text = 'game = "kunst_stuecke"\nplayers = 3\ngames = 6\nseed = 1\npool = ["planner@12", "planner@12.0"]\n'
+    assert_user_error(invoke("run", write_toml(text), "--out", tmp_path / "out"),
+                      "write 'planner@12.0' as 'planner@12'")
+    underscored = text.replace('"planner@12.0"', '"planner@1_2"')
+    assert_user_error(invoke("run", write_toml(underscored), "--out", tmp_path / "out"),
+                      "write 'planner@1_2' as 'planner@12'")
+    assert not (tmp_path / "out").exists()
+    assert_user_error(invoke("play", "kunst_stuecke", "--players", 2, "--strategies", "planner@12.0,random"),
+                      "write 'planner@12.0' as 'planner@12'")
+
+
+def test_a_pool_beyond_one_batch_is_split_and_too_few_games_are_refused(write_toml, tmp_path: Path) -> None:
+    pool = json.dumps([f"planner@{knob}" for knob in range(13)])  # 13 * 12 * 11 * 10 * 9 = 154,440 seatings
+    text = f'game = "kunst_stuecke"\nplayers = 5\ngames = 1\nseed = 1\nchunk = 4096\npool = {pool}\n'
+    assert_user_error(invoke("run", write_toml(text), "--out", tmp_path / "out"),
+                      "'games' must be at least 154,440 at 5 players")
+    experiment = load_experiment(write_toml(text.replace("games = 1\n", "games = 154441\n")))
+    assert experiment.games(5) == 154_440
+    assert runner.plan_summary(experiment) == {
+        "5": {"deals": 1, "deals_per_chunk": 1, "chunks": 38, "lineups_per_chunk": 4096}}
+    chunks = list(runner.plan(experiment))
+    assert max(len(c.lineup_range(experiment)) for c in chunks) == 4096
+    assert [c.lineups for c in chunks[-2:]] == [(36 * 4096, 37 * 4096), (37 * 4096, 154_440)]
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda m: m["finished"].update({"P2-c00000": 5}), "'finished' entry P2-c00000 must be an object, got 5"),
+    (lambda m: m["finished"]["P2-c00000"].update(bytes="many"), "needs 'bytes' as a whole number, got 'many'"),
+    (lambda m: m["finished"].update({"../../x": m["finished"]["P2-c00000"]}), "which is no chunk id"),
+    (lambda m: m.update(game="kaleido"), "hold game 'dice', not 'kaleido'"),
+    (lambda m: m.update(experiment="other"), "hold experiment 'exp', not 'other'"),
+    (lambda m: m.update(tie_breakers=["nothing"]), "'tie_breakers' names 'nothing', which is no column"),
+    (lambda m: m.update(tie_breakers="low"), "'tie_breakers' must be a list, got 'low'"),
+    (lambda m: m.update(lowest_wins="yes"), "'lowest_wins' must be true or false"),
+    (lambda m: m.pop("complete"), "it lacks 'complete'"),
+])
+def test_a_hand_edited_manifest_is_one_line(write_toml, tmp_path: Path, edit, problem: str) -> None:
+    out = tmp_path / "out"
+    run_dice(write_toml, out)
+    edited = manifest(out / "exp")
+    edit(edited)
+    (out / "exp" / "manifest.json").write_text(json.dumps(edited))
+    assert_user_error(invoke("report", out, "--out", tmp_path / "report"), problem)
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_manifest_that_is_a_folder_is_one_line(write_toml, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run_dice(write_toml, out)
+    (out / "other" / "manifest.json").mkdir(parents=True)
+    assert_user_error(invoke("report", out, "--out", tmp_path / "report"), "manifest.json is a folder, not a manifest")
+    text = DICE_EXPERIMENT.replace("seed = 5", 'seed = 5\nname = "other"')
+    assert_user_error(invoke("run", write_toml(text), "--out", out), "manifest.json is a folder, not a manifest")
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_report_is_moved_into_place_only_when_whole(monkeypatch, write_toml, tmp_path: Path) -> None:
+    out, report = tmp_path / "out", tmp_path / "report"
+    run_dice(write_toml, out)
+    report.mkdir()
+    (report / "index.html").write_text("the earlier report")
+    (report / "old_chart.png").write_bytes(b"png")
+    save_chart, saved = generic.save_chart, []
+
+    def save_then_fill_the_disk(*args, **kwargs):
+        if saved:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(args[1]))
+        saved.append(save_chart(*args, **kwargs))
+        return saved[-1]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(generic, "save_chart", save_then_fill_the_disk)
+        assert_user_error(invoke("report", out, "--out", report), "No space left on device", code=1)
+    assert saved  # a chart was drawn, into the folder that was then thrown away
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml", "out", "report"]
+    assert sorted(p.name for p in report.iterdir()) == ["index.html", "old_chart.png"]
+    assert (report / "index.html").read_text() == "the earlier report"
+    result = invoke("report", out, "--out", report)
+    assert result.exit_code == 0, result.output
+    assert "old_chart.png" not in {p.name for p in report.iterdir()}
+    assert "Balance report" in (report / "index.html").read_text()
+    (report / "notes.txt").write_text("mine")
+    assert_user_error(invoke("report", out, "--out", report), "holds 'notes.txt', which is no part of a report")
+    assert (report / "notes.txt").read_text() == "mine"
+
+
+def test_a_report_writes_nothing_outside_out(write_toml, tmp_path: Path) -> None:
+    results_dir, home = tmp_path / os.fsdecode(b"r\xe9sultats"), tmp_path / "home"
+    home.mkdir()
+    run_dice(write_toml, results_dir)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("MPL", "XDG_"))}
+    report = tmp_path / os.fsdecode(b"rapport-\xe9")
+    process = atelier_process("report", results_dir, "--out", report, env={**env, "HOME": str(home)})
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert (report / "index.html").is_file()
+    assert list(home.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["exp.toml", "home", results_dir.name, report.name])

@@ -7,6 +7,7 @@ kernels); the differential replays against the scalar references check the kerne
 from __future__ import annotations
 
 import numpy as np
+import twins
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -21,8 +22,7 @@ from sim.kintsugi import engine as kintsugi_engine
 from sim.kintsugi import fast as kintsugi_fast
 from sim.registry import get_game
 from strategies import kaleido as kaleido_strategies
-from strategies.broken_beautiful import score_after
-from strategies.common import Table, pick_any, pick_best, pick_best_numpy
+from strategies.common import Table, pick_any, pick_best
 
 
 @settings(max_examples=200, deadline=None)
@@ -32,7 +32,7 @@ def test_pick_best_matches_its_numpy_twin_draw_for_draw(rows: int, options: int,
     allowed = data.draw(arrays(np.bool_, (rows, options)))
     compiled, twin, anyway = (np.random.default_rng(seed) for _ in range(3))
     best = pick_best(score, allowed, compiled, lowest)
-    assert np.array_equal(best, pick_best_numpy(score, allowed, twin, lowest))
+    assert np.array_equal(best, twins.pick_best(score, allowed, twin, lowest))
     assert compiled.random() == twin.random()  # both consumed the generator alike
     assert (allowed[np.arange(rows), best] | ~allowed.any(axis=1)).all()
     equal = np.zeros(score.shape)
@@ -76,7 +76,7 @@ def test_broken_beautiful_valuations_match_the_numpy_scoring():
             cards = rng.integers(-1, kit.size, size=(len(obs.owner), 5))
             coins = rng.integers(0, 12, size=cards.shape)
             for repaired in (False, True):
-                expected = score_after(t, seat, cards, coins, kit, repaired)
+                expected = twins.score_after(t, seat, cards, coins, kit, repaired)
                 assert np.array_equal(bb_fast.scores(obs.owner, obs.cond, seat, cards, coins, kit, repaired), expected)
         checked.append(decision.seat)
 
@@ -103,12 +103,12 @@ def test_kintsugi_laying_and_piece_counts_match_numpy_and_scipy():
         state = kintsugi_engine.init(params, deal)
         while state.turn < len(params.cards) - 1:
             actions = rng.integers(0, 16, 400)
-            twin = kintsugi_engine.lay_numpy(params, state, actions)
+            twin = twins.lay(params, state, actions)
             state = kintsugi_engine.step(params, state, actions)
             for compiled, expected in zip((state.board, state.pos, state.low, state.high), twin, strict=True):
                 assert np.array_equal(compiled, expected)
             compiled = kintsugi_fast.count_pieces(state.board, state.low, state.high, connectivity, 4)
-            assert np.array_equal(compiled, kintsugi_engine.count_pieces(state, connectivity))
+            assert np.array_equal(compiled, twins.count_pieces(state, connectivity))
 
 
 def test_kaleido_extra_action_masks_match_the_numpy_twin():

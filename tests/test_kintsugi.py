@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import twins
 from playback import play_batch
 
 from sim.errors import AtelierError, IllegalMove
@@ -295,7 +296,7 @@ def test_scripted_boards_engine(name: str) -> None:
             previous = placement
         assert engine_text(state.board[0]) == text
         assert state.pos[0].tolist() == [previous.row + origin, previous.col + origin]
-        assert engine.count_pieces(state, connectivity)[0].tolist() == pieces
+        assert twins.count_pieces(state, connectivity)[0].tolist() == pieces
 
 
 def test_board_text_marks_the_newest_card_in_lower_case() -> None:
@@ -448,7 +449,7 @@ def test_trace_matches_the_engine_and_an_independent_audit(players, strategies, 
         previous = placement[:2]
     out = played.outcome
     assert played.state.guesses[0].tolist() == record["guesses"]
-    assert engine.count_pieces(played.state, params.connectivity)[0].tolist() == record["pieces"]
+    assert twins.count_pieces(played.state, params.connectivity)[0].tolist() == record["pieces"]
     assert out.scores[0].tolist() == record["scores"]
     assert np.flatnonzero(out.win[0] > 0).tolist() == record["winners"]
 
@@ -492,7 +493,7 @@ def test_the_smallest_decks_play_in_the_batched_engine_and_the_trace(tmp_path: P
     order, colors = rules.deal(params, np.random.default_rng(1), 24)
     record = play_batch("kintsugi", params, rules.Deal(order, colors), lineups, np.random.default_rng(2))
     assert out["score"].tolist() == record.outcome.scores.ravel().tolist()
-    pieces = engine.count_pieces(record.state, params.connectivity)
+    pieces = twins.count_pieces(record.state, params.connectivity)
     for g in range(24):
         game = reference.new_game(params, order[g], colors[g])
         for action in record.of_kind("place")[g]:
@@ -644,9 +645,9 @@ def test_piece_deltas_agree_with_exact_counts(connectivity: int) -> None:
             state = engine.step(params, state, rng.integers(0, 16, batch))
         deltas = piece_deltas(engine.observe(state, params), connectivity)
         assert deltas.shape == (batch, 16, 4)
-        before = engine.count_pieces(state, connectivity)
+        before = twins.count_pieces(state, connectivity)
         for action in range(16):
-            after = engine.count_pieces(engine.step(params, state, np.full(batch, action)), connectivity)
+            after = twins.count_pieces(engine.step(params, state, np.full(batch, action)), connectivity)
             agree += int((after - before == deltas[:, action]).sum())
             total += after.size
     assert agree / total >= 0.97

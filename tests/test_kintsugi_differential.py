@@ -1,4 +1,4 @@
-"""Kintsugi: the batched engine replayed move by move through the scalar reference, and batch = singles.
+"""Kintsugi: the batched engine replayed move by move through the scalar reference.
 
 The reference derives legality from the rule (cover exactly one fragment of the previous card), not from the
 engine's offset table, and counts pieces with its own flood fill, so agreement over thousands of games with
@@ -7,11 +7,11 @@ every strategy mix is strong evidence that both implement the rulebook.
 
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
 import pytest
+import twins
 from playback import play_batch
 
 from sim.kintsugi import engine, reference, rules
@@ -61,7 +61,7 @@ class Record(NamedTuple):
 
 def record_of(params: rules.Params, deal: rules.Deal, state: engine.State, actions: np.ndarray) -> Record:
     out = engine.outcome(params, state)
-    return Record(*deal, actions, state.guesses, engine.count_pieces(state, params.connectivity),
+    return Record(*deal, actions, state.guesses, twins.count_pieces(state, params.connectivity),
                   out.columns["guess_correct"], out.scores, out.rank, out.win)
 
 
@@ -98,12 +98,12 @@ def replay(params: rules.Params, record: Record, every_turn_pieces: bool = False
             reference.place(game, to_placement(state.pos[g], record.actions[g, turn]))
         state = engine.step(params, state, record.actions[:, turn])
         if every_turn_pieces:
-            counts = engine.count_pieces(state, params.connectivity)
+            counts = twins.count_pieces(state, params.connectivity)
             for g, game in enumerate(games):
                 assert counts[g].tolist() == reference.pieces(game), (g, turn)
                 assert np.array_equal(state.board[g], reference_board(game, state.board.shape[1:])), (g, turn)
     assert all(game.over for game in games)
-    assert np.array_equal(engine.count_pieces(state, params.connectivity), record.pieces)
+    assert np.array_equal(twins.count_pieces(state, params.connectivity), record.pieces)
     for g, game in enumerate(games):
         assert np.array_equal(state.board[g], reference_board(game, state.board.shape[1:])), g
     return games
@@ -156,73 +156,3 @@ def test_random_walks_that_stretch_far_agree_with_reference() -> None:
     assert engine.terminal(state)
     record = record_of(params, deal, state, actions)
     check_outcome(record, replay(params, record))
-
-
-class Scripted:
-    """Replays recorded placements and guesses for one seat in a set of games."""
-
-    def __init__(self, name: str, seat: int, actions: np.ndarray, guesses: np.ndarray):
-        self.name, self.seat, self.actions, self.guesses = name, seat, actions, guesses
-
-    def place(self, obs, rng):
-        assert obs.seat == self.seat
-        return self.actions[:, obs.turn].astype(np.int64)
-
-    def guess(self, obs, rng):
-        return self.guesses[:, self.seat].astype(np.int64)
-
-
-def scripted_factory(actions: np.ndarray, guesses: np.ndarray, colors: np.ndarray):
-    """make_player for the table: each seat's players replay the recorded rows of the games they play."""
-
-    def make(name, *, seat, params, games, secret: np.ndarray):
-        rows = np.arange(len(actions))[games]
-        assert np.array_equal(secret, colors[rows, seat])  # the table hands each player its own colours
-        return Scripted(name, seat, actions[rows], guesses[rows])
-
-    return make
-
-
-def replayed(params, record: Record, names: np.ndarray, games, rng) -> Record:
-    deal = rules.Deal(record.order[games], record.colors[games])
-    factory = scripted_factory(record.actions[games], record.guesses[games], record.colors[games])
-    played = play_batch("kintsugi", params, deal, names[games], rng, factory)
-    return record_of(params, deal, played.state, played.of_kind("place"))
-
-
-@pytest.mark.parametrize(("players", "connectivity"), [(3, 8), (4, 4)])
-def test_a_batch_equals_its_games_played_one_by_one(players: int, connectivity: int) -> None:
-    params, _, recorded = play_mixed(players, 300, 50 + players, connectivity)
-    # Window sizes matter to count_pieces: the batch must hold both small and large spreads.
-    extent = walk_extent(recorded.actions)
-    assert (extent > 10).sum() >= 3 and (extent <= 10).sum() >= 3
-
-    rng = np.random.default_rng(0)
-    names = rng.choice(["script-a", "script-b", "script-c"], size=recorded.colors.shape)
-    batch = replayed(params, recorded, names, slice(None), rng)
-    assert np.array_equal(batch.actions, recorded.actions)
-    singles = [replayed(params, recorded, names, slice(g, g + 1), rng) for g in range(len(names))]
-    for field in ("pieces", "guesses", "correct", "scores", "rank", "win"):
-        together = getattr(batch, field)
-        alone = np.concatenate([getattr(single, field) for single in singles])
-        assert np.array_equal(together, alone), field
-        assert np.array_equal(together, getattr(recorded, field)), field
-
-
-def test_a_state_copied_mid_game_continues_to_the_same_outcome() -> None:
-    """The engine's State can be kept and continued: a search player's rollouts start from copies."""
-    params, _, recorded = play_mixed(3, 64, 77)
-    state = engine.init(params, rules.Deal(recorded.order, recorded.colors))
-    for turn in range(6):
-        state = engine.step(params, state, recorded.actions[:, turn])
-    kept = copy.deepcopy(state)
-    finished = [state, kept]
-    for index, current in enumerate(finished):
-        for turn in range(6, N_CARDS - 1):
-            current = engine.step(params, current, recorded.actions[:, turn])
-        for seat in range(3):
-            current = engine.step(params, current, recorded.guesses[:, seat])
-        finished[index] = current
-    assert np.array_equal(kept.board, state.board)  # stepping never changed the state it started from
-    first, second = (engine.outcome(params, s) for s in finished)
-    assert np.array_equal(first.scores, recorded.scores) and np.array_equal(second.scores, recorded.scores)

@@ -7,6 +7,7 @@ follows the rulebook's formula and shares the victory among the lowest scores on
 from __future__ import annotations
 
 import numpy as np
+import twins
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,8 +75,8 @@ def test_piece_counts_are_bounded_by_the_visible_cells(position) -> None:
     players, order, colors, actions, _ = position
     state, games = play_out(players, order, colors, actions, connectivity=8)
     state4, games4 = play_out(players, order, colors, actions, connectivity=4)
-    eight = engine.count_pieces(state, 8)
-    four = engine.count_pieces(state4, 4)
+    eight = twins.count_pieces(state, 8)
+    four = twins.count_pieces(state4, 4)
     for g in range(len(order)):
         visible = np.bincount(state.board[g][state.board[g] != engine.EMPTY], minlength=4)
         assert (eight[g][visible > 0] >= 1).all()
@@ -115,7 +116,7 @@ def check_scoring(pieces: np.ndarray, colors: np.ndarray, guesses: np.ndarray) -
 def test_scores_of_played_positions_follow_the_rulebook(position) -> None:
     players, order, colors, actions, guesses = position
     state, _ = play_out(players, order, colors, actions)
-    check_scoring(engine.count_pieces(state, 8), colors, guesses)
+    check_scoring(twins.count_pieces(state, 8), colors, guesses)
 
 
 @settings(max_examples=300, deadline=None)

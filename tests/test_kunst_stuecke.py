@@ -19,7 +19,10 @@ from sim.errors import AtelierError, IllegalMove
 from sim.game import params_from
 from sim.kunst_stuecke import reference as ref
 from sim.kunst_stuecke import rules
-from sim.kunst_stuecke.rules import SIDE, Params, load_shapes, tile_of
+from sim.kunst_stuecke.rules import Params, load_shapes, tile_of
+
+SIDE = 18  # the default board (ours: the rulebook gives no size)
+SQUARES = SIDE * SIDE
 
 RED_L5, RED_P5, RED_T5, RED_L6, RED_R6, RED_S6, RED_R8 = 0, 1, 2, 3, 4, 5, 9
 YELLOW_L5, YELLOW_R6, YELLOW_R8 = 12, 16, 21
@@ -67,17 +70,17 @@ def lay(game: ref.Game, rows: list[str], pieces: dict[str, int]) -> None:
 
 def put(game: ref.Game, piece: int, row: int, col: int, orientation: int = 0) -> None:
     """Put a piece on the board in an orientation, its bounding box's top-left corner at (row, col)."""
-    cells = ref.squares(game, piece, orientation, row * SIDE + col)
-    for square in cells:
+    anchor = row * game.params.board + col
+    for square in ref.squares(game, piece, orientation, anchor):
         assert game.board[square] == -1
         game.board[square] = piece
-    game.where[piece] = (orientation, row * SIDE + col)
+    game.where[piece] = (orientation, anchor)
 
 
 def may_place(game: ref.Game, piece: int, rows: list[str]) -> bool:
     """Whether the piece may be placed on the squares marked '#'."""
     orientation, anchor = way_of(game, piece, drawn(rows)["#"])
-    return ref.ORIENTATION_STRIDE * orientation + anchor in ref.placements(game, piece)
+    return SQUARES * orientation + anchor in ref.placements(game, piece)
 
 
 # ---------------------------------------------------------------------------------------------- the shapes file
@@ -126,8 +129,20 @@ def test_spaces_take_five_whole_numbers():
         params_from(Params, 3, rules.PLAYER_COUNTS, {"spaces": [20, 10, 5]})
 
 
+RULEBOOK_DEAL = {5: 11, 4: 13, 3: 18, 2: 26}  # Preparation: "5 Players > 11 Shapes", ...
+
+
+def test_the_rulebook_s_components_chips_and_score_boards():
+    params = Params()
+    assert params.chips == 10 and params.spaces == (15, 10, 10, 5, 5)  # "10 chips"; "marked 15/10/10/5/5"
+    assert [rules.colour_of(p) for p in range(60)] == [c for c in range(5) for _ in range(12)]  # 12 in each of 5
+    assert rules.COLORS[:1] == ("red",) and len(rules.COLORS) == 5
+    tiles = {rules.tile_parts(t) for t in rules.deal(params, np.random.default_rng(0), 1).stacks.ravel().tolist()}
+    assert tiles == {(colour, size) for colour in range(5) for size in (1, 2, 3, 4, 5, 6)}  # "1 - 6+", each colour
+
+
 def test_the_deal_gives_each_player_their_pieces_and_five_stacks_of_six():
-    for players, each in rules.DEALT.items():
+    for players, each in RULEBOOK_DEAL.items():
         deal = rules.deal(Params(players=players), np.random.default_rng(players), 50)
         assert deal.supply.shape == (50, players, each)
         flat = deal.supply.reshape(50, -1)
@@ -161,6 +176,15 @@ def test_a_piece_may_lie_free_or_against_its_own_colour_but_not_against_another_
     assert may_place(game, RED_L5, corner_only)  # (7, 10) meets b's (6, 9) at a corner only: free
 
 
+def test_with_corner_contact_a_piece_meeting_another_colour_at_a_corner_is_not_free():
+    rows = [""] * 7 + ["..........#", "..........#", "..........#", "..........##"]  # (7, 10) meets b's (6, 9)
+    for contact, allowed in (("edge", True), ("corner", False)):
+        game = empty_game(placement_contact=contact)
+        lay(game, BOARD, {"a": RED_R6, "b": YELLOW_R8})
+        assert may_place(game, RED_L5, rows) is allowed
+        assert may_place(game, YELLOW_L5, rows)  # against its own colour at a corner: it abuts it, or is free
+
+
 def test_a_piece_abutting_both_its_own_colour_and_another_may_lie():
     game = empty_game()
     lay(game, ["", "aa", "aa", "aa", "", "bbbb", "bbbb"], {"a": RED_R6, "b": YELLOW_R8})
@@ -177,9 +201,9 @@ def test_a_piece_never_lies_off_the_board_or_on_another_piece():
     lay(game, ["", "aa", "aa", "aa"], {"a": RED_R6})
     legal = ref.placements(game, RED_L5)
     for option in legal:
-        orientation, anchor = divmod(option, ref.ORIENTATION_STRIDE)
+        orientation, anchor = divmod(option, SQUARES)
         cells = ref.squares(game, RED_L5, orientation, anchor)
-        assert all(0 <= c < rules.SQUARES for c in cells) and all(game.board[c] == -1 for c in cells)
+        assert all(0 <= c < SQUARES for c in cells) and all(game.board[c] == -1 for c in cells)
     # An L of 4 x 2 in orientation 0 fits its anchor only at rows 0-14 and cols 0-16: 15 * 17 squares.
     assert len(list(ref.anchors(game, RED_L5, 0))) == 15 * 17
     assert not may_place(game, RED_L5, ["", ".#", ".#", ".#", ".##"])  # on top of a
@@ -272,8 +296,73 @@ def test_a_placed_piece_slid_in_the_same_turn_keeps_the_contact_it_was_placed_wi
         game.supply[0] = [RED_R8]
         game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
         orientation, anchor = way_of(game, RED_R8, drawn(["..####", "..####"])["#"])
-        ref.place(game, RED_R8, ref.ORIENTATION_STRIDE * orientation + anchor)
+        ref.place(game, RED_R8, SQUARES * orientation + anchor)
         assert (10 * SIDE + 10 in ref.destinations(game, RED_R8)) is allowed
+
+
+# ---------------------------------------------------------------------------------------------- readings
+
+
+def test_rotation_k_turns_a_shape_a_quarter_counter_clockwise():
+    game = empty_game()
+    #  L5 as drawn:  X.   turned once (row 0 at the top):  ...X
+    #                X.                                    XXXX
+    #                X.
+    #                XX
+    assert sorted(ref.squares(game, RED_L5, 0, 0)) == [0, SIDE, 2 * SIDE, 3 * SIDE, 3 * SIDE + 1]
+    assert sorted(ref.squares(game, RED_L5, 1, 0)) == [3, SIDE, SIDE + 1, SIDE + 2, SIDE + 3]
+    mirrored = empty_game(mirror=True)  # fliplr first:   .X
+    assert sorted(ref.squares(mirrored, RED_L5, 4, 0)) == [1, SIDE + 1, 2 * SIDE + 1, 3 * SIDE, 3 * SIDE + 1]
+
+
+def test_without_rotation_a_piece_lies_only_as_drawn():
+    # L5 is 4 x 2 as drawn (15 * 17 anchors on an empty board) and 2 x 4 turned (17 * 15); no turn repeats it.
+    assert len(ref.placements(empty_game(), RED_L5)) == 4 * 15 * 17
+    assert len(ref.placements(empty_game(rotate=False), RED_L5)) == 15 * 17
+    assert sorted({o // SQUARES for o in ref.placements(empty_game(rotate=False, mirror=True), RED_L5)}) == [0, 4]
+
+
+def test_the_board_s_side_is_a_switch():
+    game = empty_game(board=8)
+    assert len(game.board) == 64
+    assert len(ref.placements(game, RED_L5)) == 4 * 5 * 7  # a 4 x 2 piece: 5 rows by 7 cols of anchors, turned too
+    put(game, RED_R8, 6, 4)  # bottom-right corner: rows 6-7, cols 4-7
+    assert sorted(ref.squares(game, RED_R8, 0, 6 * 8 + 4)) == [52, 53, 54, 55, 60, 61, 62, 63]
+    assert ref.reachable(game, RED_R8) and all(a // 8 <= 6 and a % 8 <= 4 for a in ref.reachable(game, RED_R8))
+
+
+def test_the_piece_just_placed_slides_only_with_slide_placed():
+    for slide_placed in (True, False):
+        game = empty_game(chips=5, slide_placed=slide_placed)
+        game.supply[0] = [RED_R8]
+        ref.place(game, RED_R8, 0)
+        assert (RED_R8 in ref.slide_options(game)) is slide_placed
+
+
+def parted_game(contact: str, supply: list[int]) -> ref.Game:
+    """a (red, 3 x 2) and b (red, 2 x 4) share an edge; the mover holds `supply`."""
+    game = empty_game(chips=5, contact=contact)
+    lay(game, ["aabbbb", "aabbbb", "aa"], {"a": RED_R6, "b": RED_R8})
+    game.supply[0] = supply
+    game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
+    return game
+
+
+def test_contact_turn_lets_a_slide_before_placing_part_a_piece_that_the_placement_mends():
+    assert 10 * SIDE not in ref.destinations(parted_game("slide", [RED_L5]), RED_R6)  # judged after the slide
+    assert 10 * SIDE not in ref.destinations(parted_game("turn", [YELLOW_L5]), RED_R6)  # nothing red to mend it
+    game = parted_game("turn", [RED_L5, YELLOW_L5])
+    assert 10 * SIDE in ref.destinations(game, RED_R6)  # the red L5 can still be laid against it
+    ref.slide(game, RED_R6, 10 * SIDE)
+    assert ref.play_options(game) == [RED_L5]  # no discard, no yellow piece: the placement must mend a
+    options = ref.placements(game, RED_L5)
+    assert options and all(RED_R6 in ref.neighbours(game, ref.squares(game, RED_L5, *divmod(o, SQUARES)))
+                           for o in options)
+    assert may_place(game, RED_L5, [""] * 10 + ["..#", "..#", "..#", "..##"])  # against a's right side
+    assert not may_place(game, RED_L5, [""] * 13 + [".........#", ".........#", ".........#", ".........##"])
+    after = parted_game("turn", [RED_L5])
+    after.half = "after"  # once the piece is placed, nothing is left to mend a parted piece
+    assert 10 * SIDE not in ref.destinations(after, RED_R6)
 
 
 # ---------------------------------------------------------------------------------------------- targets
@@ -386,13 +475,13 @@ class Random:
 def test_a_game_ends_when_every_piece_is_placed_or_discarded(players):
     params = Params(players=players)
     game = ref.play(params, rules.deal(params, np.random.default_rng(players), 1), Random(players))
-    assert game.turn == players * rules.DEALT[players] and not any(game.supply)
-    assert len(game.where) + sum(game.discards) == players * rules.DEALT[players]
+    assert game.turn == players * RULEBOOK_DEAL[players] and not any(game.supply)
+    assert len(game.where) + sum(game.discards) == players * RULEBOOK_DEAL[players]
     assert all(0 <= chips <= params.chips for chips in game.chips)
     assert all(sum(tile is not None for tile in spaces) <= 5 for spaces in game.spaces)
     counted = sum(n for _, n in ref.blocks(game))
     assert counted == len(game.where)  # every piece on the board is in exactly one block
-    covered = [s for s in range(rules.SQUARES) if game.board[s] >= 0]
+    covered = [s for s in range(SQUARES) if game.board[s] >= 0]
     assert len(covered) == sum(int(rules.geometry().size[rules.shape_of(p)]) for p in game.where)
     for turn in game.turns:
         kinds = [a["act"] for a in turn["actions"]]
@@ -418,7 +507,7 @@ def crooked_factory(kind: str, value: int):
 
 
 @pytest.mark.parametrize(("kind", "value", "detail"), [
-    ("place", ref.ORIENTATION_STRIDE * 0 + rules.SQUARES - 1, "place choice 323"),  # no shape fits in the corner
+    ("place", SQUARES * 0 + SQUARES - 1, "place choice 323"),  # no shape fits in the corner
     ("play", ref.DISCARD + rules.PIECES - 1, "play choice 119"),  # piece 59: the supplies below hold 0 to 51
     ("look", 7, "look choice 7"),  # no such stack
 ])

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import GAMES, finding, game_data, write_experiment
+from resultsdir import finding, game_data, rules_facts, write_experiment
 
 from reports import build
 from reports.analysis import run_section
@@ -97,7 +97,7 @@ def synthetic_witkacy(players: int, games: int, seed: int, strategies: list[str]
 
 
 def advanced_facts(p: int) -> dict:
-    return {**GAMES["witkacy"][2](p), "advanced": True}
+    return {**rules_facts("witkacy", p), "advanced": True}
 
 
 @pytest.fixture(scope="module")

@@ -45,6 +45,11 @@ POOL = 'pool = ["keep", "chase"]\n'
         (BASE + POOL + "[params]\nsides = 1\n", "parameter 'sides' must be between 2 and 1000, got 1"),
         (BASE + POOL + "params = 3\n", "'params' must be a table"),
         (BASE + POOL + 'name = "../up"\n', "name '../up' must be letters"),
+        (BASE + POOL + "match = 1\n", "'match' must be true or false, got 1"),
+        (BASE.replace("games = 60", "games = 5") + 'pool = ["keep", "chase", "random"]\n',
+         "'games' must be at least 6 at 2 players, one deal under each of the 6 seatings; got 5"),
+        (BASE.replace("games = 60", "games = 12") + 'pool = ["keep", "chase", "random"]\nmatch = true\n',
+         "'games' must be at least 18 at 3 players, one match of 3 deals under each of the 6 seatings; got 12"),
     ],
 )
 def test_every_mistake_is_one_line_naming_the_file(write_toml, text: str, problem: str) -> None:
@@ -85,11 +90,15 @@ def test_seats_give_one_fixed_lineup(write_toml) -> None:
     assert experiment.deals == {3: 60}
 
 
-def test_deal_count() -> None:
+def test_deal_count_rounds_down_and_refuses_less_than_one_deal_under_every_seating() -> None:
     assert deal_count(100, 6, 3, match=False) == 16
     assert deal_count(100, 6, 3, match=True) == 15
-    assert deal_count(2, 6, 3, match=False) == 1
-    assert deal_count(2, 6, 3, match=True) == 3
+    assert deal_count(6, 6, 3, match=False) == 1
+    assert deal_count(18, 6, 3, match=True) == 3
+    with pytest.raises(AtelierError, match="at least 6 at 3 players"):
+        deal_count(5, 6, 3, match=False)
+    with pytest.raises(AtelierError, match="at least 18 at 3 players"):
+        deal_count(17, 6, 3, match=True)
 
 
 def test_config_hash_ignores_layout_but_not_content(write_toml) -> None:
@@ -103,6 +112,7 @@ def test_config_hash_ignores_layout_but_not_content(write_toml) -> None:
     assert renamed.config_hash == one.config_hash
     assert load_experiment(write_toml(BASE + POOL, "a"), seed=6).config_hash != one.config_hash
     assert load_experiment(write_toml(BASE + POOL + "[params]\nsides = 8\n", "a")).config_hash != one.config_hash
+    assert load_experiment(write_toml(BASE + POOL + "match = true\n", "a")).config_hash != one.config_hash
 
 
 def test_chunks_cover_every_deal_once(write_toml) -> None:
@@ -116,10 +126,32 @@ def test_chunks_cover_every_deal_once(write_toml) -> None:
 
 
 def test_match_chunks_hold_whole_matches(write_toml) -> None:
-    experiment = load_experiment(write_toml(DICE_EXPERIMENT + "[params]\nmatch = true\n"))
+    experiment = load_experiment(write_toml(DICE_EXPERIMENT + "match = true\n"))
     assert experiment.deals == {2: 10, 3: 9}
     assert runner.chunk_deals(experiment, 2) == 2
     assert runner.chunk_deals(experiment, 3) == 3
+
+
+FOUR_SEATS = 'game = "dice"\nplayers = 4\ngames = 48\nseed = 5\nchunk = 10\n' \
+             'pool = ["keep", "high", "chase", "random"]\n'
+
+
+def test_a_deal_under_more_seatings_than_a_chunk_holds_is_split_over_chunks(write_toml, tmp_path: Path) -> None:
+    experiment = load_experiment(write_toml(FOUR_SEATS))  # 24 seatings, so 2 deals; at most 10 games per chunk
+    chunks = list(runner.plan(experiment))
+    assert [(c.start, c.stop, c.lineups) for c in chunks] == [
+        (deal, deal + 1, (first, min(first + 10, 24))) for deal in (0, 1) for first in (0, 10, 20)]
+    assert [c.id for c in chunks[:3]] == ["P4-c00000-l0000", "P4-c00000-l0001", "P4-c00000-l0002"]
+    assert runner.plan_summary(experiment) == {
+        "4": {"deals": 2, "deals_per_chunk": 1, "chunks": 6, "lineups_per_chunk": 10}}
+    frame = run_dice(write_toml, tmp_path / "out", FOUR_SEATS)
+    manifest = json.loads((tmp_path / "out" / "exp" / "manifest.json").read_text())
+    assert sorted(part["games"] for part in manifest["finished"].values()) == [4, 4, 10, 10, 10, 10]
+    assert frame["game_id"].sort().to_list() == sorted(list(range(48)) * 4)
+    assert (frame.group_by("deal", "seat").agg(pl.col("dealt").n_unique())["dealt"] == 1).all()  # one deal, all chunks
+    seated = [experiment.lineups[4][lineup][player] for lineup, player in frame.select("lineup", "player").iter_rows()]
+    assert frame["strategy"].to_list() == seated
+    assert frame.unique(["deal", "lineup"]).height == 48
 
 
 def run_dice(write_toml, out: Path, text: str = DICE_EXPERIMENT, jobs: int = 1) -> pl.DataFrame:
@@ -199,9 +231,9 @@ def count_chunks_played(monkeypatch: pytest.MonkeyPatch) -> list:
     played = []
     play_chunk = runner.play_chunk
 
-    def counting(experiment, module, chunk):
+    def counting(experiment, game, chunk):
         played.append(chunk.id)
-        return play_chunk(experiment, module, chunk)
+        return play_chunk(experiment, game, chunk)
 
     monkeypatch.setattr(runner, "play_chunk", counting)
     return played
@@ -264,7 +296,7 @@ def test_a_foreign_folder_is_refused(write_toml, tmp_path: Path) -> None:
 
 
 def test_match_mode_rotates_the_start_player(write_toml, tmp_path: Path) -> None:
-    text = DICE_EXPERIMENT.replace("[2, 3]", "3") + "[params]\nmatch = true\n"
+    text = DICE_EXPERIMENT.replace("[2, 3]", "3") + "match = true\n"
     frame = run_dice(write_toml, tmp_path / "out", text)
     experiment = load_experiment(write_toml(text))
     deal, seat = frame["deal"].to_numpy(), frame["seat"].to_numpy()

@@ -3,6 +3,7 @@ Solvent and Gift, and scoring (rulebook ../shared/rules/witkacy.txt). Expected v
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
@@ -178,6 +179,78 @@ def test_solvent_and_gift_refuse_to_break_a_completed_painting():
     assert (col.Placed(Z, rules.FRONT, 0, -1), 0) in gifts  # slid under, it covers nothing that shows
 
 
+def test_the_rulebook_scoring_example_in_the_engine():
+    """The example's copies (Tomek A A B C, Ewa A B B C, Gabrysia A C D), scored by the batched engine's outcome:
+    the table's "Number of paintings" row, Tomek 14, Ewa 13, Gabrysia 8, Tomek wins."""
+    from sim.game import evolve
+    from sim.witkacy import engine
+
+    tomek, ewa, gabrysia = [2, 1, 1, 0, 0], [1, 2, 1, 0, 0], [1, 0, 1, 1, 0]
+    assert [a + b + c for a, b, c in zip(tomek, ewa, gabrysia, strict=True)] == [4, 3, 3, 1, 0]  # A B C D E
+    params = Params(players=3)
+    state = engine.init(params, rules.deal(params, np.random.default_rng(0), 1))
+    outcome = engine.outcome(params, evolve(state, copies=np.array([[tomek, ewa, gabrysia]], np.int8)))
+    assert outcome.scores[0].tolist() == [14, 13, 8]
+    assert outcome.rank[0].tolist() == [1, 2, 3] and outcome.win[0].tolist() == [1, 0, 0]
+    assert outcome.columns["paintings"][0].tolist() == [4, 4, 3]
+
+
+def test_ties_in_the_engine_go_to_more_paintings_then_are_shared():
+    """End of the Game: "In case of a tie, the player who has more paintings in their Collection wins. If the tie
+    remains, the players share the victory." """
+    from sim.game import evolve
+    from sim.witkacy import engine
+
+    params = Params(players=3)
+    state = engine.init(params, rules.deal(params, np.random.default_rng(0), 2))
+    copies = np.array([[[0, 0, 1, 1, 0], [1, 0, 0, 0, 0], [1, 0, 0, 0, 0]],  # C + D, A, A: 2 points each
+                       [[0, 0, 1, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 0]]], np.int8)  # C, D, nothing: 1, 1, 0
+    outcome = engine.outcome(params, evolve(state, copies=copies))
+    assert outcome.scores.tolist() == [[2, 2, 2], [1, 1, 0]]
+    assert outcome.rank.tolist() == [[1, 2, 2], [1, 1, 3]]
+    assert outcome.win.tolist() == [[1, 0, 0], [0.5, 0.5, 0]]
+
+
+def test_the_rulebooks_numbers():
+    """Contents of the Box, Card Appearance and Setup, as the rulebook states them."""
+    cards = load_deck()
+    assert len(cards) == 55  # "55 double-sided cards with picture fragments"
+    for card in cards:  # "6 picture fragments": on each side a half of one painting and quarters of two others
+        for grid in card:
+            paintings = Counter((grid // 4).ravel().tolist())
+            assert sorted(paintings.values()) == [1, 1, 2]
+    # "20 action tokens: 4 white, 4 blue, 4 orange, 4 yellow and 4 green"; "Each player takes one token of each
+    # colour": five actions, at most 4 players
+    assert rules.ACTIONS == ("stash", "solvent", "correction", "gift", "rush")
+    assert max(rules.PLAYER_COUNTS) == 4
+    from sim.witkacy import engine
+
+    params = Params(players=4)
+    one = rules.deal(params, np.random.default_rng(3), 1)
+    state = engine.init(params, one)
+    assert state.tokens.sum() == 20 and state.tokens.shape == (1, 4, 5)
+    # "each player receives two cards": one starts the collection, one is kept in hand
+    assert state.size[0].tolist() == [1, 1, 1, 1] and (state.hand[0] >= 0).sum(axis=1).tolist() == [1, 1, 1, 1]
+    # "turn two cards over from the top of the deck and place them beside it"
+    assert (one.display[0] >= 0).sum() == 2 and len(set(one.display[0].tolist())) == 2
+    # "divide the deck into roughly equal parts. Turn one of the parts over": 27 or 28 of 55 show their backs
+    from sim.witkacy import api
+
+    before = api.record_of(params, one, ref.play(params, one, RandomDecider(3)))["deck_before"]
+    assert sum(side == "back" for _, side in before) in (27, 28)
+
+
+def test_the_deck_places_the_halves_as_documented():
+    """README: each painting's halves lie in the top row 6, 5, 6, 5 and 6 times (A to E) on fronts and on backs."""
+    for side in (0, 1):
+        on_top = Counter()
+        for card in load_deck():
+            grid = card[side]
+            if grid[0, 0] // 4 == grid[0, 1] // 4:
+                on_top[int(grid[0, 0] // 4)] += 1
+        assert [on_top[p] for p in range(5)] == [6, 5, 6, 5, 6]
+
+
 def test_the_rulebook_scoring_example():
     # Copies per painting A-E: Tomek A A B C, Ewa A B B C, Gabrysia A C D (the table is right: A, C and D).
     tomek, ewa, gabrysia = [2, 1, 1, 0, 0], [1, 2, 1, 0, 0], [1, 0, 1, 1, 0]
@@ -256,8 +329,7 @@ def test_a_trace_replays_to_its_scores_from_its_set_up_alone(players):
     game = ref.play(params, one, RandomDecider(players))
     record = json.loads(json.dumps(api.record_of(params, one, game)))
     record.update(game="witkacy", players=players, seed=0, strategies=["random"] * players,
-                  params={"players": players, "advanced": False, "start_distinct": "painting", "rush_draw": "deck",
-                          "end_count": "deck_and_display", "deck": ""})
+                  params=dataclasses.asdict(params))
     assert api.replay(record) == record["final"]["scores"]
     assert len(record["cards"]) == CARDS and len(record["deck_before"]) == CARDS
     drawn = [card for _, card, _, fate in record["dealt"]]
@@ -305,3 +377,101 @@ def test_a_strategy_that_answers_illegally_is_named_in_one_line(kind, value, det
         play_batch("witkacy", params, deal, np.array([["crooked", "random"]] * 3), np.random.default_rng(0),
                    crooked_factory(kind, value))
     assert err.value.strategy == "crooked" and detail in str(err.value) and "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------------------------------------- the readings' switches
+
+
+class Script:
+    """Answers each question as `answers` says (an option, or a function of the options), else with the first
+    option; keeps the options of every question asked."""
+
+    def __init__(self, **answers):
+        self.answers, self.asked = answers, {}
+
+    def __call__(self, game, phase, options):
+        self.asked[phase] = options
+        want = self.answers.get(phase, options[0])
+        want = want(options) if callable(want) else want
+        return want if want in options else options[0]
+
+
+def first_turn(params: Params, script: Script) -> ref.Game:
+    game = ref.new_game(params, rules.deal(params, np.random.default_rng(2), 1))
+    ref.play_turn(game, script)
+    return game
+
+
+@pytest.mark.parametrize("reading", ["any", "deck"])
+def test_stash_draws_any_card_or_the_decks_top(reading):
+    stash = 1 + rules.ACTIONS.index("stash")
+    script = Script(search=rules.DECK, action=stash, stash_draw=0)
+    game = first_turn(Params(players=2, stash_draw=reading), script)
+    drew = game.turns[0]["action"]["drew"]
+    if reading == "any":  # "Draw a card", as the Search: display slot 0 taken
+        assert script.asked["stash_draw"] == [0, 1, rules.DECK] and drew["from"] == "display"
+    else:  # the deck's top only, so the question is not asked
+        assert "stash_draw" not in script.asked and drew["from"] == "deck"
+    game.deck = []
+    assert ref.drawable(game, reading) == [0, 1]  # with the deck empty, the display
+
+
+@pytest.mark.parametrize("reading", ["display", "display_and_deck"])
+def test_a_gift_takes_a_display_card_or_also_the_decks_top(reading):
+    gift = 1 + rules.ACTIONS.index("gift")
+    script = Script(search=rules.DECK, action=gift, gift=lambda options: options[-1])  # the last: the deck if allowed
+    params = Params(players=2, gift_from=reading)
+    game = ref.new_game(params, rules.deal(params, np.random.default_rng(2), 1))
+    deck, display = list(game.deck), list(game.display)
+    ref.play_turn(game, script)
+    offered = {option % 6 // 2 for option in script.asked["gift"]}  # the sources offered
+    action = game.turns[0]["action"]
+    if reading == "display":
+        assert offered == {0, 1} and action["slot"] == 1 and "from" not in action
+        assert game.deck == deck[2:] and game.display == [display[0], deck[1]]  # slot 1 refilled from the deck
+    else:
+        assert offered == {0, 1, rules.DECK} and action["from"] == "deck" and action["card"] == deck[1]
+        assert game.deck == deck[2:] and game.display == display  # the search's card, then the gift's
+    assert action["card"] in [p.card for p in game.collections[1]]
+
+
+@pytest.mark.parametrize("reading", ["forced", "optional"])
+def test_a_rush_plays_both_cards_or_may_keep_the_second(reading):
+    rush = 1 + rules.ACTIONS.index("rush")
+    script = Script(search=rules.DECK, action=rush, expand_again=rules.KEEP)
+    game = first_turn(Params(players=2, rush_both=reading), script)
+    if reading == "forced":
+        assert rules.KEEP not in script.asked["expand_again"] and len(game.turns[0]["placements"]) == 2
+        assert len(game.hands[0]) == 1  # both played, one drawn
+    else:
+        assert rules.KEEP in script.asked["expand_again"] and len(game.turns[0]["placements"]) == 1
+        assert len(game.hands[0]) == 2  # one played, one kept, one drawn
+
+
+def test_the_trace_deals_cards_as_drawn_and_tells_a_rush_in_order():
+    """`dealt` gives each card's side as it was drawn (the side up in `deck_before`: nothing turns before the
+    display), even for a card later turned over into the display; a Rush's draw is told after its placements."""
+    from sim.registry import get_game
+    from sim.witkacy import api
+
+    record = get_game("witkacy").trace(Params(players=3), ["random", "completer", "saboteur"], 4)
+    before = dict(record["deck_before"])
+    assert all(side == before[card] for _, card, side, _ in record["dealt"])
+    assert [2, 54, "front", "returned"] in record["dealt"] and [54, "back"] in record["display"]
+    turns = api.narrate(record).split("\nTurn ")[1:]
+    rushes = [turn.splitlines() for turn in turns if "uses Rush" in turn]
+    assert rushes
+    for lines in rushes:
+        told = [line.split()[0] for line in lines[1:]]
+        assert told[-3:] == ["adds", "adds", "ends"]
+
+
+def test_lying_entirely_on_the_cards_is_judged_on_them_all_or_on_one_card():
+    two = [col.Placed(X, rules.FRONT, 0, 0), col.Placed(Y, rules.FRONT, 0, 2)]  # side by side: cols 0 to 3 covered
+    straddling = col.Placed(Z, rules.FRONT, 0, 1)  # all 4 cells covered, half on each card
+    exactly = col.Placed(Z, rules.FRONT, 0, 2)  # in Y's very place
+    for placed, by_all, by_one in ((straddling, False, True), (exactly, False, False)):
+        assert col.may_add(two, placed, False, False, entirely="collection") is by_all
+        assert col.may_add(two, placed, False, False, entirely="card") is by_one
+        assert col.may_add(two, placed, False, True, entirely="card")  # Correction allows either
+    assert (0, 1) in col.spots(two, False, False, "card") and (0, 1) not in col.spots(two, False, False)

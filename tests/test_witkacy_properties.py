@@ -37,17 +37,18 @@ def as_arrays(stack: list[Placed]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(collections(), st.booleans(), st.booleans())
-def test_the_kernels_agree_with_the_readable_collection(stack, advanced, correction):
+@given(collections(), st.booleans(), st.booleans(), st.sampled_from(["collection", "card"]))
+def test_the_kernels_agree_with_the_readable_collection(stack, advanced, correction, entirely):
     array, size = as_arrays(stack)
     copies = np.zeros((1, 1, 5), np.int8)
     fast.copies(array, size, CARDS, np.array([0]), np.array([0]), copies)
     assert copies[0, 0].tolist() == col.copies_by_painting(stack, CARDS)
     spots = np.zeros((1, rules.WINDOW ** 2), bool)
-    fast.spots(array, size, np.array([0]), CARDS, advanced, np.array([correction]), np.array([True]), spots)
+    fast.spots(array, size, np.array([0]), CARDS, advanced, entirely == "card", np.array([correction]),
+               np.array([True]), spots)
     top, left = col.corner(stack)
     assert np.flatnonzero(spots[0]).tolist() == sorted(rules.spot_code(top, left, *s)
-                                                        for s in col.spots(stack, advanced, correction))
+                                                        for s in col.spots(stack, advanced, correction, entirely))
     removable = np.zeros((1, rules.MAX_STACK), bool)
     fast.removals(array, size, CARDS, np.array([True]), removable, False)
     assert np.flatnonzero(removable[0]).tolist() == list(col.removals(stack, CARDS))
@@ -65,37 +66,36 @@ def test_a_gift_may_lie_only_where_every_completed_painting_stays_complete(stack
 
 
 @njit
-def every_laying(stack, size, faces, need, correction, weight, sign, seeds, cards, value, plan):
+def every_laying(board, wanted, found):
     """The strategies' search without pruning: every face at every cell around the collection."""
     code, top = fast.scratch_grids()
-    work = np.empty((4, 9), np.int64)
-    n = size[0, 0]
-    r0, c0, rows, cols = fast.paint(stack[0, 0], n, cards, code, top)
-    for k in range(faces.shape[1]):
-        value[0, k, 0], value[0, k, 1] = -np.inf, -np.inf
+    n = board.size[0, 0]
+    r0, c0, rows, cols = fast.paint(board.stack[0, 0], n, board.cards, code, top)
+    painted = players.Painted(code, top, np.empty((4, 9), np.int64), rows, cols, n, board.stack[0, 0], r0, c0)
+    for k in range(wanted.faces.shape[1]):
+        found.value[0, k, 0], found.value[0, k, 1] = -np.inf, -np.inf
         for gr in range(fast.MARGIN - 1, fast.MARGIN + rows + 1):
             for gc in range(fast.MARGIN - 1, fast.MARGIN + cols + 1):
-                players._try(0, k, gr, gc, 0, 0, -1, code, top, work, rows, cols, n, faces, need, correction, weight,
-                             sign, seeds, value, plan)
-    fast.wipe(stack[0, 0], n, r0, c0, code, top)
+                players._try(players.Candidate(0, k, gr, gc, 0, 0, -1), painted, wanted, found)
+    fast.wipe(board.stack[0, 0], n, r0, c0, code, top)
 
 
 @settings(max_examples=80, deadline=None)
 @given(collections(), st.lists(st.integers(0, rules.CARDS - 1), min_size=3, max_size=3, unique=True),
-       st.sampled_from([1.0, -1.0]), st.booleans(), st.integers(0, 2**62))
-def test_the_pruned_search_finds_the_best_laying(stack, hand, sign, correction, seed):
+       st.sampled_from([1.0, -1.0]), st.booleans(), st.booleans(), st.integers(0, 2**62))
+def test_the_pruned_search_finds_the_best_laying(stack, hand, sign, correction, by_card, seed):
     """The best worth found, whole (the tie-breaker is under 0.5), and clipped at 0: a laying that gains nothing
     is as good as none. With Correction, a card lying entirely on the collection is wanted only to complete a
     painting, so there only completions are compared."""
-    array, size = as_arrays(stack)
+    board = players.Board(*as_arrays(stack), CARDS)
     faces = players._faces(CARDS, np.array([hand], np.int8))
-    args = (array, size, faces, 1, np.array([correction]), np.ones((1, 5)), sign, np.array([seed]), CARDS)
-    found = [np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)]
-    players._layings(args[0], args[1], np.array([0]), np.array([0]), *args[2:], True, sign > 0, *found)
-    best = [np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)]
-    every_laying(*args, *best)
+    wanted = players.Wanted(np.array([0]), np.array([0]), faces, np.array([correction]), np.ones((1, 5)),
+                            np.array([seed]), 1, by_card, sign, True, sign > 0)
+    found, best = (players.Found(np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)) for _ in range(2))
+    players._layings(board, wanted, found)
+    every_laying(board, wanted, best)
     for slot in range(1 + correction):
-        pruned, full = (np.maximum(np.floor(v[0][0, :, slot].max()), 0) for v in (found, best))
+        pruned, full = (np.maximum(np.floor(v.value[0, :, slot].max()), 0) for v in (found, best))
         if slot == 1:
             pruned, full = (x if x >= players.COPY else 0 for x in (pruned, full))
         assert pruned == full

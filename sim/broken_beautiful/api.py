@@ -12,6 +12,9 @@ from sim.broken_beautiful.rules import CONDITIONS, PLAYER_COUNTS, SCORED, Deal, 
 from sim.errors import AtelierError, IllegalMove
 from sim.game import Choose, Decision, GameRules
 
+# GameRules finds the functions of the contract here by name.
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
+
 
 def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
     """The one game of a deal, played by the reference; its scores."""
@@ -127,21 +130,11 @@ def narrate(record: dict) -> str:
 
 
 RULES = GameRules(
-    name="broken_beautiful",
-    title="Broken and Beautiful",
+    __name__, name="broken_beautiful", title="Broken and Beautiful", player_counts=PLAYER_COUNTS, lowest_wins=False,
+    params=Params,
     summary=("snake-draft pottery, keep it or sell it for ingots, suffer breakage, pay to repair; most points "
              "wins. Strategies may add -no-TYPE, e.g. greedy-no-teapot"),
-    player_counts=PLAYER_COUNTS,
-    lowest_wins=False,
-    params=Params,
-    deal=deal,
-    engine=engine,
-    reference=play_reference,
     columns={"rounds": pl.Int8, "ingots": pl.Int16, "repaired": pl.Int8, "broken": pl.Int8, "items": pl.Int8,
              **{f"points_{kind}": pl.Int32 for kind in SCORED}},
-    trace=trace,
-    replay=replay,
-    narrate=narrate,
-    facts=facts,
     tie_breakers=("repaired", "items"),  # Ending the Game: most repaired items, then most items overall
 )

@@ -3,8 +3,8 @@ with hypothetical cards added (or mended), as numba kernels over the batch (arra
 
 `seat_scores` is what every scripted player's valuation asks: a seat's end score if each of K cards joined
 its collection (or, `repaired`, were mended), while it held the given ingots. It gives the same integers as
-`strategies.broken_beautiful.score_after` (the numpy twin of rules.points on a rules.tally), which the tests
-compare it with.
+`score_after` in tests/twins.py (the numpy twin, rules.points on a rules.tally), which tests/test_kernels.py
+compares it with.
 """
 
 from __future__ import annotations

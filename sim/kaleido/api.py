@@ -24,9 +24,12 @@ import numpy as np
 import polars as pl
 
 from sim.errors import IllegalMove
-from sim.game import Choose, GameRules
+from sim.game import Choose, GameRules, standings_lines
 from sim.kaleido import engine, reference
 from sim.kaleido.rules import COLORS, PLAYER_COUNTS, STARTING_BOARDS, WHITE, Deal, Params, deal, facts
+
+# GameRules finds the functions of the contract here by name.
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
 
 
 def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
@@ -137,27 +140,15 @@ def narrate(record: dict) -> str:
     for hexagon in record["endgame"]:
         points = ", ".join(f"{c} {p}" for c, p in hexagon["points"].items()) or "nobody"
         lines.append(f"  boards {hexagon['boards']}: {points}")
-    lines.append("Scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(record["scores"])))
-    lines.append("Winner(s): " + ", ".join(f"seat {s}" for s in record["winners"]))
+    lines += standings_lines(record["scores"], record["winners"])
     return "\n".join(lines)
 
 
 RULES = GameRules(
-    name="kaleido",
-    title="Kaleido",
+    __name__, name="kaleido", title="Kaleido", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
              "for end-game hexagons; most points wins (2 players: two colours each)"),
-    player_counts=PLAYER_COUNTS,
-    lowest_wins=False,
-    params=Params,
-    deal=deal,
-    engine=engine,
-    reference=play_reference,
     columns={"midgame_points": pl.Int32, "endgame_points": pl.Int32, "boards_placed": pl.Int8,
              "whites_used": pl.Int8, "turns": pl.Int8, "stalled": pl.Boolean, "board_q": pl.List(pl.Int8),
              "board_r": pl.List(pl.Int8)},
-    trace=trace,
-    replay=replay,
-    narrate=narrate,
-    facts=facts,
 )

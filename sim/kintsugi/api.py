@@ -6,9 +6,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.game import Choose, GameRules
+from sim.game import Choose, GameRules, standings_lines
 from sim.kintsugi import engine, reference
 from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
+
+# GameRules finds the functions of the contract here by name.
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "secrets", "trace"]
 
 
 def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
@@ -67,27 +70,19 @@ def narrate(record: dict) -> str:
         left = (seat + 1) % params.players
         verdict = "right" if guess == game.colors[left] else "wrong"
         lines.append(f"  seat {seat} says seat {left} favours {COLORS[guess]}: {verdict}")
-    lines.append("Scores (lowest wins): " + ", ".join(f"seat {s} {v}" for s, v in enumerate(record["scores"])))
-    lines.append("Winner(s): " + ", ".join(f"seat {s}" for s in record["winners"]))
+    lines += standings_lines(record["scores"], record["winners"], " (lowest wins)")
     return "\n".join(lines)
 
 
+def secrets(dealt: Deal) -> np.ndarray:
+    """Each seat's secret colour, (B, P)."""
+    return dealt.colors
+
+
 RULES = GameRules(
-    name="kintsugi",
-    title="Kintsugi",
+    __name__, name="kintsugi", title="Kintsugi", player_counts=PLAYER_COUNTS, lowest_wins=True, params=Params,
     summary=("place 2x2 fragment cards, keep your secret colour in few pieces, guess your left neighbour's colour; "
              "lowest score wins. A player is POLICY+GUESSER, e.g. camouflage+bayes"),
-    player_counts=PLAYER_COUNTS,
-    lowest_wins=True,
-    params=Params,
-    deal=deal,
-    engine=engine,
-    reference=play_reference,
     columns={"color": pl.Int8, "pieces": pl.Int16, "guess": pl.Int8, "guess_correct": pl.Boolean,
              "target_color": pl.Int8},
-    trace=trace,
-    replay=replay,
-    narrate=narrate,
-    facts=facts,
-    secrets=lambda deal: deal.colors,
 )

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
-from scipy import ndimage
 
 from sim.game import Decision, Outcome, evolve
 from sim.kintsugi import fast
@@ -29,7 +27,6 @@ from sim.kintsugi.rules import (
 from sim.scoring import standings
 
 EMPTY = -1
-NEIGHBOURS = {8: np.ones((3, 3), bool), 4: ndimage.generate_binary_structure(2, 1)}
 
 
 @dataclass(frozen=True)
@@ -117,7 +114,8 @@ def decision(params: Params, state: State) -> Decision:
     placements = n_turns(state.order.shape[1])
     if state.turn < placements:
         obs = observe(state, params)
-        return Decision("place", obs.seat, obs.legal, asked, obs, f"at turn {state.turn}")
+        # Everything the mover sees becomes public as the card is laid: the table, and the card now on it.
+        return Decision("place", obs.seat, obs.legal, asked, obs, f"at turn {state.turn}", public=obs)
     seat = state.turn - placements
     legal = np.ones((len(state.order), N_COLORS), bool)
     return Decision("guess", seat, legal, asked, GuessView(seat, state.board, legal))
@@ -132,20 +130,8 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
         return evolve(state, guesses=guesses, turn=state.turn + 1)
     board, pos, low, high = fast.lay(state.board, state.pos, state.low, state.high, params.cards,
                                      np.ascontiguousarray(state.order[:, state.turn + 1]), choice.astype(np.int64),
-                                     OFFSETS, ACTION_OFFSET, ACTION_ROTATION, fast.ROTATED)  # compiled lay_numpy
+                                     OFFSETS, ACTION_OFFSET, ACTION_ROTATION, fast.ROTATED)
     return evolve(state, board=board, pos=pos, low=low, high=high, turn=state.turn + 1)
-
-
-def lay_numpy(params: Params, state: State, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The numpy twin of fast.lay, kept for the tests: (board, pos, low, high) after laying each drawn card."""
-    games = np.arange(len(actions))
-    top = state.pos + OFFSETS[ACTION_OFFSET[actions]]
-    layout = hand(state, params)[games, ACTION_ROTATION[actions]].reshape(-1, 4)
-    rows = top[:, 0, None] + np.array([0, 0, 1, 1])
-    cols = top[:, 1, None] + np.array([0, 1, 0, 1])
-    board = state.board.copy()
-    board[games[:, None], rows, cols] = layout
-    return board, top, np.minimum(state.low, top), np.maximum(state.high, top)
 
 
 def terminal(state: State) -> bool:
@@ -155,7 +141,7 @@ def terminal(state: State) -> bool:
 
 def outcome(params: Params, state: State) -> Outcome:
     """The final scores, and each seat's colour, own pieces, guess and whether it was right."""
-    pieces = fast.count_pieces(state.board, state.low, state.high, params.connectivity, N_COLORS)  # compiled
+    pieces = fast.count_pieces(state.board, state.low, state.high, params.connectivity, N_COLORS)
     scored = score(pieces, state.colors, state.guesses)
     own = np.take_along_axis(pieces, state.colors.astype(np.int64), axis=1)
     columns = {"color": state.colors, "pieces": own.astype(np.int16), "guess": state.guesses,
@@ -180,31 +166,3 @@ def score(pieces: np.ndarray, colors: np.ndarray, guesses: np.ndarray) -> Scored
     correct = guesses == np.roll(colors, -1, axis=1)
     scores = own - correct * np.roll(own, -1, axis=1)
     return Scored(correct, scores, *standings(scores))
-
-
-def count_pieces(state: State, connectivity: int) -> np.ndarray:
-    """Exact number of visible pieces of each colour, (B, 4): connected groups of same-colour cells.
-
-    Each game is cut out of the board in a window around its cards with an empty border, and the windows
-    of all games and colours are stacked into one tall image for a single labelling. Games are grouped
-    by window size so that most are labelled in a small window."""
-    extent = (state.high - state.low).max(axis=1) + 4  # cards span extent - 2 cells; one empty cell each side
-    counts = np.zeros((len(extent), N_COLORS), np.int64)
-    small = extent <= 10
-    for group, size in ((small, 10), (~small, int(extent.max()))):
-        if group.any():
-            counts[group] = _label_counts(state.board[group], state.low[group] - 1, size, connectivity)
-    return counts
-
-
-def _label_counts(board: np.ndarray, corner: np.ndarray, size: int, connectivity: int) -> np.ndarray:
-    size = min(size, board.shape[1])  # the smallest decks' boards are narrower than the small window
-    corner = np.minimum(corner, np.array(board.shape[1:]) - size)
-    windows = sliding_window_view(board, (size, size), axis=(1, 2))[np.arange(len(board)), corner[:, 0], corner[:, 1]]
-    masks = windows[:, None] == np.arange(N_COLORS, dtype=np.int8)[None, :, None, None]
-    # Every window's first and last rows are empty, so stacked windows never touch.
-    labels, _ = ndimage.label(masks.reshape(-1, size), NEIGHBOURS[connectivity])
-    # Labels are numbered in scan order, so each window's pieces are the labels beyond the highest one
-    # in the windows above it.
-    highest = np.maximum.accumulate(labels.reshape(len(board) * N_COLORS, -1).max(axis=1))
-    return np.diff(highest, prepend=0).reshape(len(board), N_COLORS)

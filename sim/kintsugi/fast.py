@@ -1,6 +1,6 @@
 """Kintsugi, compiled: laying a batch's cards and counting pieces exactly, as numba kernels (arrays in, arrays
-out). `count_pieces` gives the same numbers as engine.count_pieces' scipy labelling, and `lay` the same board
-as engine.lay_numpy; the tests compare them."""
+out). tests/test_kernels.py compares them with their numpy twins in tests/twins.py: `count_pieces` with scipy's
+labelling, `lay` with a plain numpy lay."""
 
 from __future__ import annotations
 

@@ -198,7 +198,8 @@ def play(params: Params, order, colors, choose: Choose, rng: np.random.Generator
     one = np.ones(1, bool)
     while not game.over:
         obs = observation(game)
-        action = int(choose(Decision("place", obs.seat, obs.legal, one, obs, f"at turn {obs.turn}"), rng)[0])
+        decision = Decision("place", obs.seat, obs.legal, one, obs, f"at turn {obs.turn}", public=obs)
+        action = int(choose(decision, rng)[0])
         place(game, candidates(game)[action])
     legal = np.ones((1, len(COLORS)), bool)
     guesses = [int(choose(Decision("guess", seat, legal, one, GuessView(seat, board_array(game), legal)),

@@ -50,11 +50,6 @@ class Params:
         default="", metadata={"file": DEFAULT_DECK, "help": f"path to an alternative deck TOML of 2 to {MAX_CARDS} "
                                                                    "cards; empty = sim/kintsugi/cards.toml"}
     )
-    match: bool = field(
-        default=False,
-        metadata={"help": "play the rulebook's recommended series: one game per player, each starting once, "
-                          "summed scores, lowest total wins (reported as a separate table)"},
-    )
 
     def validate(self) -> None:
         if self.connectivity not in (4, 8):

@@ -1,7 +1,7 @@
 """Kunst Stücke: polyomino pieces on a shared canvas, slides paid with chips, hidden target tiles. The rules side
 of the game contract (sim/game.py).
 
-The trace (`atelier play kunst_stuecke --json`) holds, besides the header every game has: `board` [18, 18],
+The trace (`atelier play kunst_stuecke --json`) holds, besides the header every game has: `board` [N, N],
 `chips`, `spaces` (the five bonuses), `pieces` (id, color, shape and the unrotated cells of all 60, the smallest
 row and col 0), `supplies` (each seat's piece ids as dealt), `stacks` (the five stacks as shuffled, top first,
 each tile [color, size], size 6 meaning 6+), `turns` (each turn's seat and its actions in the order they
@@ -19,16 +19,14 @@ import numpy as np
 import polars as pl
 
 from sim.errors import IllegalMove
-from sim.game import Choose, GameRules
+from sim.game import Choose, GameRules, standings_lines
 from sim.kunst_stuecke import engine, reference
 from sim.kunst_stuecke.rules import (
     COLORS,
     DISCARD,
     NO_LOOK,
-    ORIENTATION_STRIDE,
     PIECES,
     PLAYER_COUNTS,
-    SIDE,
     SPACE_STRIDE,
     STOP,
     Deal,
@@ -42,6 +40,9 @@ from sim.kunst_stuecke.rules import (
     tile_parts,
 )
 
+# GameRules finds the functions of the contract here by name.
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
+
 
 def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
     """The one game of a deal, played by the reference; its scores."""
@@ -53,7 +54,7 @@ def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -
     game = reference.play(params, one, reference.Chooser(choose, rng))
     scores = reference.scores(game)
     return {
-        "board": [SIDE, SIDE], "chips": params.chips, "spaces": list(params.spaces),
+        "board": [params.board, params.board], "chips": params.chips, "spaces": list(params.spaces),
         "pieces": [{"id": p, "color": colour_of(p), "shape": shape_of(p),
                     "cells": load_shapes(params.shapes)[shape_of(p)][1].tolist()} for p in range(PIECES)],
         "supplies": one.supply[0].tolist(),
@@ -100,7 +101,7 @@ class Replayer:
         return STOP if action is None else action["piece"]
 
     def slide_to(self, game, piece, options):
-        return _anchor(self._take(game, "slide")["cells"])
+        return _anchor(self._take(game, "slide")["cells"], game.params.board)
 
     def play(self, game, options):
         if self._peek(game, "discard") is not None:
@@ -112,12 +113,19 @@ class Replayer:
 
     def place(self, game, piece, options):
         action = self._take(game, "place")
-        return ORIENTATION_STRIDE * (4 * action["mirror"] + action["rotation"]) + _anchor(action["cells"])
+        return (game.params.squares * (4 * action["mirror"] + action["rotation"])
+                + _anchor(action["cells"], game.params.board))
 
 
-def _anchor(cells: list[list[int]]) -> int:
+def _corner(cells: list[list[int]]) -> tuple[int, int]:
+    """The top-left corner of the cells' bounding box, as (row, col)."""
+    return min(r for r, _ in cells), min(c for _, c in cells)
+
+
+def _anchor(cells: list[list[int]], side: int) -> int:
     """The top-left corner of the cells' bounding box, as an anchor."""
-    return min(r for r, _ in cells) * SIDE + min(c for _, c in cells)
+    row, col = _corner(cells)
+    return row * side + col
 
 
 def replay(record: dict) -> list[int]:
@@ -144,15 +152,14 @@ def narrate(record: dict) -> str:
             piece = action.get("piece")
             what = f"{COLORS[colour_of(piece)]} shape {shape_of(piece)}" if piece is not None else ""
             if action["act"] == "place":
-                corner = _anchor(action["cells"])
+                row, col = _corner(action["cells"])
                 lines.append(f"  places {what} (piece {piece}), turned {action['rotation']}"
-                             f"{' and mirrored' if action['mirror'] else ''}, at row {corner // SIDE}, "
-                             f"col {corner % SIDE}")
+                             f"{' and mirrored' if action['mirror'] else ''}, at row {row}, col {col}")
             elif action["act"] == "discard":
                 lines.append(f"  discards {what} (piece {piece})")
             elif action["act"] == "slide":
-                corner = _anchor(action["cells"])
-                lines.append(f"  slides {what} (piece {piece}) to row {corner // SIDE}, col {corner % SIDE}")
+                row, col = _corner(action["cells"])
+                lines.append(f"  slides {what} (piece {piece}) to row {row}, col {col}")
             else:
                 c, n = action["tile"]
                 size = "6+" if n == 6 else str(n)
@@ -160,27 +167,15 @@ def narrate(record: dict) -> str:
                              f"the {record['spaces'][action['space']]} space")
     blocks = sorted((COLORS[c], n) for c, n in record["final"]["blocks"] if n > 1)
     lines.append("Blocks of two or more: " + (", ".join(f"{c} {n}" for c, n in blocks) or "none"))
-    lines.append("Scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(record["final"]["scores"])))
-    lines.append("Winner(s): " + ", ".join(f"seat {s}" for s in record["final"]["winners"]))
+    lines += standings_lines(record["final"]["scores"], record["final"]["winners"])
     return "\n".join(lines)
 
 
 RULES = GameRules(
-    name="kunst_stuecke",
-    title="Kunst Stücke",
+    __name__, name="kunst_stuecke", title="Kunst Stücke", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("lay polyomino pieces on a shared canvas, slide them with chips, and meet hidden target tiles: blocks "
              "of one colour and an exact number of pieces; most points wins"),
-    player_counts=PLAYER_COUNTS,
-    lowest_wins=False,
-    params=Params,
-    deal=deal,
-    engine=engine,
-    reference=play_reference,
     columns={"targets_taken": pl.Int8, "targets_correct": pl.Int8, "target_points": pl.Int32,
              "chips_left": pl.Int16, "discards": pl.Int8, "first_look": pl.Int16, "aimed_sizes": pl.List(pl.Int8),
              "space_sizes": pl.List(pl.Int8), "space_correct": pl.List(pl.Boolean)},
-    trace=trace,
-    replay=replay,
-    narrate=narrate,
-    facts=facts,
 )

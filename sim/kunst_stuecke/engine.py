@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve, list_column
 from sim.kunst_stuecke import fast
-from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SQUARES, STACK_TILES, STOP, TILES, Deal, Params
+from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, STACK_TILES, STOP, TILES, Deal, Params
 from sim.scoring import standings
 
 CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before", "play", "place", "look_after",
@@ -33,7 +33,7 @@ CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before
 class State:
     """B games. `step` returns a new State and never changes its argument."""
 
-    board: np.ndarray  # (B, 324) int8: the piece on each square 18 row + col, -1 empty
+    board: np.ndarray  # (B, N * N) int8: the piece on each square N row + col (N = Params.board), -1 empty
     orient: np.ndarray  # (B, 60) int8: each piece's orientation on the board, -1 off it
     anchor: np.ndarray  # (B, 60) int16: each piece's anchor on the board
     owner: np.ndarray  # (B, 60) int8: the seat whose supply holds the piece, -1 none
@@ -44,15 +44,17 @@ class State:
     discards: np.ndarray  # (B, P) int16
     first_look: np.ndarray  # (B, P) int16: the turn of the seat's first look, -1 none
     looked: np.ndarray  # (B,) bool: the mover has looked this turn
-    slid: np.ndarray  # (B, 60) int8: slides of each piece this turn
+    slid: np.ndarray  # (B, 60) int16: slides of each piece this turn
     start_contact: np.ndarray  # (B, 60) bool: against its own colour at the start of the turn (or when placed)
     must_touch: np.ndarray  # (B, 60) bool: slid this turn, so it must end the turn against its own colour
+    placed: np.ndarray  # (B,) int16: the piece placed this turn, -1 none
     chosen: np.ndarray  # (B,) int16: the stack looked through, or the piece to slide or to place, -1 none
     stopped: np.ndarray  # (B,) bool: the mover stopped sliding in this phase
     asked: np.ndarray  # (B,) bool: the games the current phase asks
     sliding: np.ndarray  # (B, 61) bool: in a slide phase, its legal mask (found while finding who it asks)
     phase: str = "start"
     turn: int = 0
+    QUESTION = ("chosen", "stopped", "asked", "sliding")  # the question being asked, not the game (sim.game.Engine)
 
     def select(self, games) -> State:
         """The same state for a subset of the batch's games."""
@@ -69,7 +71,7 @@ class Observation:
     phase: str
     seat: int
     turn: int
-    board: np.ndarray  # (B, 324)
+    board: np.ndarray  # (B, N * N)
     orient: np.ndarray  # (B, 60)
     anchor: np.ndarray  # (B, 60)
     owner: np.ndarray  # (B, 60)
@@ -94,14 +96,15 @@ def init(params: Params, deal: Deal) -> State:
     for seat in range(players):
         owner[rows, deal.supply[:, seat]] = seat
     state = State(
-        board=np.full((batch, SQUARES), -1, np.int8), orient=np.full((batch, PIECES), -1, np.int8),
+        board=np.full((batch, params.squares), -1, np.int8), orient=np.full((batch, PIECES), -1, np.int8),
         anchor=np.zeros((batch, PIECES), np.int16), owner=owner,
         chips=np.full((batch, players), params.chips, np.int16), stacks=deal.stacks.astype(np.int8),
         spaces=np.full((batch, players, len(params.spaces)), -1, np.int8),
         seen=np.full((batch, players, TILES), -1, np.int8), discards=np.zeros((batch, players), np.int16),
         first_look=np.full((batch, players), -1, np.int16), looked=np.zeros(batch, bool),
-        slid=np.zeros((batch, PIECES), np.int8), start_contact=np.zeros((batch, PIECES), bool),
-        must_touch=np.zeros((batch, PIECES), bool), chosen=np.full(batch, -1, np.int16),
+        slid=np.zeros((batch, PIECES), np.int16), start_contact=np.zeros((batch, PIECES), bool),
+        must_touch=np.zeros((batch, PIECES), bool), placed=np.full(batch, -1, np.int16),
+        chosen=np.full(batch, -1, np.int16),
         stopped=np.zeros(batch, bool), asked=np.zeros(batch, bool), sliding=np.zeros((batch, PIECES + 1), bool))
     return _advance(params, evolve(state, phase="end"), "end")
 
@@ -133,7 +136,7 @@ def decision(params: Params, state: State) -> Decision:
 def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray:
     """(B, options) of the question of this kind, numbered as in reference.py, for the games asked."""
     asked = state.asked
-    offsets, size, extent, distinct, neighbours = fast.tables(params)
+    geo = fast.tables(params)
     if kind == "look":
         return np.concatenate([(state.stacks[:, :, 0] >= 0) & asked[:, None], np.ones((len(asked), 1), bool)], axis=1)
     if kind == "keep":
@@ -143,21 +146,36 @@ def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray
     if kind == "slide":
         return state.sliding
     if kind == "slide_to":  # the kernel moves pieces to try them: it gets copies
-        return fast.destinations(state.board.copy(), state.orient, state.anchor.copy(), _chosen(state),
-                                 state.must_touch, state.start_contact, offsets, size, extent, neighbours)
+        return fast.destinations(_turn(params, state, seat, state.phase), _chosen(state), geo)
     if kind == "play":
-        return fast.play_mask(state.board, state.owner, seat, asked, fast.row_masks(params), extent, distinct)
+        return fast.play_mask(state.board, state.orient, state.anchor, state.owner, seat, asked,
+                              _parted(params, state), params.placement_contact == "corner", geo)
     if kind == "place":
-        return fast.placements(state.board, _chosen(state), fast.row_masks(params), extent, distinct)
+        return fast.placements(state.board, state.orient, state.anchor, _chosen(state), _parted(params, state),
+                               params.placement_contact == "corner", geo)
     raise ValueError(f"no decision in phase '{state.phase}'")
 
 
-def slide_mask(params: Params, state: State, seat: int, asked: np.ndarray) -> np.ndarray:
-    """(B, 61): the pieces the mover may slide, and STOP. The kernel moves pieces to try them: it gets copies."""
-    offsets, size, extent, _, neighbours = fast.tables(params)
-    return fast.slide_mask(state.board.copy(), state.orient, state.anchor.copy(), state.chips, seat, state.slid,
-                           params.slide_again, state.must_touch, state.start_contact, asked, offsets, size, extent,
-                           neighbours)
+def slide_mask(params: Params, state: State, seat: int, asked: np.ndarray, phase: str) -> np.ndarray:
+    """(B, 61): the pieces the mover may slide in this phase, and STOP."""
+    return fast.slide_mask(_turn(params, state, seat, phase), asked, fast.tables(params))
+
+
+def _turn(params: Params, state: State, seat: int, phase: str) -> fast.Turn:
+    """The slides' view of the state in a slide phase, with copies of the arrays a slide moves (board, anchor,
+    chips, slid, must_touch): the kernels move pieces to try them, and `step` keeps the copies it moved."""
+    mend = params.contact == "turn" and phase.endswith("_before")
+    return fast.Turn(state.board.copy(), state.orient, state.anchor.copy(), state.owner, state.chips.copy(),
+                     state.slid.copy(), state.placed, state.must_touch.copy(), state.start_contact, int(seat),
+                     bool(params.slide_again), bool(params.slide_placed), bool(mend),
+                     params.placement_contact == "corner")
+
+
+def _parted(params: Params, state: State) -> np.ndarray:
+    """(B, 60): slid pieces parted from their colour, which the placement must mend (contact "turn" only)."""
+    if params.contact != "turn":
+        return np.zeros(state.must_touch.shape, bool)
+    return fast.parted(state.board, state.orient, state.anchor, state.must_touch, fast.tables(params))
 
 
 def _chosen(state: State) -> np.ndarray:
@@ -169,7 +187,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     seat, phase, asked = state.turn % params.players, state.phase, state.asked
     choice = np.where(asked, np.asarray(choice), 0).astype(np.int64)
     kind = _kind(phase)
-    offsets, size, _, _, neighbours = fast.tables(params)
+    geo = fast.tables(params)
     if kind == "look":
         look = asked & (choice != NO_LOOK)
         seen, first = state.seen.copy(), state.first_look.copy()
@@ -193,12 +211,10 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
                        chosen=np.where(asked & ~stop, choice, -1).astype(np.int16))
         return _advance(params, state, phase)
     if kind == "slide_to":
-        board, anchor, chips = state.board.copy(), state.anchor.copy(), state.chips.copy()
-        slid, must = state.slid.copy(), state.must_touch.copy()
-        fast.slide(board, state.orient, anchor, chips, slid, must, state.start_contact, seat, _chosen(state), choice,
-                   offsets, size)
-        state = evolve(state, board=board, anchor=anchor, chips=chips, slid=slid, must_touch=must,
-                       chosen=np.full(len(asked), -1, np.int16))
+        moved = _turn(params, state, seat, phase)
+        fast.slide(moved, _chosen(state), choice, geo)
+        state = evolve(state, board=moved.board, anchor=moved.anchor, chips=moved.chips, slid=moved.slid,
+                       must_touch=moved.must_touch, chosen=np.full(len(asked), -1, np.int16))
         return _advance(params, state, CYCLE[CYCLE.index(phase) - 2])  # back to the slide question
     if kind == "play":
         discard = asked & (choice >= DISCARD)
@@ -212,9 +228,9 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     if kind == "place":
         board, orient, anchor = state.board.copy(), state.orient.copy(), state.anchor.copy()
         owner, contact = state.owner.copy(), state.start_contact.copy()
-        fast.place(board, orient, anchor, owner, contact, _chosen(state), choice, params.contact_from_placement,
-                   offsets, size, neighbours)
+        fast.place(board, orient, anchor, owner, contact, _chosen(state), choice, params.contact_from_placement, geo)
         state = evolve(state, board=board, orient=orient, anchor=anchor, owner=owner, start_contact=contact,
+                       placed=np.where(asked, state.chosen, state.placed).astype(np.int16),
                        chosen=np.full(len(asked), -1, np.int16))
         return _advance(params, state, phase)
     raise ValueError(f"no decision in phase '{phase}'")
@@ -256,25 +272,24 @@ def _advance(params: Params, state: State, last: str) -> State:
                 state = evolve(state, stopped=np.zeros_like(state.stopped))
             if _kind(phase) == "slide":
                 seat = state.turn % params.players
-                state = evolve(state, sliding=slide_mask(params, state, seat, ~state.stopped))
+                state = evolve(state, sliding=slide_mask(params, state, seat, ~state.stopped, phase))
             asked = asked_in(params, state, phase)
             if asked.any():
                 return evolve(state, phase=phase, asked=asked)
 
 
 def _start_turn(params: Params, state: State) -> State:
-    offsets, size, _, _, neighbours = fast.tables(params)
     batch = len(state.looked)
-    contact = fast.touching_own(state.board, state.orient, state.anchor, offsets, size, neighbours)
+    contact = fast.touching_own(state.board, state.orient, state.anchor, fast.tables(params))
     return evolve(state, looked=np.zeros(batch, bool), slid=np.zeros_like(state.slid), start_contact=contact,
-                  must_touch=np.zeros_like(state.must_touch), chosen=np.full(batch, -1, np.int16),
+                  must_touch=np.zeros_like(state.must_touch), placed=np.full(batch, -1, np.int16),
+                  chosen=np.full(batch, -1, np.int16),
                   stopped=np.zeros(batch, bool))
 
 
 def block_sizes(params: Params, state: State) -> np.ndarray:
     """(B, 60): each block's size at its lowest piece id."""
-    offsets, size, _, _, neighbours = fast.tables(params)
-    return fast.blocks(state.board, state.orient, state.anchor, offsets, size, neighbours)
+    return fast.blocks(state.board, state.orient, state.anchor, fast.tables(params))
 
 
 def outcome(params: Params, state: State) -> Outcome:

@@ -1,39 +1,81 @@
 """Kunst Stücke, compiled: the engine's legality and moves as numba kernels over the batch (arrays in, arrays
-out, or arrays changed in place where the engine hands over fresh copies). The board is (B, 324) piece ids by
-square 18 row + col, -1 empty; a piece on the board has an orientation and an anchor (rules.py), -1 when off.
+out, or arrays changed in place where the engine hands over fresh copies). The board is (B, N * N) piece ids by
+square N row + col (N = Params.board), -1 empty; a piece on the board has an orientation and an anchor
+(rules.py), -1 when off.
 
-Geometry arrays (from `tables`): offsets (12, O, 8) squares of each oriented shape from its anchor (padded),
-size (12,), extent (12, O, 2) height and width, distinct (12, O), and neighbours (324, 4) of each square
-(-1 off the board).
+The kernels take two named tuples: `Geo` (the board's side and the shapes' geometry, from `tables`) and `Turn`
+(the state a slide reads and changes, from the engine). Every bound they rely on comes from the data: an
+oriented shape spans at most `masks.shape[2]` rows (the data's longest), at most 8 squares (rules.SIZES, checked
+when the shapes are read), and a board row fits an int64 bit row (rules.BOARD_RANGE).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from sim.kunst_stuecke.rules import PIECES, SHAPES, SIDE, SQUARES, Params
+from sim.kunst_stuecke.rules import PIECES, SHAPES, Params
 
 EMPTY = -1
+BESIDE_ANY = 5  # the row of `beside` for pieces of any colour
+
+
+class Geo(NamedTuple):
+    """The board and the shapes in every orientation O (offsets, size, extent, distinct as in rules.Geometry)."""
+
+    side: int  # the board is side x side squares
+    offsets: np.ndarray  # (12, O, 8) int64: squares of each oriented shape from its anchor, side row + col (padded)
+    size: np.ndarray  # (12,) int64
+    extent: np.ndarray  # (12, O, 2) int64: height and width
+    distinct: np.ndarray  # (12, O) bool: the orientations offered
+    neighbours: np.ndarray  # (side * side, 4) int64: the squares sharing an edge with each square, -1 off the board
+    masks: np.ndarray  # (12, O, H) int64: each oriented shape's squares by row as bit masks (bit c: column c)
+    row: np.ndarray  # (side * side,) int64: each square's row (a lookup: no division in the searches)
+    col: np.ndarray  # (side * side,) int64
+
+
+class Turn(NamedTuple):
+    """What the slides of a turn read and change, for the batch (the engine hands over copies where they change)."""
+
+    board: np.ndarray  # (B, side * side)
+    orient: np.ndarray  # (B, 60)
+    anchor: np.ndarray  # (B, 60)
+    owner: np.ndarray  # (B, 60): the seat holding each piece off the board, -1 none
+    chips: np.ndarray  # (B, P)
+    slid: np.ndarray  # (B, 60): slides of each piece this turn
+    placed: np.ndarray  # (B,): the piece placed this turn, -1 none
+    must_touch: np.ndarray  # (B, 60): slid, so bound to end the turn against its own colour
+    start_contact: np.ndarray  # (B, 60): against its own colour when the turn began (or when placed)
+    seat: int
+    again: bool  # a piece may slide more than once a turn
+    slide_placed: bool  # the piece placed this turn may slide
+    mend: bool  # contact "turn", before placing: a piece parted from its colour may wait for the placement
+    corner: bool  # a placed piece abuts pieces it meets corner to corner too (Params.placement_contact)
 
 
 @lru_cache(maxsize=16)
-def tables(params: Params) -> tuple[np.ndarray, ...]:
-    """(offsets, size, extent, distinct, neighbours) for the kernels."""
-    geo = params.geometry
-    count = params.orientations
-    offsets = (geo.cells[:, :count, :, 0] * SIDE + geo.cells[:, :count, :, 1]).astype(np.int64)
-    neighbours = np.full((SQUARES, 4), -1, np.int64)
-    for square in range(SQUARES):
-        r, c = divmod(square, SIDE)
+def tables(params: Params) -> Geo:
+    geo, side, count = params.geometry, params.board, params.orientations
+    offsets = (geo.cells[:, :count, :, 0] * side + geo.cells[:, :count, :, 1]).astype(np.int64)
+    neighbours = np.full((side * side, 4), -1, np.int64)
+    for square in range(side * side):
+        r, c = divmod(square, side)
         for k, (dr, dc) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
-            if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE:
-                neighbours[square, k] = (r + dr) * SIDE + c + dc
-    out = (offsets, geo.size.astype(np.int64), geo.extent[:, :count].astype(np.int64),
-           geo.distinct[:, :count].copy(), neighbours)
-    for array in out:
+            if 0 <= r + dr < side and 0 <= c + dc < side:
+                neighbours[square, k] = (r + dr) * side + c + dc
+    extent = geo.extent[:, :count].astype(np.int64)
+    masks = np.zeros((SHAPES, count, int(extent[:, :, 0].max())), np.int64)
+    for s in range(SHAPES):
+        for o in range(count):
+            for r, c in geo.cells[s, o, : geo.size[s]]:
+                masks[s, o, r] |= 1 << c
+    squares = np.arange(side * side)
+    out = Geo(side, offsets, geo.size.astype(np.int64), extent, geo.distinct[:, :count].copy(), neighbours, masks,
+              squares // side, squares % side)
+    for array in out[1:]:
         array.flags.writeable = False
     return out
 
@@ -49,66 +91,60 @@ def _fits(board, g, offsets, size, shape, orientation, anchor, moving):
 
 
 @njit(cache=True, nogil=True)
-def _inside(extent, shape, orientation, anchor):
-    row, col = anchor // SIDE, anchor % SIDE
-    return row + extent[shape, orientation, 0] <= SIDE and col + extent[shape, orientation, 1] <= SIDE
-
-
-@njit(cache=True, nogil=True)
-def _touch(board, g, offsets, size, neighbours, shape, orientation, anchor, colour, moving):
-    """(own, other): whether the oriented shape at anchor shares an edge with a piece of `colour`, and with a
-    piece of another colour (its own squares and the moving piece excepted)."""
-    own, other = False, False
+def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
+    """Whether the piece on the board shares an edge with another piece of its colour."""
+    shape, o, at = piece % SHAPES, orient[g, piece], anchor[g, piece]
     for i in range(size[shape]):
         for k in range(4):
-            n = neighbours[anchor + offsets[shape, orientation, i], k]
+            n = neighbours[at + offsets[shape, o, i], k]
             if n >= 0:
                 held = board[g, n]
-                if held != EMPTY and held != moving:
-                    if held // SHAPES == colour:
-                        own = True
-                    else:
-                        other = True
-    return own, other
-
-
-@lru_cache(maxsize=16)
-def row_masks(params: Params) -> np.ndarray:
-    """(12, O, 5) int64: each oriented shape's squares as bit masks by row (bit c: column c)."""
-    geo = params.geometry
-    masks = np.zeros((SHAPES, params.orientations, 5), np.int64)
-    for s in range(SHAPES):
-        for o in range(params.orientations):
-            for r, c in geo.cells[s, o, : geo.size[s]]:
-                masks[s, o, r] |= 1 << c
-    masks.flags.writeable = False
-    return masks
+                if held != EMPTY and held != piece and held // SHAPES == piece // SHAPES:
+                    return True
+    return False
 
 
 @njit(cache=True, nogil=True)
-def _bitboards(board, g, occupied, beside):
-    """Game g's board by row as bit masks (bit c: column c): occupied (18,) squares; beside (6, 18) the squares
-    sharing an edge with a piece of colour c (row 5: of any colour)."""
+def _bitboards(board, g, side, corner, occupied, beside):
+    """Game g's board by row as bit masks (bit c: column c): occupied (side,) squares; beside (6, side) the
+    squares a placed piece abuts a piece of colour c on (row BESIDE_ANY: of any colour): sharing an edge, or,
+    with `corner`, a corner too."""
     occupied[:] = 0
     beside[:] = 0
-    edge = (1 << SIDE) - 1
-    for square in range(SQUARES):
+    edge = (1 << side) - 1
+    for square in range(side * side):
         p = board[g, square]
         if p < 0:
             continue
-        r, c, colour = square // SIDE, square % SIDE, p // SHAPES
+        r, c, colour = square // side, square % side, p // SHAPES
         bit = 1 << c
         across = ((bit << 1) | (bit >> 1)) & edge
         occupied[r] |= bit
-        for k in (colour, 5):
+        for k in (colour, BESIDE_ANY):
             beside[k, r] |= across
+            above_below = (bit | across) if corner else bit
             if r > 0:
-                beside[k, r - 1] |= bit
-            if r < SIDE - 1:
-                beside[k, r + 1] |= bit
+                beside[k, r - 1] |= above_below
+            if r < side - 1:
+                beside[k, r + 1] |= above_below
 
 
 @njit(cache=True, nogil=True)
+def _near(board, g, orient, anchor, geo, parted, count, near):
+    """near (count, side): the squares sharing an edge with each of the first `count` pieces of `parted`."""
+    side, offsets, size, neighbours = geo.side, geo.offsets, geo.size, geo.neighbours
+    for j in range(count):
+        near[j] = 0
+        p = parted[j]
+        shape, o, at = p % SHAPES, orient[g, p], anchor[g, p]
+        for i in range(size[shape]):
+            for k in range(4):
+                n = neighbours[at + offsets[shape, o, i], k]
+                if n >= 0:
+                    near[j, n // side] |= 1 << (n % side)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _lies(occupied, beside, masks, shape, o, height, row, col, colour):
     """Placing Shapes, by row masks: on empty squares, abutting no piece or one of its own colour."""
     own, anything = 0, 0
@@ -117,73 +153,137 @@ def _lies(occupied, beside, masks, shape, o, height, row, col, colour):
         if occupied[row + i] & m:
             return False
         own |= beside[colour, row + i] & m
-        anything |= beside[5, row + i] & m
+        anything |= beside[BESIDE_ANY, row + i] & m
     return anything == 0 or own != 0
 
 
 @njit(cache=True, nogil=True)
-def _lie_anywhere(occupied, beside, masks, extent, distinct, piece, legal):
-    """Whether the piece may lie anywhere; every way it may lie is marked in legal (O * 324,), or, with an
-    empty legal, the search stops at the first."""
+def _against_all(near, count, masks, shape, o, height, row, col):
+    """Whether the oriented shape at (row, col) shares an edge with each of the `count` pieces of `near`."""
+    for j in range(count):
+        hit = 0
+        for i in range(height):
+            hit |= near[j, row + i] & (masks[shape, o, i] << col)
+        if hit == 0:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, piece, legal):
+    """Whether the piece may lie anywhere, and, where `count` parted pieces wait to be mended, against each of
+    them (near), being of their colour `need`; every way it may lie is marked in legal (O * side * side,), or,
+    with an empty legal, the search stops at the first."""
     shape, colour = piece % SHAPES, piece // SHAPES
+    if count > 0 and colour != need:
+        return False
     found = False
     for o in range(masks.shape[1]):
         if not distinct[shape, o]:
             continue
         height, width = extent[shape, o, 0], extent[shape, o, 1]
-        for row in range(SIDE - height + 1):
-            for col in range(SIDE - width + 1):
-                if _lies(occupied, beside, masks, shape, o, height, row, col, colour):
+        for row in range(side - height + 1):
+            for col in range(side - width + 1):
+                if _lies(occupied, beside, masks, shape, o, height, row, col, colour) and (
+                        count == 0 or _against_all(near, count, masks, shape, o, height, row, col)):
                     if legal.shape[0] == 0:
                         return True
-                    legal[o * SQUARES + row * SIDE + col] = True
+                    legal[o * side * side + row * side + col] = True
                     found = True
     return found
 
 
 @njit(cache=True, nogil=True)
-def placements(board, pieces, masks, extent, distinct):
-    """(B, O * 324) bool: where each game's piece (pieces[g], -1: none) may be placed, 324 o + anchor."""
-    batch = board.shape[0]
-    legal = np.zeros((batch, masks.shape[1] * SQUARES), np.bool_)
-    occupied, beside = np.zeros(SIDE, np.int64), np.zeros((6, SIDE), np.int64)
+def _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, out):
+    """The pieces marked in bound (60,) that touch no piece of their colour, into out; how many."""
+    count = 0
+    for p in range(PIECES):
+        if bound[p] and not _touches_own(board, g, orient, anchor, offsets, size, neighbours, p):
+            out[count] = p
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def parted(board, orient, anchor, must_touch, geo):
+    """(B, 60) bool: the pieces bound to end the turn against their colour that touch none of it now."""
+    out = np.zeros(must_touch.shape, np.bool_)
+    ids = np.empty(PIECES, np.int64)
+    for g in range(board.shape[0]):
+        for j in range(_parted_of(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, must_touch[g],
+                                  ids)):
+            out[g, ids[j]] = True
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _compact(row, ids):
+    """The pieces marked in row (60,) into ids; how many."""
+    count = 0
+    for p in range(PIECES):
+        if row[p]:
+            ids[count] = p
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _common_colour(ids, count):
+    """The colour all `count` pieces of ids share; -1 if they do not (or there are none)."""
+    colour = ids[0] // SHAPES if count > 0 else -1
+    for j in range(count):
+        if ids[j] // SHAPES != colour:
+            return -1
+    return colour
+
+
+@njit(cache=True, nogil=True)
+def placements(board, orient, anchor, pieces, parted_now, corner, geo):
+    """(B, O * side * side) bool: where each game's piece (pieces[g], -1: none) may be placed, side^2 o + anchor;
+    against every parted piece (contact "turn")."""
+    batch, side, masks, extent, distinct = board.shape[0], geo.side, geo.masks, geo.extent, geo.distinct
+    legal = np.zeros((batch, masks.shape[1] * side * side), np.bool_)
+    occupied, beside = np.zeros(side, np.int64), np.zeros((6, side), np.int64)
+    ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
     for g in range(batch):
         if pieces[g] >= 0:
-            _bitboards(board, g, occupied, beside)
-            _lie_anywhere(occupied, beside, masks, extent, distinct, pieces[g], legal[g])
+            _bitboards(board, g, side, corner, occupied, beside)
+            count = _compact(parted_now[g], ids)
+            _near(board, g, orient, anchor, geo, ids, count, near)
+            _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, _common_colour(ids, count),
+                          pieces[g], legal[g])
     return legal
 
 
 @njit(cache=True, nogil=True)
-def play_mask(board, owner, seat, asked, masks, extent, distinct):
-    """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p); for the seat's
-    pieces in the games asked."""
-    batch = board.shape[0]
+def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo):
+    """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p), unless a parted
+    piece waits for the placement to mend it (contact "turn"); for the seat's pieces in the games asked."""
+    batch, side, masks, extent, distinct = board.shape[0], geo.side, geo.masks, geo.extent, geo.distinct
     legal = np.zeros((batch, 2 * PIECES), np.bool_)
-    occupied, beside = np.zeros(SIDE, np.int64), np.zeros((6, SIDE), np.int64)
+    occupied, beside = np.zeros(side, np.int64), np.zeros((6, side), np.int64)
+    ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
     nowhere = np.zeros(0, np.bool_)
     for g in range(batch):
         if not asked[g]:
             continue
-        _bitboards(board, g, occupied, beside)
+        _bitboards(board, g, side, corner, occupied, beside)
+        count = _compact(parted_now[g], ids)
+        _near(board, g, orient, anchor, geo, ids, count, near)
+        need = _common_colour(ids, count)
         for p in range(PIECES):
             if owner[g, p] == seat:
-                legal[g, PIECES + p] = True
-                legal[g, p] = _lie_anywhere(occupied, beside, masks, extent, distinct, p, nowhere)
+                legal[g, PIECES + p] = count == 0
+                legal[g, p] = _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, p,
+                                            nowhere)
     return legal
 
 
 @njit(cache=True, nogil=True)
-def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
-    own, _ = _touch(board, g, offsets, size, neighbours, piece % SHAPES, orient[g, piece], anchor[g, piece],
-                    piece // SHAPES, piece)
-    return own
-
-
-@njit(cache=True, nogil=True)
-def touching_own(board, orient, anchor, offsets, size, neighbours):
+def touching_own(board, orient, anchor, geo):
     """(B, 60) bool: each piece on the board shares an edge with a piece of its own colour."""
     batch = board.shape[0]
+    offsets, size, neighbours = geo.offsets, geo.size, geo.neighbours
     out = np.zeros((batch, PIECES), np.bool_)
     for g in range(batch):
         for p in range(PIECES):
@@ -198,104 +298,150 @@ def _lay(board, g, offsets, size, shape, orientation, anchor, value):
         board[g, anchor + offsets[shape, orientation, i]] = value
 
 
-@njit(cache=True, nogil=True)
-def _kept(board, g, orient, anchor, offsets, size, neighbours, must_touch, extra):
-    """Every piece that must end the turn against its own colour (must_touch[g], and `extra` if >= 0) does."""
-    for p in range(PIECES):
-        if (must_touch[g, p] or p == extra) and not _touches_own(board, g, orient, anchor, offsets, size,
-                                                                  neighbours, p):
-            return False
-    return True
+class Scratch(NamedTuple):
+    """Work arrays of one slide search."""
+
+    seen: np.ndarray  # (side * side,) bool
+    queue: np.ndarray  # (side * side,) int64: the anchors to visit
+    bound: np.ndarray  # (60,) bool
+    ids: np.ndarray  # (60,) int64
+    occupied: np.ndarray  # (side,) int64
+    beside: np.ndarray  # (6, side) int64
+    near: np.ndarray  # (60, side) int64
 
 
 @njit(cache=True, nogil=True)
-def _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, piece, must_touch, start_contact,
-                  out, first_only, seen, queue):
-    """Mark in out (324,) the anchors the piece may slide to: reachable by unit steps through squares where it
-    fits, its own place excepted, and leaving every piece that must end the turn against its own colour (this
-    one too if it started the turn so) against it. Returns how many; with first_only, stops at the first.
-    seen and queue are scratch arrays of 324."""
-    shape, o, start = piece % SHAPES, orient[g, piece], anchor[g, piece]
-    extra = piece if start_contact[g, piece] else -1
-    bound = extra >= 0
+def _scratch(side):
+    squares = side * side
+    return Scratch(np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.zeros(PIECES, np.bool_),
+                   np.empty(PIECES, np.int64), np.zeros(side, np.int64), np.zeros((6, side), np.int64),
+                   np.zeros((PIECES, side), np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _mendable(t, g, geo, count, w):
+    """Whether one piece of the mover's, placed now, can lie against all `count` parted pieces (w.ids): they
+    share a colour, and one of the mover's pieces of that colour fits against each."""
+    colour = _common_colour(w.ids, count)
+    if colour < 0:
+        return False
+    _bitboards(t.board, g, geo.side, t.corner, w.occupied, w.beside)
+    _near(t.board, g, t.orient, t.anchor, geo, w.ids, count, w.near)
+    nowhere = np.zeros(0, np.bool_)
+    for q in range(colour * SHAPES, (colour + 1) * SHAPES):
+        if t.owner[g, q] == t.seat and _lie_anywhere(geo.side, geo.masks, geo.extent, geo.distinct, w.occupied,
+                                                     w.beside, w.near, count, colour, q, nowhere):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _move(board, g, orient, anchor, offsets, size, piece, to):
+    shape, o = piece % SHAPES, orient[g, piece]
+    _lay(board, g, offsets, size, shape, o, anchor[g, piece], EMPTY)
+    _lay(board, g, offsets, size, shape, o, to, piece)
+    anchor[g, piece] = to
+
+
+@njit(cache=True, nogil=True)
+def _destinations(t, g, geo, w, which, found, out):
+    """For each piece marked in which (60,), found[p]: how many anchors it may slide to, each marked in out
+    (side^2,); with an empty out, 1 at most (the search stops at the first). A destination is reachable by unit
+    steps through squares where the piece fits, not its own place, and the turn can still end legally there:
+    every bound piece (slid, or this one if it started the turn against its colour) is against its colour, or,
+    where the placement may still mend (t.mend), one piece still to be placed can lie against all that are not
+    (_mendable)."""
+    # The tuples are unpacked once a game: numba counts a reference at every use of a tuple's array.
+    board, orient, anchor, must_touch, start_contact = t.board, t.orient, t.anchor, t.must_touch, t.start_contact
+    side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
+    seen, queue, bound, ids, row_of, col_of = w.seen, w.queue, w.bound, w.ids, geo.row, geo.col
+    first_only = out.shape[0] == 0
+    slid_bound = False
     for p in range(PIECES):
-        bound |= must_touch[g, p]
-    seen[:] = False
-    seen[start] = True
-    queue[0], head, tail, found = start, 0, 1, 0
-    while head < tail:
-        at = queue[head]
-        head += 1
-        row, col = at // SIDE, at % SIDE
-        for k in range(4):
-            r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
-            if r < 0 or c < 0 or c >= SIDE:
-                continue
-            a = r * SIDE + c
-            if a >= SQUARES or seen[a] or not _inside(extent, shape, o, a):
-                continue
-            if not _fits(board, g, offsets, size, shape, o, a, piece):
-                continue
-            seen[a] = True
-            queue[tail] = a
-            tail += 1
-            ok = True
-            if bound:  # try the move: every bound piece must still touch its own colour
-                _lay(board, g, offsets, size, shape, o, start, EMPTY)
-                _lay(board, g, offsets, size, shape, o, a, piece)
-                anchor[g, piece] = a
-                ok = _kept(board, g, orient, anchor, offsets, size, neighbours, must_touch, extra)
-                _lay(board, g, offsets, size, shape, o, a, EMPTY)
-                _lay(board, g, offsets, size, shape, o, start, piece)
-                anchor[g, piece] = start
-            if ok:
-                out[a] = True
-                found += 1
+        slid_bound |= must_touch[g, p]
+        bound[p] = must_touch[g, p]
+    for piece in range(PIECES):
+        if not which[piece]:
+            continue
+        bound[piece] |= start_contact[g, piece]
+        anything_bound = slid_bound or start_contact[g, piece]
+        shape, o, start = piece % SHAPES, orient[g, piece], anchor[g, piece]
+        height, width = extent[shape, o, 0], extent[shape, o, 1]
+        seen[:] = False
+        seen[start] = True
+        queue[0], head, tail, count = start, 0, 1, 0
+        while head < tail and not (first_only and count > 0):
+            row, col = row_of[queue[head]], col_of[queue[head]]
+            head += 1
+            for k in range(4):
+                r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
+                if r < 0 or c < 0 or r + height > side or c + width > side:
+                    continue
+                a = r * side + c
+                if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
+                    continue
+                seen[a] = True
+                queue[tail] = a
+                tail += 1
+                if anything_bound:  # try the move
+                    _move(board, g, orient, anchor, offsets, size, piece, a)
+                    apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, ids)
+                    ends = apart == 0 or (t.mend and _mendable(t, g, geo, apart, w))
+                    _move(board, g, orient, anchor, offsets, size, piece, start)
+                    if not ends:
+                        continue
+                count += 1
                 if first_only:
-                    return found
-    return found
+                    break
+                out[a] = True
+        found[piece] = count
+        bound[piece] = must_touch[g, piece]
 
 
 @njit(cache=True, nogil=True)
-def slide_mask(board, orient, anchor, chips, seat, slid, again, must_touch, start_contact, asked, offsets, size,
-               extent, neighbours):
-    """(B, 61): the pieces the mover may slide now (a chip left, not slid this turn unless `again`, somewhere to
-    go), and STOP (column 60)."""
-    batch = board.shape[0]
+def slide_mask(t, asked, geo):
+    """(B, 61): the pieces the mover may slide now (a chip left, not slid this turn unless `again`, not just placed
+    unless `slide_placed`, somewhere to go), and STOP (column 60)."""
+    batch = t.board.shape[0]
+    orient, chips, slid, placed = t.orient, t.chips, t.slid, t.placed
     legal = np.zeros((batch, PIECES + 1), np.bool_)
-    scratch, seen, queue = np.zeros(SQUARES, np.bool_), np.zeros(SQUARES, np.bool_), np.empty(SQUARES, np.int64)
+    which, found, nowhere, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), np.zeros(0, np.bool_), \
+        _scratch(geo.side)
     for g in range(batch):
         legal[g, PIECES] = True
-        if not asked[g] or chips[g, seat] <= 0:
+        if not asked[g] or chips[g, t.seat] <= 0:
             continue
         for p in range(PIECES):
-            if orient[g, p] >= 0 and (again or slid[g, p] == 0):
-                legal[g, p] = _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, p,
-                                            must_touch, start_contact, scratch, True, seen, queue) > 0
+            which[p] = orient[g, p] >= 0 and (t.again or slid[g, p] == 0) and (t.slide_placed or p != placed[g])
+        _destinations(t, g, geo, w, which, found, nowhere)
+        for p in range(PIECES):
+            legal[g, p] = which[p] and found[p] > 0
     return legal
 
 
 @njit(cache=True, nogil=True)
-def destinations(board, orient, anchor, pieces, must_touch, start_contact, offsets, size, extent, neighbours):
-    """(B, 324) bool: where each game's piece (pieces[g], -1: none) may slide to."""
-    batch = board.shape[0]
-    legal = np.zeros((batch, SQUARES), np.bool_)
-    seen, queue = np.zeros(SQUARES, np.bool_), np.empty(SQUARES, np.int64)
+def destinations(t, pieces, geo):
+    """(B, side^2) bool: where each game's piece (pieces[g], -1: none) may slide to."""
+    batch = t.board.shape[0]
+    legal = np.zeros((batch, geo.side * geo.side), np.bool_)
+    which, found, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), _scratch(geo.side)
     for g in range(batch):
         if pieces[g] >= 0:
-            _destinations(board, g, orient, anchor, offsets, size, extent, neighbours, pieces[g], must_touch,
-                          start_contact, legal[g], False, seen, queue)
+            which[:] = False
+            which[pieces[g]] = True
+            _destinations(t, g, geo, w, which, found, legal[g])
     return legal
 
 
 @njit(cache=True, nogil=True)
-def place(board, orient, anchor, owner, start_contact, pieces, options, from_placement, offsets, size, neighbours):
-    """Lay each game's piece (pieces[g] >= 0) as options[g] = 324 o + anchor (in place)."""
+def place(board, orient, anchor, owner, start_contact, pieces, options, from_placement, geo):
+    """Lay each game's piece (pieces[g] >= 0) as options[g] = side^2 o + anchor (in place)."""
+    squares, offsets, size, neighbours = geo.side * geo.side, geo.offsets, geo.size, geo.neighbours
     for g in range(board.shape[0]):
         p = pieces[g]
         if p < 0:
             continue
-        o, a = options[g] // SQUARES, options[g] % SQUARES
+        o, a = options[g] // squares, options[g] % squares
         _lay(board, g, offsets, size, p % SHAPES, o, a, p)
         orient[g, p], anchor[g, p], owner[g, p] = o, a, -1
         if from_placement:  # it "starts the turn" where it was placed
@@ -303,19 +449,20 @@ def place(board, orient, anchor, owner, start_contact, pieces, options, from_pla
 
 
 @njit(cache=True, nogil=True)
-def slide(board, orient, anchor, chips, slid, must_touch, start_contact, seat, pieces, targets, offsets, size):
-    """Slide each game's piece (pieces[g] >= 0) to targets[g], for a chip (in place)."""
+def slide(t, pieces, targets, geo):
+    """Slide each game's piece (pieces[g] >= 0) to targets[g], for a chip (in place, in t's arrays)."""
+    board, anchor, offsets, size = t.board, t.anchor, geo.offsets, geo.size
     for g in range(board.shape[0]):
         p = pieces[g]
         if p < 0:
             continue
-        shape, o = p % SHAPES, orient[g, p]
+        shape, o = p % SHAPES, t.orient[g, p]
         _lay(board, g, offsets, size, shape, o, anchor[g, p], EMPTY)
         _lay(board, g, offsets, size, shape, o, targets[g], p)
         anchor[g, p] = targets[g]
-        chips[g, seat] -= 1
-        slid[g, p] += 1
-        must_touch[g, p] |= start_contact[g, p]
+        t.chips[g, t.seat] -= 1
+        t.slid[g, p] += 1
+        t.must_touch[g, p] |= t.start_contact[g, p]
 
 
 @njit(cache=True, nogil=True)
@@ -334,11 +481,11 @@ def keep(stacks, spaces, seat, stack, options, asked):
 
 
 @njit(cache=True, nogil=True)
-def block_labels(board, orient, anchor, offsets, size, neighbours, games):
+def block_labels(board, orient, anchor, geo, games):
     """Blocks (same-coloured pieces joined by shared edges) of the games marked in games (B,): label (B, 60),
     the lowest piece id of each piece's block (-1 off the board), and members (B, 60), each block's size at
     its label (0 elsewhere)."""
-    batch = board.shape[0]
+    batch, offsets, size, neighbours = board.shape[0], geo.offsets, geo.size, geo.neighbours
     label = np.full((batch, PIECES), -1, np.int64)
     members = np.zeros((batch, PIECES), np.int64)
     stack = np.empty(PIECES, np.int64)
@@ -366,9 +513,9 @@ def block_labels(board, orient, anchor, offsets, size, neighbours, games):
     return label, members
 
 
-def blocks(board, orient, anchor, offsets, size, neighbours) -> np.ndarray:
+def blocks(board, orient, anchor, geo) -> np.ndarray:
     """(B, 60): each block's size at its lowest piece id, 0 elsewhere."""
-    return block_labels(board, orient, anchor, offsets, size, neighbours, np.ones(len(board), np.bool_))[1]
+    return block_labels(board, orient, anchor, geo, np.ones(len(board), np.bool_))[1]
 
 
 @njit(cache=True, nogil=True)

@@ -8,13 +8,15 @@ with one possible answer (no look possible, no slide possible) is not asked:
 2. slide: a piece on the board to slide, or STOP; after a piece, slide_to: the anchor it ends on. Asked again
    until the player stops or can slide no more (Sliding Shapes: "before placement, afterwards, or both");
 3. play: a piece of the supply to place (its id), or DISCARD + id to discard it; after a piece to place,
-   place: ORIENTATION_STRIDE * orientation + anchor;
+   place: side^2 * orientation + anchor (side = Params.board);
 4. look, if the player has not looked this turn, and slides again.
 
 Reading of the contact rule (Sliding Shapes): a slid piece that started the turn against its own colour must
-end the turn against its own colour. Here every slide must leave every such piece slid so far this turn
-against its own colour, so the turn can always end legally; a sequence that breaks the contact and mends it
-with a later slide is not allowed.
+end the turn against its own colour. With Params.contact "slide", every slide must leave every such piece slid
+so far this turn against its own colour, so the turn can always end legally; a sequence that breaks the
+contact and mends it with a later slide is not allowed. With "turn", a slide before the placement may also
+part such pieces from their colour where one piece of the mover's can still be placed against all of them;
+the placement must then be such a piece, laid so (no discard). After the placement, as with "slide".
 """
 
 from __future__ import annotations
@@ -32,11 +34,8 @@ from sim.kunst_stuecke.rules import (
     DISCARD,
     MOST_SIZE,
     NO_LOOK,
-    ORIENTATION_STRIDE,
     PIECES,
-    SIDE,
     SPACE_STRIDE,
-    SQUARES,
     STACK_TILES,
     STACKS,
     STOP,
@@ -49,24 +48,28 @@ from sim.kunst_stuecke.rules import (
 )
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-# The squares, numbered 18 row + col, that share an edge with each square.
-NEIGHBOURS = [[(r + dr) * SIDE + c + dc for dr, dc in STEPS if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE]
-              for r, c in (divmod(square, SIDE) for square in range(SQUARES))]
+CORNERS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+def neighbours_of(side: int, steps=STEPS) -> list[list[int]]:
+    """The squares, numbered side row + col, that share an edge with each square (or, with CORNERS, a corner)."""
+    return [[(r + dr) * side + c + dc for dr, dc in steps if 0 <= r + dr < side and 0 <= c + dc < side]
+            for r, c in (divmod(square, side) for square in range(side * side))]
 
 
 @dataclass(frozen=True)
 class Laid:
     """A shape in one orientation."""
 
-    offsets: tuple[int, ...]  # its squares from the anchor, 18 row + col
+    offsets: tuple[int, ...]  # its squares from the anchor, side row + col
     anchors: tuple[int, ...]  # the anchors at which it lies wholly on the board
     inside: frozenset[int]  # the same, for lookups
 
 
-def laid(cells: list[tuple[int, int]]) -> Laid:
+def laid(cells: list[tuple[int, int]], side: int) -> Laid:
     height, width = 1 + max(r for r, _ in cells), 1 + max(c for _, c in cells)
-    spots = tuple(row * SIDE + col for row in range(SIDE - height + 1) for col in range(SIDE - width + 1))
-    return Laid(tuple(SIDE * r + c for r, c in cells), spots, frozenset(spots))
+    spots = tuple(row * side + col for row in range(side - height + 1) for col in range(side - width + 1))
+    return Laid(tuple(side * r + c for r, c in cells), spots, frozenset(spots))
 
 
 @dataclass
@@ -75,7 +78,9 @@ class Game:
     shapes: list[list[Laid | None]]  # shapes[shape][orientation]; None for an orientation that repeats a lower one
     supply: list[list[int]]  # each seat's pieces not yet placed or discarded, in the order dealt
     stacks: list[list[int]]  # the target tiles left in each stack, top first
-    board: list[int] = field(default_factory=lambda: [-1] * SQUARES)  # the piece on each square 18 row + col
+    board: list[int]  # the piece on each square side row + col, -1 empty
+    neighbours: list[list[int]]  # neighbours_of(side)
+    abutting: list[list[int]]  # the squares a placed piece abuts others on: the neighbours, corners too with "corner"
     where: dict[int, tuple[int, int]] = field(default_factory=dict)  # piece on the board -> (orientation, anchor)
     chips: list[int] = field(default_factory=list)
     spaces: list[list[int | None]] = field(default_factory=list)  # each seat's tile on each score space
@@ -88,6 +93,7 @@ class Game:
     half: str = "before"  # before or after the piece is placed or discarded
     looked: bool = False
     slid: dict[int, int] = field(default_factory=dict)  # piece -> slides this turn
+    placed: int = -1  # the piece placed this turn
     start_contact: dict[int, bool] = field(default_factory=dict)  # piece -> against its own colour at turn start
     must_touch: set[int] = field(default_factory=set)  # slid pieces that must end the turn against own colour
 
@@ -102,10 +108,14 @@ class Game:
 
 def new_game(params: Params, one: Deal) -> Game:
     players, geo = params.players, params.geometry
-    shapes = [[laid([(int(r), int(c)) for r, c in geo.cells[s, o, : geo.size[s]]]) if geo.distinct[s, o] else None
-               for o in range(params.orientations)] for s in range(len(geo.size))]
+    side = params.board
+    shapes = [[laid([(int(r), int(c)) for r, c in geo.cells[s, o, : geo.size[s]]], side) if geo.distinct[s, o]
+               else None for o in range(params.orientations)] for s in range(len(geo.size))]
     return Game(params, shapes, [list(map(int, one.supply[0, s])) for s in range(players)],
-                [list(map(int, stack)) for stack in one.stacks[0]], chips=[params.chips] * players,
+                [list(map(int, stack)) for stack in one.stacks[0]], [-1] * params.squares, neighbours_of(side),
+                [edges + corners for edges, corners in zip(neighbours_of(side), neighbours_of(side, CORNERS))]
+                if params.placement_contact == "corner" else neighbours_of(side),
+                chips=[params.chips] * players,
                 spaces=[[None] * len(params.spaces) for _ in range(players)], seen=[[] for _ in range(players)],
                 discards=[0] * players, first_look=[-1] * players)
 
@@ -130,7 +140,7 @@ def fits(game: Game, cells: list[int], moving: int = -1) -> bool:
 
 def neighbours(game: Game, cells: list[int], moving: int = -1) -> set[int]:
     """The pieces that share an edge with these squares (the piece being moved excepted)."""
-    return {game.board[n] for square in cells for n in NEIGHBOURS[square]} - {-1, moving}
+    return {game.board[n] for square in cells for n in game.neighbours[square]} - {-1, moving}
 
 
 def touches_own(game: Game, piece: int) -> bool:
@@ -145,47 +155,56 @@ def touches_own(game: Game, piece: int) -> bool:
 
 def may_lie(game: Game, piece: int, cells: list[int]) -> bool:
     """Placing Shapes: on empty squares of the board, abutting no piece at all, or at least one of its own
-    colour (and then other colours too)."""
+    colour (and then other colours too); abutting is sharing an edge (or a corner, with placement_contact
+    "corner")."""
     if not fits(game, cells):
         return False
-    touching = {colour_of(p) for p in neighbours(game, cells)}
+    abutted = {game.board[n] for square in cells for n in game.abutting[square]} - {-1}
+    touching = {colour_of(p) for p in abutted}
     return not touching or colour_of(piece) in touching
 
 
-def ways_to_lie(game: Game, piece: int) -> Iterator[int]:
-    """The place options of a piece, in order: ORIENTATION_STRIDE * orientation + anchor, each distinct way to
-    lie once (an orientation that lays the shape like a lower one is skipped)."""
+def ways_to_lie(game: Game, piece: int, against: list[int] = ()) -> Iterator[int]:
+    """The place options of a piece, in order: side^2 * orientation + anchor, each distinct way to lie once (an
+    orientation that lays the shape like a lower one, or a turned one without Params.rotate, is skipped); and
+    against every piece of `against`, which must be of its colour (to mend them)."""
+    if any(colour_of(p) != colour_of(piece) for p in against):
+        return
     for orientation, shape in enumerate(game.shapes[shape_of(piece)]):
         if shape:
             for anchor in shape.anchors:
                 board = game.board  # most anchors fail on their first taken square: no list built for them
-                if all(board[anchor + offset] == -1 for offset in shape.offsets) and may_lie(
-                        game, piece, squares(game, piece, orientation, anchor)):
-                    yield ORIENTATION_STRIDE * orientation + anchor
+                if all(board[anchor + offset] == -1 for offset in shape.offsets):
+                    cells = squares(game, piece, orientation, anchor)
+                    if may_lie(game, piece, cells) and (not against or set(against) <= neighbours(game, cells)):
+                        yield game.params.squares * orientation + anchor
 
 
 def placements(game: Game, piece: int) -> list[int]:
-    return list(ways_to_lie(game, piece))
+    return list(ways_to_lie(game, piece, parted(game)))
 
 
 def play_options(game: Game) -> list[int]:
     """Each piece of the supply may be placed (if it can lie anywhere) or discarded ("If it is not possible
-    to place a shape anywhere on the board, or if the player chooses to not lay it on the board")."""
-    mine = sorted(game.supply[game.seat])
-    return [p for p in mine if next(ways_to_lie(game, p), None) is not None] + [DISCARD + p for p in mine]
+    to place a shape anywhere on the board, or if the player chooses to not lay it on the board"); but where
+    slid pieces wait to be mended (contact "turn"), only a piece that can lie against all of them, placed."""
+    mine, waiting = sorted(game.supply[game.seat]), parted(game)
+    placeable = [p for p in mine if next(ways_to_lie(game, p, waiting), None) is not None]
+    return placeable + ([] if waiting else [DISCARD + p for p in mine])
 
 
 def place(game: Game, piece: int, option: int) -> None:
-    orientation, anchor = divmod(option, ORIENTATION_STRIDE)
+    orientation, anchor = divmod(option, game.params.squares)
     cells = squares(game, piece, orientation, anchor)
     for square in cells:
         game.board[square] = piece
     game.where[piece] = (orientation, anchor)
     game.supply[game.seat].remove(piece)
+    game.placed = piece
     if game.params.contact_from_placement:  # it "starts the turn" where it was placed
         game.start_contact[piece] = touches_own(game, piece)
     _act(game, {"act": "place", "piece": piece, "rotation": orientation % 4, "mirror": orientation >= 4,
-                "cells": [list(divmod(square, SIDE)) for square in cells]})
+                "cells": [list(divmod(square, game.params.board)) for square in cells]})
 
 
 def discard(game: Game, piece: int) -> None:
@@ -202,13 +221,13 @@ def reachable(game: Game, piece: int) -> Iterator[int]:
     unit steps up, down, left and right (never through or onto another piece, never off the board), its own
     place excepted; in the order found."""
     orientation, start = game.where[piece]
-    inside = game.shapes[shape_of(piece)][orientation].inside
+    inside, side = game.shapes[shape_of(piece)][orientation].inside, game.params.board
     seen, todo = {start}, [start]
     while todo:
-        row, col = divmod(todo.pop(), SIDE)
+        row, col = divmod(todo.pop(), side)
         for dr, dc in STEPS:
-            anchor = (row + dr) * SIDE + col + dc
-            if (0 <= col + dc < SIDE and anchor in inside and anchor not in seen
+            anchor = (row + dr) * side + col + dc
+            if (0 <= col + dc < side and anchor in inside and anchor not in seen
                     and fits(game, squares(game, piece, orientation, anchor), piece)):
                 seen.add(anchor)
                 todo.append(anchor)
@@ -224,14 +243,29 @@ def _move(game: Game, piece: int, anchor: int) -> None:
     game.where[piece] = (orientation, anchor)
 
 
+def parted(game: Game, bound: set[int] | None = None) -> list[int]:
+    """The bound pieces (slid ones that must end the turn against their own colour, by default) that touch none
+    of it now."""
+    return sorted(p for p in (game.must_touch if bound is None else bound) if not touches_own(game, p))
+
+
+def mendable(game: Game, apart: list[int]) -> bool:
+    """Contact "turn", before placing: one piece of the mover's can still be placed against every parted piece
+    (of their colour, so they share one)."""
+    return (game.params.contact == "turn" and game.half == "before"
+            and any(next(ways_to_lie(game, p, apart), None) is not None for p in game.supply[game.seat]))
+
+
 def ways_to_slide(game: Game, piece: int) -> Iterator[int]:
-    """Where a piece may slide now: reachable, and leaving every slid piece that must stay against its own
-    colour (this one included) against its own colour."""
+    """Where a piece may slide now: reachable, and after which the turn can still end legally: every slid piece
+    that must stay against its own colour (this one included) is against it, or can be mended by the placement
+    (`mendable`)."""
     start = game.where[piece][1]
     bound = game.must_touch | ({piece} if game.start_contact.get(piece, False) else set())
     for anchor in reachable(game, piece):  # the board is back as it was whenever the search resumes
         _move(game, piece, anchor)
-        kept = all(touches_own(game, p) for p in bound)
+        apart = parted(game, bound)
+        kept = not apart or mendable(game, apart)
         _move(game, piece, start)
         if kept:
             yield anchor
@@ -246,9 +280,9 @@ def slide_options(game: Game) -> list[int]:
     slide_again), and it needs somewhere to go."""
     if game.chips[game.seat] == 0:
         return [STOP]
-    again = game.params.slide_again
-    return [p for p in sorted(game.where)
-            if (again or p not in game.slid) and next(ways_to_slide(game, p), None) is not None] + [STOP]
+    again, placed = game.params.slide_again, -1 if game.params.slide_placed else game.placed
+    return [p for p in sorted(game.where) if (again or p not in game.slid) and p != placed
+            and next(ways_to_slide(game, p), None) is not None] + [STOP]
 
 
 def slide(game: Game, piece: int, anchor: int) -> None:
@@ -258,7 +292,7 @@ def slide(game: Game, piece: int, anchor: int) -> None:
     if game.start_contact.get(piece, False):
         game.must_touch.add(piece)
     orientation = game.where[piece][0]
-    cells = [list(divmod(square, SIDE)) for square in squares(game, piece, orientation, anchor)]
+    cells = [list(divmod(square, game.params.board)) for square in squares(game, piece, orientation, anchor)]
     _act(game, {"act": "slide", "piece": piece, "cells": cells})
 
 
@@ -334,7 +368,7 @@ def _slides(game: Game, decider: Decider, when: str) -> None:
 def play_turn(game: Game, decider: Decider) -> None:
     """Course of play: place or discard one shape; slide and look for a target before or after it."""
     game.turns.append({"seat": game.seat, "actions": []})
-    game.half, game.looked, game.slid, game.must_touch = "before", False, {}, set()
+    game.half, game.looked, game.slid, game.must_touch, game.placed = "before", False, {}, set(), -1
     game.start_contact = {p: touches_own(game, p) for p in game.where}
     _look(game, decider, "before")
     _slides(game, decider, "before")
@@ -418,13 +452,14 @@ class Chooser:
         return self.ask(game, "slide", f"slide_{when}", options, PIECES + 1)
 
     def slide_to(self, game, piece, options):
-        return self.ask(game, "slide_to", f"slide_to_{game.half}", options, SQUARES, piece=piece)
+        return self.ask(game, "slide_to", f"slide_to_{game.half}", options, game.params.squares, piece=piece)
 
     def play(self, game, options):
         return self.ask(game, "play", "play", options, 2 * PIECES)
 
     def place(self, game, piece, options):
-        return self.ask(game, "place", "place", options, game.params.orientations * SQUARES, piece=piece)
+        return self.ask(game, "place", "place", options, game.params.orientations * game.params.squares,
+                        piece=piece)
 
     def ask(self, game: Game, kind: str, phase: str, options: list[int], width: int, looking_at=(), piece=-1) -> int:
         legal = np.zeros((1, width), bool)

@@ -1,12 +1,14 @@
 """Kunst Stücke: constants, the shapes, Params, the deal, and the geometry both engines share.
 
 Rulebook: ../shared/rules/kunst_stuecke.txt. Encodings (the trace uses the same):
-- The board is 18 x 18 squares: `row` 0..17 from top to bottom, `col` 0..17 from left to right.
+- The board is N x N squares (Params.board, 18 by default): `row` 0..N-1 from top to bottom, `col` 0..N-1 from
+  left to right.
 - Piece p (0..59) has colour p // 12 and shape p % 12 (shapes.toml: cells [row, col] from the top-left corner
   of the shape's bounding box).
 - An orientation is o = 4 m + k: numpy.fliplr of the shape's cell mask when m = 1 (only with Params.mirror),
-  then numpy.rot90 by k quarter turns, counter-clockwise with row 0 at the top.
-- A placement or slide destination is an anchor a = 18 row + col: the square of the oriented shape's bounding
+  then numpy.rot90 by k quarter turns, counter-clockwise with row 0 at the top (k = 0 only without
+  Params.rotate).
+- A placement or slide destination is an anchor a = N row + col: the square of the oriented shape's bounding
   box's top-left corner.
 - A target tile is t = 6 colour + (size - 1), for sizes 1..6; size 6 means "6+".
 """
@@ -25,11 +27,12 @@ from sim.game import read_toml
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 COLORS = ("red", "yellow", "green", "blue", "purple")
-SIDE = 18  # the board is SIDE x SIDE squares
-SQUARES = SIDE * SIDE
 SHAPES = 12  # shapes per colour
 PIECES = len(COLORS) * SHAPES
-SIZES = (5, 8)  # the fewest and most squares a shape may cover
+SIZES = (5, 8)  # the fewest and most squares a shape may cover; connected, a shape spans at most 8 rows or cols
+BOARD_RANGE = (SIZES[1], 32)  # the longest shape fits; the kernels' bit rows (int64) hold up to 62 columns
+CONTACT_RULES = ("slide", "turn")
+PLACEMENT_CONTACTS = ("edge", "corner")
 DEALT = {2: 26, 3: 18, 4: 13, 5: 11}  # Preparation: pieces per player
 STACKS, STACK_TILES = 5, 6  # five face-down stacks of six target tiles
 TILES = len(COLORS) * STACK_TILES  # one tile per colour and size 1..5, 6+
@@ -39,8 +42,7 @@ DEFAULT_SHAPES = Path(__file__).with_name("shapes.toml")
 NO_LOOK = STACKS  # look: a stack 0-4, or none now
 STOP = PIECES  # slide: a piece on the board, or no more slides
 DISCARD = PIECES  # play: a piece to place (its id), or DISCARD + id to discard it
-SPACE_STRIDE = 5  # keep: SPACE_STRIDE * tile index in the stack + space
-ORIENTATION_STRIDE = SQUARES  # place: ORIENTATION_STRIDE * orientation + anchor
+SPACE_STRIDE = 5  # keep: SPACE_STRIDE * tile index in the stack + space; place: Params.squares * orientation + anchor
 SCORE_RANGE = (0, 1000)
 
 
@@ -60,11 +62,34 @@ class Params:
     slide_again: bool = field(
         default=False,
         metadata={"help": "'for every individual shape that you slide, you must give up one chip' is read as: a "
-                          "piece slides at most once per turn; on: it may slide again, for another chip"})
+                          "piece slides at most once per turn; on: it may slide again, for another chip (one chip "
+                          "a shape with free slides after it is not offered: it would leave a turn unbounded)"})
+    contact: str = field(
+        default="slide",
+        metadata={"help": "when the contact rule ('must also end the turn in contact with a shape of its own color') "
+                          "is judged: 'slide': after every slide, for every piece slid so far; 'turn': at the end "
+                          "of the turn, so a slide before placing may part a piece from its colour where the piece "
+                          "still to be placed can be laid against it (and then must be)"})
     contact_from_placement: bool = field(
         default=True,
         metadata={"help": "a piece placed this turn and then slid 'starts the turn' where it was placed: placed "
                           "against its own colour, it must end the turn against its own colour; off: exempt"})
+    placement_contact: str = field(
+        default="edge",
+        metadata={"help": "what 'abut' means when placing: 'edge': sharing an edge, as the rulebook defines contact "
+                          "for sliding and blocks; 'corner': meeting at a corner counts too (a piece that only "
+                          "touches another colour corner to corner is then not free)"})
+    rotate: bool = field(
+        default=True,
+        metadata={"help": "'all pieces lie in the same direction' is read as aligned to the grid: a piece may be "
+                          "laid turned by quarter turns; off: read literally, every piece lies as the shapes file "
+                          "draws it"})
+    slide_placed: bool = field(
+        default=True,
+        metadata={"help": "the piece placed this turn may slide in the same turn (slides may come 'afterwards'); "
+                          "off: only pieces that lay on the board when the turn began slide"})
+    board: int = field(default=18, metadata={
+        "help": "the side of the square board in squares (ours: the rulebook gives no size)", "range": BOARD_RANGE})
     shapes: str = field(default="", metadata={
         "file": DEFAULT_SHAPES, "help": "path to another shapes TOML; empty = sim/kunst_stuecke/shapes.toml"})
 
@@ -74,7 +99,19 @@ class Params:
                 for v in self.spaces):
             raise AtelierError(f"parameter 'spaces' must be {len(DEFAULT_SPACES)} whole numbers from "
                                f"{SCORE_RANGE[0]} to {SCORE_RANGE[1]}, got {list(self.spaces)}")
+        if self.contact not in CONTACT_RULES:
+            raise AtelierError(f"parameter 'contact' must be one of {', '.join(CONTACT_RULES)}, got {self.contact!r}")
+        if self.placement_contact not in PLACEMENT_CONTACTS:
+            raise AtelierError(f"parameter 'placement_contact' must be one of {', '.join(PLACEMENT_CONTACTS)}, "
+                               f"got {self.placement_contact!r}")
+        if not BOARD_RANGE[0] <= self.board <= BOARD_RANGE[1]:
+            raise AtelierError(f"parameter 'board' must be between {BOARD_RANGE[0]} and {BOARD_RANGE[1]}, "
+                               f"got {self.board}")
         load_shapes(self.shapes)
+
+    @property
+    def squares(self) -> int:
+        return self.board * self.board
 
     @property
     def dealt(self) -> int:
@@ -86,7 +123,7 @@ class Params:
 
     @property
     def geometry(self) -> Geometry:
-        return geometry(self.shapes, self.mirror)
+        return geometry(self.shapes, self.mirror, self.rotate)
 
 
 DEFAULT_SPACES = Params.__dataclass_fields__["spaces"].default
@@ -99,17 +136,16 @@ def load_shapes(path: str = "") -> tuple[tuple[str, np.ndarray], ...]:
     mirroring. Returns (name, cells (k, 2) int64) per shape."""
     file = Path(path) if path else DEFAULT_SHAPES
     data = read_toml(file, "shapes file")
-    try:
-        shapes = tuple((str(s.get("name", i)), np.array(s["cells"], dtype=np.int64))
-                       for i, s in enumerate(data["shape"]))
-    except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as err:
-        raise AtelierError(f"shapes file {file} is malformed: {err}") from None
+    entries = data.get("shape")
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise AtelierError(f"shapes file {file} is malformed: it must hold [[shape]] tables")
+    shapes = tuple(_read_shape(file, i, entry) for i, entry in enumerate(entries))
     if len(shapes) != SHAPES:
         raise AtelierError(f"shapes file {file} must hold {SHAPES} shapes, got {len(shapes)}")
     forms: dict[bytes, str] = {}
     for name, cells in shapes:
         what = f"shapes file {file}: shape {name}"
-        if cells.ndim != 2 or cells.shape[1:] != (2,) or not SIZES[0] <= len(cells) <= SIZES[1]:
+        if not SIZES[0] <= len(cells) <= SIZES[1]:
             raise AtelierError(f"{what} must list {SIZES[0]} to {SIZES[1]} cells as [row, col]")
         if len({tuple(c) for c in cells.tolist()}) != len(cells):
             raise AtelierError(f"{what} has overlapping cells")
@@ -122,6 +158,20 @@ def load_shapes(path: str = "") -> tuple[tuple[str, np.ndarray], ...]:
                 raise AtelierError(f"{what} is the same shape as {forms[form]}, turned or mirrored")
             forms[form] = name
     return shapes
+
+
+def _read_shape(file: Path, index: int, entry: dict) -> tuple[str, np.ndarray]:
+    """One [[shape]] table: its name and its cells, each a [row, col] pair of whole numbers (not booleans, not
+    decimals, not strings: TOML would let them through, and numpy would turn them into numbers)."""
+    name = str(entry.get("name", index))
+    cells = entry.get("cells")
+    whole = isinstance(cells, list) and all(
+        isinstance(cell, list) and len(cell) == 2 and all(type(v) is int and abs(v) < 2**31 for v in cell)
+        for cell in cells)
+    if not whole:
+        raise AtelierError(f"shapes file {file}: shape {name} must list its cells as [row, col] pairs of whole "
+                           f"numbers, got {cells!r}")
+    return name, np.array(cells, dtype=np.int64).reshape(-1, 2)
 
 
 def mask_of(cells: np.ndarray) -> np.ndarray:
@@ -161,12 +211,12 @@ class Geometry:
     cells: np.ndarray  # (12, O, 8, 2) int64: squares of shape s in orientation o from the anchor, padded with 0
     size: np.ndarray  # (12,) squares per shape
     extent: np.ndarray  # (12, O, 2) height and width of the oriented shape
-    distinct: np.ndarray  # (12, O) bool: the first orientation that lays the shape this way
+    distinct: np.ndarray  # (12, O) bool: the first orientation that lays the shape this way (and one allowed)
     names: tuple[str, ...]
 
 
 @lru_cache(maxsize=16)
-def geometry(path: str = "", mirror: bool = False) -> Geometry:
+def geometry(path: str = "", mirror: bool = False, rotate: bool = True) -> Geometry:
     shapes = load_shapes(path)
     count = 8 if mirror else 4
     cells = np.zeros((SHAPES, count, SIZES[1], 2), np.int64)
@@ -180,7 +230,7 @@ def geometry(path: str = "", mirror: bool = False) -> Geometry:
             cells[s, o, : len(rows)] = np.stack([rows, cols], axis=1)
             extent[s, o] = mask.shape
             key = (mask.shape, mask.tobytes())
-            distinct[s, o] = key not in seen
+            distinct[s, o] = key not in seen and (rotate or o % 4 == 0)
             seen.add(key)
     size = np.array([len(shape) for _, shape in shapes])
     for array in (cells, extent, distinct, size):

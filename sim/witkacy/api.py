@@ -3,10 +3,12 @@ contract (sim/game.py).
 
 The trace (`atelier play witkacy --json`) holds, besides the header every game has: `cards` (id, front, back,
 each [top row, bottom row] of fragments "A.UL"), `deck_before` (the shuffled deck before the set-up, top first,
-with the side facing up), `dealt` (every card drawn at set-up, in order: seat, card, side up, and whether it
-went to the collection, the hand or back into the deck), `deck` and `display` after the set-up, the starting
-`collections` and `hands`, `turns` (seat, search, action, placements and the display after the turn) and
-`final` (each collection bottom to top, copies per painting A-E, scores, winners).
+with the side facing up), `dealt` (every card drawn at set-up, in order: seat, card, the side up as it was drawn,
+and whether it went to the collection, the hand or back into the deck), `deck` and `display` after the set-up,
+the starting `collections` and `hands`, `turns` (seat, search, action, placements and the display after the turn)
+and `final` (each collection bottom to top, copies per painting A-E, scores, winners). A Gift from the deck's top
+(gift_from = 'display_and_deck') records "from": "deck" instead of a display "slot"; a Rush that keeps its second
+card (rush_both = 'optional') has one placement.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ import numpy as np
 import polars as pl
 
 from sim.errors import IllegalMove
-from sim.game import Choose, GameRules
+from sim.game import Choose, GameRules, standings_lines
 from sim.witkacy import collection as col
 from sim.witkacy import engine, reference
 from sim.witkacy.collection import Placed
 from sim.witkacy.rules import (
     ACTIONS,
     DECK,
+    KEEP,
     MAX_STACK,
     NO_ACTION,
     PAINTINGS,
@@ -35,6 +38,9 @@ from sim.witkacy.rules import (
     fragment_name,
     spot_code,
 )
+
+# GameRules finds the functions of the contract here by name.
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
 
 FATES = ("collection", "hand", "returned")
 
@@ -62,14 +68,15 @@ def record_of(params: Params, one: Deal, game: reference.Game) -> dict:
     cards = params.cards
     start = reference.new_game(params, one)
     shown = {c: int(one.up[0, c]) for c in range(len(cards))}
-    before = [[int(c), SIDES[shown[int(c)] if int(c) not in one.display[0] else 1 - shown[int(c)]]]
-              for c in one.shuffled[0]]
+    drawn = {c: side ^ (c in one.display[0]) for c, side in shown.items()}  # up in the deck, before the display
+    # cards were turned over (the only cards turned at set-up)
+    before = [[int(c), SIDES[drawn[int(c)]]] for c in one.shuffled[0]]
     points, paintings = col.scores(game.collections, cards)
     return {
         "cards": [{"id": c, "front": _side_names(cards[c, 0]), "back": _side_names(cards[c, 1])}
                   for c in range(len(cards))],
         "deck_before": before,
-        "dealt": [[int(s), int(c), SIDES[shown[int(c)]], FATES[int(f)]] for s, c, f in one.dealt[0] if s >= 0],
+        "dealt": [[int(s), int(c), SIDES[drawn[int(c)]], FATES[int(f)]] for s, c, f in one.dealt[0] if s >= 0],
         "deck": [[c, SIDES[shown[c]]] for c in start.deck],
         "display": [[c, SIDES[shown[c]]] for c in start.display],
         "collections": [[_placed(p) for p in stack] for stack in start.collections],
@@ -110,7 +117,10 @@ class Replayer:
             stack = game.collections[action["owner"]]
             return MAX_STACK * action["owner"] + [p.card for p in stack].index(action["card"])
         if kind == "gift":
-            return 4 * action["owner"] + 2 * action["slot"] + SIDES.index(action["side"])
+            source = DECK if action.get("from") == "deck" else action["slot"]
+            return 6 * action["owner"] + 2 * source + SIDES.index(action["side"])
+        if phase == "expand_again" and len(turn["placements"]) < 2:
+            return KEEP
         placed = action if phase.startswith("gift") else turn["placements"][phase.endswith("_again")]
         if kind == "expand":
             return 2 * game.hands[game.seat].index(placed["card"]) + SIDES.index(placed["side"])
@@ -155,10 +165,11 @@ def _action(action: dict) -> str:
     if kind == "solvent":
         return f"Solvent: removes card {action['card']} from seat {action['owner']}'s collection"
     if kind == "gift":
-        return (f"Gift: gives card {action['card']} ({action['side']}) from display slot {action['slot']} to seat "
-                f"{action['owner']}, at row {action['row']}, col {action['col']}, stack position {action['z']}")
+        source = "the deck" if action.get("from") == "deck" else f"display slot {action['slot']}"
+        return (f"Gift: gives card {action['card']} ({action['side']}) from {source} to seat {action['owner']}, at "
+                f"row {action['row']}, col {action['col']}, stack position {action['z']}")
     if kind == "rush":
-        return f"Rush: adds two cards, then takes {_drawn(action['drew'])}"
+        return "Rush: adds the hand cards below, then draws"
     return "Correction: this card may lie entirely on or under the collection"
 
 
@@ -178,31 +189,21 @@ def narrate(record: dict) -> str:
         for placed in turn["placements"]:
             lines.append(f"  adds card {placed['card']} ({placed['side']}) at row {placed['row']}, col "
                          f"{placed['col']}, stack position {placed['z']}")
+        if turn["action"] and turn["action"]["kind"] == "rush":  # a Rush draws after its two placements
+            lines.append(f"  ends the Rush taking {_drawn(turn['action']['drew'])}")
     final = record["final"]
     for seat, copies in enumerate(final["copies"]):
         done = ", ".join(f"{PAINTINGS[p]} x{n}" for p, n in enumerate(copies) if n) or "none"
         lines.append(f"Seat {seat} completed: {done}")
-    lines.append("Scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(final["scores"])))
-    lines.append("Winner(s): " + ", ".join(f"seat {s}" for s in final["winners"]))
+    lines += standings_lines(final["scores"], final["winners"])
     return "\n".join(lines)
 
 
 RULES = GameRules(
-    name="witkacy",
-    title="Witkacy",
+    __name__, name="witkacy", title="Witkacy", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("overlap double-sided cards into a collection to complete paintings from their quarters, with five "
              "once-per-game actions; a painting is worth its copies on the whole table; most points wins"),
-    player_counts=PLAYER_COUNTS,
-    lowest_wins=False,
-    params=Params,
-    deal=deal,
-    engine=engine,
-    reference=play_reference,
     columns={"paintings": pl.Int8, "copies_by_painting": pl.List(pl.Int8), "actions_used": pl.List(pl.Boolean),
              "cards_played": pl.Int8, "turns": pl.Int16, "deck_left": pl.Int8},
-    trace=trace,
-    replay=replay,
-    narrate=narrate,
-    facts=facts,
     tie_breakers=("paintings",),
 )

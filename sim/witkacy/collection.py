@@ -65,12 +65,17 @@ def covered(collection: Collection) -> set[tuple[int, int]]:
 
 
 def may_add(collection: Collection, placed: Placed, advanced: bool, correction: bool,
-            taken: set[tuple[int, int]] | None = None) -> bool:
+            taken: set[tuple[int, int]] | None = None, entirely: str = "collection") -> bool:
     """Collection Expansion: the card overlaps the collection (advanced: at least 2 of its 4 cells), but does
-    not lie entirely on or under it, unless Correction allows that this turn. Its place in the stack is free.
-    `taken`: the collection's covered cells, when already known."""
+    not lie entirely on or under it, unless Correction allows that this turn: on or under all its cards together,
+    all 4 cells already covered (entirely = 'collection'), or on or under a single card, in its very place
+    ('card'). Its place in the stack is free. `taken`: the collection's covered cells, when already known."""
     shared = sum(cell in (covered(collection) if taken is None else taken) for cell in cells(placed))
-    return shared >= (2 if advanced else 1) and (shared < 4 or correction)
+    if entirely == "card":
+        whole = any((p.row, p.col) == (placed.row, placed.col) for p in collection)
+    else:
+        whole = shared == 4
+    return shared >= (2 if advanced else 1) and (not whole or correction)
 
 
 def corner(collection: Collection) -> tuple[int, int]:
@@ -78,14 +83,15 @@ def corner(collection: Collection) -> tuple[int, int]:
     return min(p.row for p in collection), min(p.col for p in collection)
 
 
-def spots(collection: Collection, advanced: bool, correction: bool) -> list[tuple[int, int]]:
+def spots(collection: Collection, advanced: bool, correction: bool,
+          entirely: str = "collection") -> list[tuple[int, int]]:
     """Where a card may go, as its top-left cell (row, col), by the overlap rule: every cell whose card would share
     a cell with the collection. Neither the card, its side nor its place in the stack matters."""
     top, left = corner(collection)
     bottom, right = max(p.row for p in collection), max(p.col for p in collection)
     taken = covered(collection)
     return [(row, col) for row in range(top - 1, bottom + 2) for col in range(left - 1, right + 2)
-            if may_add(collection, Placed(-1, 0, row, col), advanced, correction, taken)]
+            if may_add(collection, Placed(-1, 0, row, col), advanced, correction, taken, entirely)]
 
 
 def added(collection: Collection, placed: Placed, z: int) -> Collection:

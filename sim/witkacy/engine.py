@@ -22,6 +22,7 @@ from sim.witkacy.rules import (
     CARDS,
     DECK,
     HAND,
+    KEEP,
     MAX_STACK,
     NO_ACTION,
     PAINTINGS,
@@ -46,7 +47,7 @@ class State:
     drawn: np.ndarray  # (B,) int16
     up: np.ndarray  # (B, 55) int8: the side facing up of each card (in the deck; shown, in the display)
     display: np.ndarray  # (B, 2) int8: -1 an empty slot
-    hand: np.ndarray  # (B, P, 3) int8: each hand in order, -1 after the last card
+    hand: np.ndarray  # (B, P, HAND) int8: each hand in order, -1 after the last card
     tokens: np.ndarray  # (B, P, 5) bool: the unused action tokens
     played: np.ndarray  # (B, P) int16: cards each seat added to its own collection
     action: np.ndarray  # (B,) int8: this turn's action, NO_ACTION or 1 + an index in ACTIONS
@@ -61,6 +62,7 @@ class State:
     only: np.ndarray  # (B,): the first of them, the choice where there is no other
     phase: str = "start"
     turn: int = 0
+    QUESTION = ("active", "asked", "legal", "only")  # the question being asked, not the game (sim.game.Engine)
 
     @property
     def left(self) -> np.ndarray:
@@ -81,7 +83,7 @@ class Observation:
     stack: np.ndarray  # (B, P, 55, 4)
     size: np.ndarray  # (B, P)
     copies: np.ndarray  # (B, P, 5)
-    hand: np.ndarray  # (B, 3): the mover's
+    hand: np.ndarray  # (B, HAND): the mover's
     display: np.ndarray  # (B, 2)
     shown: np.ndarray  # (B, 2): the side each display card shows, -1 empty
     deck_left: np.ndarray  # (B,)
@@ -160,6 +162,8 @@ def _advance(params: Params, state: State, at: int) -> State:
                 continue
             legal = np.ascontiguousarray(LEGAL[phase](params, evolve(state, phase=phase, active=active)))
             several, first = fast.options(legal.view(np.uint8))
+            if (first[active] < 0).any():
+                raise RuntimeError(f"Witkacy: no legal option at {phase}, turn {state.turn} (a rule bug)")
             asked = active & several
             state = evolve(state, phase=phase, active=active, asked=asked, legal=legal, only=first)
             if asked.any():
@@ -213,10 +217,11 @@ def _sources(state: State) -> np.ndarray:
     return np.concatenate([state.display >= 0, (state.left > 0)[:, None]], axis=1)
 
 
-def _rush_sources(params: Params, state: State) -> np.ndarray:
-    """After a Rush the deck's top card, or a display card when the deck is empty (rush_draw = 'any': any)."""
+def _drawable(state: State, reading: str) -> np.ndarray:
+    """What Stash and Rush may draw: any source ('any'), or the deck's top card, a display card only when the deck
+    is empty ('deck')."""
     sources = _sources(state)
-    if params.rush_draw == "deck":
+    if reading == "deck":
         sources[:, :DECK] &= (state.left == 0)[:, None]
     return sources
 
@@ -228,13 +233,16 @@ def _removals(params: Params, state: State, active: np.ndarray, first: bool = Fa
 
 
 def _gifts(params: Params, state: State) -> np.ndarray:
-    """(B, 4P) `4 * owner + 2 * slot + side`: any display card, either side, to any opponent. A gift always has a
-    place: slid under the whole collection (z = 0) a card shows only on cells nothing covered, so it cannot break a
-    completed painting; and a card overlapping the collection always fits somewhere (beside a corner)."""
+    """(B, 6P) `6 * owner + 2 * source + side`: any display card (and with gift_from = 'display_and_deck' the deck's
+    top card), either side, to any opponent. A gift always has a place: slid under the whole collection (z = 0) a
+    card shows only on cells nothing covered, so it cannot break a completed painting; and a card overlapping the
+    collection always fits somewhere (beside a corner)."""
     seat, batch = state.turn % params.players, len(state.ended)
     opponent = np.arange(params.players) != seat
-    out = opponent[None, :, None, None] & (state.display >= 0)[:, None, :, None] & np.ones((1, 1, 1, 2), bool)
-    return out.reshape(batch, 4 * params.players)
+    sources = _sources(state)
+    sources[:, DECK] &= params.gift_from == "display_and_deck"
+    out = opponent[None, :, None, None] & sources[:, None, :, None] & np.ones((1, 1, 1, 2), bool)
+    return out.reshape(batch, 6 * params.players)
 
 
 def _action_options(params: Params, state: State) -> np.ndarray:
@@ -250,15 +258,17 @@ def _action_options(params: Params, state: State) -> np.ndarray:
 
 
 def _cards_in_hand(params: Params, state: State) -> np.ndarray:
+    """Each hand card on either side; and KEEP, the second card of a Rush kept, with rush_both = 'optional'."""
     held = state.hand[:, state.turn % params.players] >= 0
-    return np.repeat(held, 2, axis=1)
+    keep = np.full((len(held), 1), state.phase == "expand_again" and params.rush_both == "optional")
+    return np.concatenate([np.repeat(held, 2, axis=1), keep], axis=1)
 
 
 def _where(params: Params, state: State) -> np.ndarray:
     out = np.zeros((len(state.active), WINDOW * WINDOW), bool)
     correction = (state.action == CORRECTION) & (state.phase == "where")
     fast.spots(state.stack, state.size, state.pending[:, 0].astype(np.int64), params.cards, params.advanced,
-               correction, state.active, out)
+               params.entirely == "card", correction, state.active, out)
     return out
 
 
@@ -272,8 +282,9 @@ def _depths(params: Params, state: State) -> np.ndarray:
 
 
 LEGAL = {
-    "search": lambda params, state: _sources(state), "stash_draw": lambda params, state: _sources(state),
-    "rush_draw": _rush_sources, "action": _action_options,
+    "search": lambda params, state: _sources(state),
+    "stash_draw": lambda params, state: _drawable(state, params.stash_draw),
+    "rush_draw": lambda params, state: _drawable(state, params.rush_draw), "action": _action_options,
     "stash_discard": lambda params, state: state.hand[:, state.turn % params.players] >= 0,
     "solvent": lambda params, state: _removals(params, state, state.active), "gift": _gifts,
     "expand": _cards_in_hand, "expand_again": _cards_in_hand,
@@ -331,17 +342,21 @@ def _solvent(params: Params, state: State, choice: np.ndarray, games: np.ndarray
 
 
 def _give(params: Params, state: State, choice: np.ndarray, games: np.ndarray) -> State:
-    """Gift: which display card goes, on which side, to whom; laid by the where and z questions."""
-    owner, rest = np.divmod(choice[games], 4)
-    slot, side = np.divmod(rest, 2)
+    """Gift: which card from the middle of the table (a display slot, or the deck's top) goes, on which side, to
+    whom; laid by the where and z questions."""
+    owner, rest = np.divmod(choice[games], 6)
+    source, side = np.divmod(rest, 2)
+    card = np.where(source == DECK, state.deck[games, np.minimum(state.drawn[games], CARDS - 1)],
+                    state.display[games, np.minimum(source, DECK - 1)])
     pending = state.pending.copy()
-    pending[games] = np.stack([owner, state.display[games, slot], side, slot], axis=1)
+    pending[games] = np.stack([owner, card, side, source], axis=1)
     return evolve(state, pending=pending)
 
 
 def _pick_card(params: Params, state: State, choice: np.ndarray, games: np.ndarray) -> State:
-    """Collection Expansion: which hand card, on which side; laid by the where and z questions."""
+    """Collection Expansion: which hand card, on which side (none: KEEP); laid by the where and z questions."""
     seat = state.turn % params.players
+    games = games[choice[games] != KEEP]
     position, side = np.divmod(choice[games], 2)
     pending = state.pending.copy()
     pending[games] = np.stack([np.full(len(games), seat), state.hand[games, seat, position], side, position], axis=1)
@@ -362,14 +377,17 @@ def _place_at(params: Params, state: State, choice: np.ndarray, games: np.ndarra
 
 def _lay(params: Params, state: State, choice: np.ndarray, games: np.ndarray) -> State:
     """The card goes into the stack at position z; from the hand (one more card played) or, for a Gift, from the
-    display, whose slot is refilled."""
+    display, whose slot is refilled, or the deck."""
     stack, size = state.stack.copy(), state.size.copy()
     owner, card, side, source = (state.pending[games, k].astype(np.int64) for k in range(4))
     fast.insert(stack, size, games, owner, card, side, state.spot[games, 0].astype(np.int64),
                 state.spot[games, 1].astype(np.int64), choice[games])
     state = _recount(params, state, stack, size, games, owner)
     if state.phase == "gift_z":
-        state = _refill(state, games, source)
+        from_deck = source == DECK
+        drawn = state.drawn.copy()
+        drawn[games[from_deck]] += 1
+        state = _refill(evolve(state, drawn=drawn), games[~from_deck], source[~from_deck])
     else:
         positions = np.zeros(len(choice), np.int64)
         positions[games] = source

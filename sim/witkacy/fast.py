@@ -18,7 +18,11 @@ from numba import njit
 from sim.witkacy.rules import MAX_STACK, WINDOW
 
 MARGIN = 2  # a card's anchor may lie one row above the collection, and a block one more
-GRID = 64  # MAX_STACK cards span 55 rows; with the margins and a card's own rows, 64 is enough
+# Each card laid overlaps the collection, so it widens the collection's anchors by one row (or col) at most, and a
+# collection of the deck's MAX_STACK cards spans MAX_STACK anchor rows at most. The kernels read up to two cells
+# beyond a card one row past the last anchor: MARGIN + MAX_STACK + 3 cells hold that. `paint` refuses a collection
+# outside these bounds (a rule bug), so that no kernel writes outside its arrays.
+GRID = MARGIN + MAX_STACK + 3
 
 
 @njit(cache=True, nogil=True)
@@ -31,10 +35,14 @@ def scratch_grids():
 def paint(stack, n, cards, code, top):
     """Paint a collection (stack (55, 4): card, side, row, col; n cards). Returns its corner (top_row, left_col)
     and the extent of its anchors (rows, cols): grid anchors run MARGIN .. MARGIN + extent - 1."""
+    if n < 1 or n > stack.shape[0]:
+        raise RuntimeError("Witkacy: a collection must hold 1 to 55 cards (a rule bug)")
     r0, c0, r1, c1 = stack[0, 2], stack[0, 3], stack[0, 2], stack[0, 3]
     for i in range(1, n):
         r0, c0 = min(r0, stack[i, 2]), min(c0, stack[i, 3])
         r1, c1 = max(r1, stack[i, 2]), max(c1, stack[i, 3])
+    if r1 - r0 >= MAX_STACK or c1 - c0 >= MAX_STACK:
+        raise RuntimeError("Witkacy: a collection spans more rows or cols than it has cards (a rule bug)")
     for i in range(n):
         gr, gc = stack[i, 2] - r0 + MARGIN, stack[i, 3] - c0 + MARGIN
         for dr in range(2):
@@ -93,9 +101,10 @@ def blocks_around(code, gr, gc, out):
 
 
 @njit(cache=True, nogil=True)
-def spots(stack, size, owner, cards, advanced, correction, active, out):
+def spots(stack, size, owner, cards, advanced, by_card, correction, active, out):
     """out (B, WINDOW ** 2): the `where` options of a card laid into collection owner[g]: its cells overlap the
-    collection (advanced: at least 2 of 4) but not all 4, unless correction[g]."""
+    collection (advanced: at least 2 of 4) but it does not lie entirely on or under it (all 4 cells covered; with
+    `by_card`, in the very place of one of its cards), unless correction[g]."""
     code, top = scratch_grids()
     need = 2 if advanced else 1
     for g in range(len(active)):
@@ -109,8 +118,18 @@ def spots(stack, size, owner, cards, advanced, correction, active, out):
                 gr, gc = ar - 1 + MARGIN, ac - 1 + MARGIN
                 shared = (top[gr, gc] >= 0) + (top[gr, gc + 1] >= 0) + (top[gr + 1, gc] >= 0) + (
                     top[gr + 1, gc + 1] >= 0)
-                out[g, ar * WINDOW + ac] = shared >= need and (shared < 4 or correction[g])
+                whole = shared == 4 and (not by_card or on_a_card(stack[g, o], n, r0 + ar - 1, c0 + ac - 1))
+                out[g, ar * WINDOW + ac] = shared >= need and (not whole or correction[g])
         wipe(stack[g, o], n, r0, c0, code, top)
+
+
+@njit(cache=True, nogil=True)
+def on_a_card(stack, n, row, col):
+    """Whether one of the collection's n cards lies with its top-left cell at (row, col)."""
+    for i in range(n):
+        if stack[i, 2] == row and stack[i, 3] == col:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -202,6 +221,8 @@ def insert(stack, size, games, owner, card, side, row, col, z):
     for i in range(len(games)):
         g, o = games[i], owner[i]
         n = size[g, o]
+        if n >= stack.shape[2] or not 0 <= z[i] <= n:
+            raise RuntimeError("Witkacy: a card laid beyond its collection's stack (a rule bug)")
         for j in range(n, z[i], -1):
             stack[g, o, j] = stack[g, o, j - 1]
         stack[g, o, z[i], 0], stack[g, o, z[i], 1] = card[i], side[i]
@@ -214,6 +235,8 @@ def remove(stack, size, games, owner, position):
     for i in range(len(games)):
         g, o = games[i], owner[i]
         n = size[g, o]
+        if not 0 <= position[i] < n:
+            raise RuntimeError("Witkacy: a card removed from beyond its collection's stack (a rule bug)")
         for j in range(position[i], n - 1):
             stack[g, o, j] = stack[g, o, j + 1]
         stack[g, o, n - 1] = -1
@@ -223,9 +246,9 @@ def remove(stack, size, games, owner, position):
 
 @njit(cache=True, nogil=True)
 def options(legal):
-    """(several, first): whether each row (uint8) allows two options or more, and its first."""
+    """(several, first): whether each row (uint8) allows two options or more, and its first (-1: none)."""
     n, k = legal.shape
-    several, first = np.zeros(n, np.bool_), np.zeros(n, np.int64)
+    several, first = np.zeros(n, np.bool_), np.full(n, -1, np.int64)
     for g in range(n):
         found = 0
         for j in range(k):

@@ -4,11 +4,14 @@ same questions in the same order with the same numbered options (rules.PHASES an
 A turn (Course of Play) asks its player, in this order; a question with a single option is not asked:
 1. search: a display slot or the deck; skipped when nothing is left to draw;
 2. action: none, or one of the unused tokens whose action is possible now, with its own questions:
-   - Stash: stash_draw (as search), then stash_discard (a hand position);
+   - Stash: stash_draw (as search, or the deck's top with stash_draw = 'deck'), then stash_discard (a hand
+     position);
    - Solvent: solvent (whose collection, which card);
    - Correction: none; this turn's expansion may then lie entirely on or under the collection;
-   - Gift: gift (to whom, which display card, which side up), then gift_where and gift_z (as where and z);
-   - Rush: two expansions (expand, where, z, then expand_again, where_again, z_again), then rush_draw;
+   - Gift: gift (to whom, which display card or with gift_from = 'display_and_deck' the deck's top, which side
+     up), then gift_where and gift_z (as where and z);
+   - Rush: two expansions (expand, where, z, then expand_again, where_again, z_again; with rush_both =
+     'optional', expand_again may KEEP the second card), then rush_draw;
 3. Collection Expansion, but after a Rush: expand (a hand card and its side), where (its top-left cell) and z (its
    place in the stack); skipped with an empty hand.
 The game ends after the last seat's turn in the round in which fewer cards than players are left to draw.
@@ -30,6 +33,7 @@ from sim.witkacy.rules import (
     ACTIONS,
     DECK,
     HAND,
+    KEEP,
     MAX_STACK,
     NO_ACTION,
     PHASES,
@@ -110,6 +114,12 @@ def sources(game: Game) -> list[int]:
     return [slot for slot, card in enumerate(game.display) if card is not None] + ([DECK] if game.deck else [])
 
 
+def drawable(game: Game, reading: str) -> list[int]:
+    """What Stash and Rush may draw (stash_draw, rush_draw): any source ('any'), or the deck's top card, a display
+    card only when the deck is empty ('deck')."""
+    return [DECK] if game.deck and reading == "deck" else sources(game)
+
+
 def draw(game: Game, source: int) -> dict:
     """Search: a display card (its slot refilled by turning the deck's top card over), or the deck's top card."""
     if source == DECK:
@@ -140,7 +150,7 @@ def lay(game: Game, decider: Decider, phases: tuple[str, str], pending: Pending,
     game.pending = pending
     stack = game.collections[pending.owner]
     top, left = col.corner(stack)
-    spots = col.spots(stack, game.params.advanced, correction)
+    spots = col.spots(stack, game.params.advanced, correction, game.params.entirely)
     if keep:
         spots = [s for s in spots if next(col.depths(stack, Placed(pending.card, pending.side, *s), game.cards,
                                                      keep), None) is not None]
@@ -158,8 +168,11 @@ def expand(game: Game, decider: Decider, again: bool, correction: bool) -> dict 
     hand, suffix = game.hands[game.seat], "_again" if again else ""
     if not hand:
         return None
-    position, side = divmod(ask(game, decider, "expand" + suffix, [2 * i + s for i in range(len(hand))
-                                                                   for s in range(2)]), 2)
+    keep = [KEEP] if again and game.params.rush_both == "optional" else []
+    choice = ask(game, decider, "expand" + suffix, [2 * i + s for i in range(len(hand)) for s in range(2)] + keep)
+    if choice == KEEP:
+        return None
+    position, side = divmod(choice, 2)
     placement = lay(game, decider, ("where" + suffix, "z" + suffix), Pending(game.seat, hand[position], side,
                                                                             position), correction, keep=False)
     hand.pop(position)
@@ -176,14 +189,23 @@ def solvent_options(game: Game) -> list[int]:
             for i in col.removals(stack, game.cards)]
 
 
+def gift_cards(game: Game) -> dict[int, int]:
+    """The cards of the middle of the table a Gift may take, by source: the display's (slot 0, 1) and, with
+    gift_from = 'display_and_deck', the deck's top card (DECK)."""
+    cards = {slot: card for slot, card in enumerate(game.display) if card is not None}
+    if game.deck and game.params.gift_from == "display_and_deck":
+        cards[DECK] = game.deck[0]
+    return cards
+
+
 def gift_options(game: Game, first: bool = False) -> list[int]:
-    """4 * opponent + 2 * display slot + side of every way to give a display card (`first`: stop at the first)."""
+    """6 * opponent + 2 * source + side of every way to give a card (`first`: stop at the first)."""
     out = []
     for owner in range(game.params.players):
-        for slot, card in enumerate(game.display):
+        for source, card in gift_cards(game).items():
             for side in range(2):
-                if owner != game.seat and card is not None and _gift_fits(game, owner, Placed(card, side, 0, 0)):
-                    out.append(4 * owner + 2 * slot + side)
+                if owner != game.seat and _gift_fits(game, owner, Placed(card, side, 0, 0)):
+                    out.append(6 * owner + 2 * source + side)
                     if first:
                         return out
     return out
@@ -192,7 +214,7 @@ def gift_options(game: Game, first: bool = False) -> list[int]:
 def _gift_fits(game: Game, owner: int, card: Placed) -> bool:
     stack = game.collections[owner]
     return any(next(col.depths(stack, card._replace(row=r, col=c), game.cards, keep=True), None) is not None
-               for r, c in col.spots(stack, game.params.advanced, correction=False))
+               for r, c in col.spots(stack, game.params.advanced, False, game.params.entirely))
 
 
 def action_options(game: Game) -> list[int]:
@@ -208,23 +230,28 @@ def act(game: Game, decider: Decider, kind: str, record: dict) -> None:
     """The action's own questions and effects (all but Correction's, which is the expansion's)."""
     action = record["action"] = {"kind": kind}
     if kind == "stash":
-        action["drew"] = draw(game, ask(game, decider, "stash_draw", sources(game)))
+        action["drew"] = draw(game, ask(game, decider, "stash_draw", drawable(game, game.params.stash_draw)))
         hand = game.hands[game.seat]
         action["discarded"] = hand.pop(ask(game, decider, "stash_discard", list(range(len(hand)))))
     elif kind == "solvent":
         owner, i = divmod(ask(game, decider, "solvent", solvent_options(game)), MAX_STACK)
         action.update(owner=owner, card=game.collections[owner].pop(i).card)
     elif kind == "gift":
-        owner, rest = divmod(ask(game, decider, "gift", gift_options(game)), 4)
-        slot, side = divmod(rest, 2)
-        placement = lay(game, decider, ("gift_where", "gift_z"), Pending(owner, game.display[slot], side, slot),
-                        correction=False, keep=True)
-        refill(game, slot)
-        action.update(owner=owner, slot=slot, **placement)
+        owner, rest = divmod(ask(game, decider, "gift", gift_options(game)), 6)
+        source, side = divmod(rest, 2)
+        placement = lay(game, decider, ("gift_where", "gift_z"), Pending(owner, gift_cards(game)[source], side,
+                                                                        source), correction=False, keep=True)
+        if source == DECK:
+            game.deck.pop(0)
+            action.update({"from": "deck", "owner": owner}, **placement)
+        else:
+            refill(game, source)
+            action.update(owner=owner, slot=source, **placement)
     elif kind == "rush":
         for again in (False, True):
-            record["placements"].append(expand(game, decider, again, correction=False))
-        options = [DECK] if game.deck and game.params.rush_draw == "deck" else sources(game)
+            if (placement := expand(game, decider, again, correction=False)) is not None:
+                record["placements"].append(placement)
+        options = drawable(game, game.params.rush_draw)
         action["drew"] = draw(game, ask(game, decider, "rush_draw", options)) if options else None
 
 

@@ -38,11 +38,15 @@ PHASES = {"search": "search", "action": "action", "stash_draw": "stash_draw", "s
           "where": "where", "z": "z", "expand_again": "expand", "where_again": "where", "z_again": "z",
           "rush_draw": "rush_draw"}
 # Their numbered options; a question with a single option is not asked.
-DECK = 2  # search, stash_draw and rush_draw: display slot 0 or 1, or DECK, the deck's top card
+DECK = 2  # search, stash_draw, rush_draw and gift: display slot 0 or 1, or DECK, the deck's top card
 NO_ACTION = 0  # action: NO_ACTION or 1 + an index in ACTIONS
-HAND = 3  # stash_discard: a position in the hand, which holds 3 cards at most (a Stash draws before discarding)
+HAND = 4  # stash_discard: a position in the hand. A turn ends with the hand it began with, one card more after a
+# Rush that keeps its second card (rush_both = 'optional', once a game): 1 or 2 cards, 3 after the Search, 4 after a
+# Stash's draw, before its discard
+RETURNS = 4 * CARDS  # set-up: after this many cards shuffled back in one deal, a clashing card is kept
 MAX_STACK = CARDS  # solvent: MAX_STACK * owner + a position in the owner's stack, bottom first
-# gift: 4 * owner + 2 * display slot + side; expand: 2 * hand position + side
+# gift: 6 * owner + 2 * source (a display slot, or DECK) + side; expand: 2 * hand position + side, or KEEP
+KEEP = 2 * HAND  # expand_again with rush_both = 'optional': the second card stays in the hand
 WINDOW = CARDS + 2  # where: WINDOW * (row - top + 1) + (col - left + 1), top and left the smallest row and col of
 # the collection's cards (a collection of n cards spans n rows, so every card overlapping it fits)
 # z: the position in the stack, 0 (under everything) to the stack's size (on top)
@@ -51,7 +55,7 @@ WINDOW = CARDS + 2  # where: WINDOW * (row - top + 1) + (col - left + 1), top an
 def width(kind: str, players: int) -> int:
     """How many options a question of this kind numbers."""
     return {"search": 3, "action": 1 + len(ACTIONS), "stash_draw": 3, "stash_discard": HAND,
-            "solvent": MAX_STACK * players, "gift": 4 * players, "expand": 2 * HAND, "where": WINDOW * WINDOW,
+            "solvent": MAX_STACK * players, "gift": 6 * players, "expand": 2 * HAND + 1, "where": WINDOW * WINDOW,
             "z": MAX_STACK + 1, "rush_draw": 3}[kind]
 
 
@@ -72,12 +76,26 @@ class Params:
     players: int = field(default=3, metadata={"help": "number of players, 2-4"})
     advanced: bool = field(default=False, metadata={
         "help": "the Advanced Variant: at least 2 of a new card's 4 cells must overlap the collection"})
+    entirely: str = field(default="collection", metadata={
+        "help": "'not permitted to place a card so that it lies entirely on top of or under the cards already "
+                "added' (without Correction): all its 4 cells covered by the collection's cards together "
+                "('collection'), or lying in the very place of one of them ('card')"})
     start_distinct: str = field(default="painting", metadata={
         "help": "'painting': no two starting collection cards show a half of the same painting (the rulebook's "
                 "'a half of a painting that already lies at the start'); 'half': only the same half is redrawn"})
+    stash_draw: str = field(default="any", metadata={
+        "help": "Stash's 'draw a card': any available card, a display card or the deck's top, as the Search it "
+                "repeats before the expansion ('any'), or the deck's top card ('deck'; a display card only when the "
+                "deck is empty)"})
     rush_draw: str = field(default="deck", metadata={
-        "help": "after a Rush, draw the deck's top card ('deck'; a display card only when the deck is empty), or "
-                "any available card ('any')"})
+        "help": "Rush's 'at the end of the turn, draw a card': the deck's top card, a blind refill of the hand after "
+                "the expansion ('deck'; a display card only when the deck is empty), or any available card ('any')"})
+    rush_both: str = field(default="forced", metadata={
+        "help": "Rush's 'you may play both cards from your hand': a Rush plays both ('forced'), or the player may "
+                "keep the second ('optional')"})
+    gift_from: str = field(default="display", metadata={
+        "help": "Gift's 'one card from the middle of the table': a display card ('display'), or a display card or "
+                "the deck's top card, which lies in the middle too ('display_and_deck')"})
     end_count: str = field(default="deck_and_display", metadata={
         "help": "the game ends after the round in which the cards available to draw are fewer than the players: "
                 "'deck_and_display' counts both, 'deck' the deck only"})
@@ -85,7 +103,10 @@ class Params:
                                             "help": "path to another deck TOML; empty = sim/witkacy/cards.toml"})
 
     def validate(self) -> None:
-        for name, allowed in (("start_distinct", ("painting", "half")), ("rush_draw", ("deck", "any")),
+        for name, allowed in (("entirely", ("collection", "card")), ("start_distinct", ("painting", "half")),
+                              ("stash_draw", ("any", "deck")),
+                              ("rush_draw", ("deck", "any")), ("rush_both", ("forced", "optional")),
+                              ("gift_from", ("display", "display_and_deck")),
                               ("end_count", ("deck_and_display", "deck"))):
             if getattr(self, name) not in allowed:
                 raise AtelierError(f"parameter '{name}' must be {' or '.join(repr(a) for a in allowed)}, "
@@ -159,8 +180,8 @@ class Deal(NamedTuple):
     hand: np.ndarray  # (n, P) int8: each seat's card in hand
     display: np.ndarray  # (n, 2) int8: the two display cards, showing the side that was face down in the deck
     shuffled: np.ndarray  # (n, 55) int8: the deck before the set-up, top first (for the trace)
-    dealt: np.ndarray  # (n, 3 * 55, 3) int8: every card drawn at set-up, in order: seat, card, what became of it
-    # (0 collection, 1 hand, 2 returned to the deck), -1 rows after the last
+    dealt: np.ndarray  # (n, 2 * P + RETURNS, 3) int8: every card drawn at set-up, in order: seat, card, what became
+    # of it (0 collection, 1 hand, 2 returned to the deck), -1 rows after the last
 
 
 def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
@@ -169,7 +190,7 @@ def deal(params: Params, rng: np.random.Generator, n: int) -> Deal:
     shuffled back (same side up) and replaced; then two cards turned over into the display."""
     order = rng.permuted(np.tile(np.arange(CARDS, dtype=np.int8), (n, 1)), axis=1)
     flipped = rng.permuted(np.tile(np.arange(CARDS) < CARDS // 2, (n, 1)), axis=1)
-    returns = rng.random((n, 4 * CARDS))  # where each returned card goes back into the deck
+    returns = rng.random((n, RETURNS))  # where each returned card goes back into the deck
     halves = _showing(params.cards)
     by_painting = params.start_distinct == "painting"
     deck, up, start, hand, display, dealt = _set_up(order, flipped.astype(np.int8), returns, halves, params.players,
@@ -200,7 +221,7 @@ def _set_up(order, flipped, returns, halves, players, by_painting):
     start = np.zeros((n, players), np.int8)
     hand = np.zeros((n, players), np.int8)
     display = np.zeros((n, DISPLAY), np.int8)
-    dealt = np.full((n, 3 * CARDS, 3), -1, np.int8)
+    dealt = np.full((n, 2 * players + returns.shape[1], 3), -1, np.int8)  # each seat's two, and the returns
     pile = np.empty(CARDS, np.int64)
     for g in range(n):
         for i in range(CARDS):

@@ -1,0 +1,181 @@
+"""Kunst Stücke: what the shapes check accepts, both engines play, and they agree.
+
+Shapes files at the edges of what the check allows (rules.load_shapes: 12 connected shapes of 5 to 8 distinct
+squares, none alike turned or mirrored): straight pieces of 5 to 8 squares, all twelve of 8 squares, all twelve
+pentominoes (the only twelve of 5), on boards from the smallest (8: a straight 8 just fits) to the largest.
+Cells that are not whole numbers are refused in one line. A subprocess plays edge shapes with numba's bounds
+checking on, so a kernel reading past an array fails a test instead of reading garbage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_kunst_stuecke_differential import POOL, against_reference
+
+from sim.errors import AtelierError
+from sim.game import params_from
+from sim.kunst_stuecke import rules
+
+ROOT = Path(__file__).resolve().parents[1]
+Cells = list[list[int]]
+
+
+def canonical(cells: frozenset[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """A key shared by every rotation and mirror image of a polyomino."""
+    forms = []
+    for flip in (1, -1):
+        for turn in range(4):
+            form = [(r, flip * c) for r, c in cells]
+            for _ in range(turn):
+                form = [(c, -r) for r, c in form]
+            low_r, low_c = min(r for r, _ in form), min(c for _, c in form)
+            forms.append(tuple(sorted((r - low_r, c - low_c) for r, c in form)))
+    return min(forms)
+
+
+@lru_cache(maxsize=1)
+def free_polyominoes() -> dict[int, list[Cells]]:
+    """Every polyomino of 5 to 8 squares up to rotation and mirroring (12, 35, 108 and 369 of them), grown square
+    by square; each as cells from its bounding box's top-left corner."""
+    grown = {canonical(frozenset({(0, 0)}))}
+    out = {}
+    for size in range(2, 9):
+        grown = {canonical(frozenset(shape) | {(r + dr, c + dc)}) for shape in grown for r, c in shape
+                 for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)) if (r + dr, c + dc) not in shape}
+        if size >= 5:
+            out[size] = [[list(cell) for cell in shape] for shape in sorted(grown)]
+    return out
+
+
+def straight(n: int) -> Cells:
+    return [[0, c] for c in range(n)]
+
+
+def write_shapes(path: Path, shapes: list) -> str:
+    """A shapes file; cells as JSON, which TOML reads alike (true, 1.7, "3")."""
+    path.write_text("".join(f"[[shape]]\nname = \"s{i}\"\ncells = {json.dumps(cells)}\n\n"
+                            for i, cells in enumerate(shapes)))
+    return str(path)
+
+
+def test_the_polyominoes_are_counted_as_known():
+    assert {n: len(shapes) for n, shapes in free_polyominoes().items()} == {5: 12, 6: 35, 7: 108, 8: 369}
+
+
+@st.composite
+def shapes_files(draw) -> tuple[list[Cells], int]:
+    """Twelve shapes the check accepts, at its edges, and a board they fit on."""
+    sizes = draw(st.sampled_from([(5,), (6,), (8,), (7, 8), (5, 6, 7, 8)]))
+    pool = [shape for n in sizes for shape in free_polyominoes()[n]]
+    longest = straight(max(sizes))
+    chosen = [longest] if draw(st.booleans()) else []
+    rest = [shape for shape in pool if shape != longest]  # the straight one is drawn, or left to chance
+    picks = draw(st.lists(st.sampled_from(range(len(rest))), min_size=12 - len(chosen), max_size=12 - len(chosen),
+                          unique=True)) if len(rest) > 12 - len(chosen) else range(len(rest))
+    chosen += [rest[i] for i in picks]
+    if len(chosen) < 12:  # the twelve pentominoes, the straight one included
+        chosen = list(pool)
+    board = draw(st.sampled_from([8, 9, 13, 18]))
+    return draw(st.permutations(chosen)), board
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=shapes_files(), players=st.sampled_from([2, 3, 5]), mirror=st.booleans(), rotate=st.booleans(),
+       contact=st.sampled_from(["slide", "turn"]), seed=st.integers(0, 2**16))
+def test_edge_shapes_play_alike_in_both_engines(tmp_path, data, players, mirror, rotate, contact, seed):
+    shapes, board = data
+    path = write_shapes(tmp_path / f"shapes{seed}.toml", shapes)
+    params = params_from(rules.Params, players, rules.PLAYER_COUNTS,
+                         {"shapes": path, "board": board, "mirror": mirror, "rotate": rotate, "contact": contact,
+                          "chips": 4})
+    rng = np.random.default_rng(seed)
+    deal = rules.deal(params, rng, 3)
+    state, _ = against_reference(params, deal, rng.choice(POOL, size=(3, players)), rng)
+    on_board = [np.flatnonzero(state.orient[g] >= 0) for g in range(3)]  # slides move pieces, never grow them
+    assert (state.board >= 0).sum(axis=1).tolist() == [int(params.geometry.size[on % 12].sum()) for on in on_board]
+
+
+@pytest.mark.parametrize(("cells", "shown"), [
+    ([[0, 0], [1, 0], [2, 0], [3, 0], [3, 1.7]], "1.7"),  # numpy would truncate it to [3, 1]
+    ([[0, 0], [1, 0], [2, 0], [3, 0], ["3", "1"]], "'3'"),
+    ([[0, 0], [1, 0], [2, 0], [3, 0], [True, 1]], "True"),  # a bool is an int to Python
+    ([[0, 0], [1, 0], [2, 0], [3, 0], [3]], "[3]"),
+    ([[0, 0], [1, 0], [2, 0], [3, 0], [3, 1, 0]], "[3, 1, 0]"),
+    ([[0, 0], [1, 0], [2, 0], [3, 0], [3, 2**40]], str(2**40)),
+    ("L", "'L'"),
+])
+def test_cells_that_are_not_pairs_of_whole_numbers_are_refused_in_one_line(tmp_path, cells, shown):
+    shapes = [cells, *free_polyominoes()[6][:11]]
+    path = write_shapes(tmp_path / "shapes.toml", shapes)
+    with pytest.raises(AtelierError) as err:
+        params_from(rules.Params, 3, rules.PLAYER_COUNTS, {"shapes": path})
+    message = str(err.value)
+    assert message.startswith(f"shapes file {path}: shape s0 must list its cells as [row, col] pairs of whole numbers")
+    assert shown in message and "\n" not in message
+
+
+def test_a_shapes_file_without_shape_tables_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "shapes.toml"
+    path.write_text("shape = 3\n")
+    with pytest.raises(AtelierError, match=f"shapes file {path} is malformed: it must hold"):
+        params_from(rules.Params, 3, rules.PLAYER_COUNTS, {"shapes": str(path)})
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("board", 7, "'board' must be between 8 and 32, got 7"), ("board", 33, "'board' must be between 8 and 32"),
+    ("contact", "end", "'contact' must be one of slide, turn, got 'end'")])
+def test_a_board_or_contact_rule_the_kernels_do_not_take_is_refused(key, value, message):
+    with pytest.raises(AtelierError, match=message):
+        params_from(rules.Params, 3, rules.PLAYER_COUNTS, {key: value})
+
+
+def bent(n: int) -> list[Cells]:
+    """The polyominoes of n squares but the straight one."""
+    return [shape for shape in free_polyominoes()[n] if shape != straight(n)]
+
+
+EDGES = {
+    "straight 6, 7 and 8": [straight(8), straight(7), straight(6), *bent(7)[:9]],
+    "twelve of 8 squares": [straight(8), *bent(8)[-11:]],
+    "the twelve pentominoes": free_polyominoes()[5],
+}
+BOUNDS_CHECKED = """
+import sys
+import numpy as np
+from sim.registry import get_game
+from strategies.common import Table
+from sim.game import play
+kunst = get_game("kunst_stuecke")
+for n, path in enumerate(sys.argv[1:]):
+    for board, switches in ((8, {"mirror": True}), (18, {"contact": "turn", "slide_again": True})):
+        params = kunst.rules.make_params(3, {"shapes": path, "board": board, "chips": 6, **switches})
+        rng = np.random.default_rng(n)
+        deal = kunst.rules.deal(params, rng, 4)
+        lineups = np.array([["random", "slider", "spoiler"], ["slider", "planner", "random"]] * 2)
+        state = play(kunst.rules.engine, params, deal, Table(kunst.players, params, lineups, None).choose, rng)
+        kunst.rules.engine.outcome(params, state)
+print("played")
+"""
+
+
+def test_edge_shapes_play_with_numba_bounds_checking_on(tmp_path, request):
+    """Compiled with NUMBA_BOUNDSCHECK=1 into a cache of its own (kept under .pytest_cache, so a rerun does not
+    compile again), every kernel's array access is checked: an access out of bounds raises, and the run fails."""
+    paths = [write_shapes(tmp_path / f"edge{i}.toml", shapes) for i, shapes in enumerate(EDGES.values())]
+    for path in paths:
+        rules.load_shapes(path)  # each passes the check
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1",
+           "NUMBA_CACHE_DIR": str(request.config.cache.mkdir("numba-boundscheck"))}
+    done = subprocess.run([sys.executable, "-c", BOUNDS_CHECKED, *paths], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0 and done.stdout.strip() == "played", done.stderr[-3000:]
