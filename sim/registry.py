@@ -12,7 +12,7 @@ import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,8 +27,7 @@ GAMES: dict[str, tuple[str, str]] = {name: (f"sim.{name}.api", f"strategies.{nam
 Listen = Callable[[Decision, np.ndarray], None]  # told each decision and its choices, once the Table checked them
 
 
-@dataclass(frozen=True)
-class Played:
+class Played(NamedTuple):
     """A batch played to the end: its final State and its Outcome."""
 
     state: Any

@@ -96,7 +96,7 @@ def _kintsugi(trace: dict) -> Reading:
         previous = cells
     order = [trace["start"]["card"]] + [p["card"] for p in trace["placements"]]
     assert sorted(order) == list(range(len(cards))), "every card is laid once"
-    pieces = _pieces(table, trace["params"]["connectivity"])
+    pieces = kintsugi_pieces(table, trace["params"]["connectivity"])
     assert pieces == trace["pieces"], f"pieces {trace['pieces']} are {pieces}"
     own = [pieces[c] for c in colors]
     left = [(s + 1) % players for s in range(players)]
@@ -107,23 +107,20 @@ def _kintsugi(trace: dict) -> Reading:
     return standings([(-v,) for v in scores], scores, columns)
 
 
-def _pieces(table: dict[tuple[int, int], int], connectivity: int) -> list[int]:
+def kintsugi_pieces(table: dict[tuple[int, int], int], connectivity: int) -> list[int]:
+    """Pieces of each colour on a table {cell: colour}: groups joined by an edge (or a corner, connectivity 8)."""
     steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)
              and (connectivity == 8 or dr == 0 or dc == 0)]
-    counts, seen = [0] * 4, set()
-    for start, colour in table.items():
-        if start in seen:
-            continue
+    counts, left = [0] * 4, dict(table)
+    while left:
+        cell, colour = left.popitem()
         counts[colour] += 1
-        seen.add(start)
-        frontier = [start]
-        while frontier:
-            r, c = frontier.pop()
+        group = [cell]
+        for r, c in group:  # the group grows while it is read
             for dr, dc in steps:
-                cell = (r + dr, c + dc)
-                if cell not in seen and table.get(cell) == colour:
-                    seen.add(cell)
-                    frontier.append(cell)
+                if left.get((r + dr, c + dc)) == colour:
+                    group.append((r + dr, c + dc))
+                    del left[r + dr, c + dc]
     return counts
 
 

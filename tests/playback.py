@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sim.game import Outcome
+from sim.game import Outcome, play, take
 from sim.registry import get_game
 from strategies.common import Table
 
@@ -34,6 +35,24 @@ def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Gene
     played = spec.play(params, deal, lineups, rng, players=players,
                        listen=lambda decision, choice: choices.append((decision.kind, decision.seat, choice)))
     return Played(played.state, played.outcome, choices)
+
+
+def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, replay, check):
+    """Play the batch in the engine, recording every question, then every game g through the reference with the
+    decider `replay(log, g)`, which must be used up; `check(state, outcome, g, reference_game)` compares the ends.
+    Returns the engine's final State and the Recorder. For the references that ask one decider (play(params, one,
+    decider))."""
+    spec = get_game(game)
+    recorder = Recorder(spec.table(params, lineups, deal))
+    state = play(spec.rules.engine, params, deal, recorder, rng)
+    outcome = spec.rules.engine.outcome(params, state)
+    reference = importlib.import_module(f"sim.{game}.reference")
+    for g in range(len(lineups)):
+        decider = replay(recorder.log, g)
+        finished = reference.play(params, take(deal, [g]), decider)
+        assert decider.done()
+        check(state, outcome, g, finished)
+    return state, recorder
 
 
 class Recorder:

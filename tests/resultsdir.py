@@ -7,6 +7,7 @@ for a registered game they come from its rules, and any of them can be overridde
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,6 +72,15 @@ def game_data(rows: pl.DataFrame, game: str, out_dir: Path, **overrides):
         write_experiment(directory, [frame], game, **overrides)
         manifests.append(json.loads((directory / "manifest.json").read_text()))
     return GameData(game, rows, manifests, out_dir, build.options(game))
+
+
+def assert_start_advantage_above_zero(finding: str, players: int) -> None:
+    """The seat finding's row for this player count shows a start-player advantage whose interval excludes 0."""
+    match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "
+                      r"([+-][\d.]+) to ([+-][\d.]+) pp \|", finding)
+    assert match, f"no seat numbers for {players} players"
+    advantage, lo, hi = map(float, match.groups())
+    assert 0 < lo < advantage < hi
 
 
 def finding(summary: str, label: str) -> str:

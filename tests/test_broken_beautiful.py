@@ -960,6 +960,14 @@ def hero_lineups(hero: str, others: list[str], games: int, players: int, rng) ->
     return lineups.astype(str), seat
 
 
+def hero_games(hero: str, others: list[str], games: int, players: int, seed: int):
+    """`games` games of the hero against the others at default rules: (the hero's seat, their Record)."""
+    params, rng = rules.Params(players=players), np.random.default_rng(seed)
+    (order,) = rules.deal(params, rng, games)
+    lineups, seat = hero_lineups(hero, others, games, players, rng)
+    return seat, play_recorded(params, order, lineups, rng)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_no_type_variants_never_keep_that_type(players: int) -> None:
     names = ["greedy-no-teapot", "collector-no-tea_jar", "random-no-cup", "banker-no-plate", "hater-no-bowl",
@@ -991,11 +999,7 @@ def test_no_type_variants_never_keep_that_type(players: int) -> None:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_banker_keeps_nothing_in_the_first_half_and_repairs_only_in_the_last_two_rounds(players: int) -> None:
     games = 240
-    params = rules.Params(players=players)
-    rng = np.random.default_rng(40 + players)
-    (order,) = rules.deal(params, rng, games)
-    lineups, seat = hero_lineups("banker", ["greedy", "random", "hater"], games, players, rng)
-    record = play_recorded(params, order, lineups, rng)
+    seat, record = hero_games("banker", ["greedy", "random", "hater"], games, players, 40 + players)
     rounds = KIT.rounds(players)
     is_banker = (snake_seats(players, rounds)[None] == seat[:, None, None])  # (B, R, 2P)
     first_half = np.arange(rounds) < rounds // 2  # rounds wholly in the first half
@@ -1015,11 +1019,7 @@ def test_banker_keeps_nothing_in_the_first_half_and_repairs_only_in_the_last_two
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_greedy_beats_random(players: int) -> None:
     games = 600
-    params = rules.Params(players=players)
-    rng = np.random.default_rng(100 + players)
-    (order,) = rules.deal(params, rng, games)
-    lineups, seat = hero_lineups("greedy", ["random"], games, players, rng)
-    record = play_recorded(params, order, lineups, rng)
+    seat, record = hero_games("greedy", ["random"], games, players, 100 + players)
     share = record.win[np.arange(games), seat]
     # Win shares lie in [0, 1]: 4 standard errors above the fair share 1/P is far beyond chance.
     assert share.mean() - 4 * share.std(ddof=1) / np.sqrt(games) > 1 / players

@@ -235,14 +235,8 @@ def test_stalled_games_agree_with_reference() -> None:
             assert all(game.stock[params.owner(c)] == 0 for c, t in enumerate(game.tiles) if t > 0)
 
 
-TRACE_CASES = [
-    (2, ["rotator", "random"], 0),
-    (3, ["greedy", "majority", "hoarder"], 1),
-    (4, ["random", "rotator", "greedy", "hoarder"], 2),
-    (5, ["majority", "random", "rotator", "hoarder", "greedy"], 3),
-    (5, ["greedy"] * 5, 4),
-    (3, ["hoarder"] * 3, 5),
-]
+TRACE_CASES = [(2, ["rotator", "random"], 0), (3, ["greedy", "majority", "hoarder"], 1),
+               (5, ["greedy"] * 5, 4), (3, ["hoarder"] * 3, 5)]
 
 
 @pytest.mark.parametrize(("players", "strategies", "seed"), TRACE_CASES)

@@ -9,10 +9,10 @@ offsets (-1, -1), (-1, 1), (1, -1), (1, 1) from the previous card's top-left.
 from __future__ import annotations
 
 import json
-from collections import deque
 from dataclasses import replace
 from pathlib import Path
 
+import independent
 import numpy as np
 import pytest
 import twins
@@ -360,7 +360,7 @@ def test_deal_gives_permutations_and_distinct_colours() -> None:
 
 
 def audit(record: dict) -> dict:
-    """Re-score a trace with numpy.rot90 and a flood fill: nothing from atelier."""
+    """Re-score a trace with numpy.rot90 and the independent reading's flood fill: nothing from atelier."""
     cards = [np.array(card) for card in record["cards"]]
     previous = None
     table: dict[tuple[int, int], int] = {}
@@ -374,24 +374,7 @@ def audit(record: dict) -> dict:
             for j in (0, 1):
                 table[move["row"] + i, move["col"] + j] = int(layout[i, j])
         previous = footprint
-    steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
-    if record["params"]["connectivity"] == 4:
-        steps = [(dr, dc) for dr, dc in steps if dr == 0 or dc == 0]
-    pieces = [0, 0, 0, 0]
-    seen: set[tuple[int, int]] = set()
-    for cell, colour in table.items():
-        if cell in seen:
-            continue
-        pieces[colour] += 1
-        seen.add(cell)
-        queue = deque([cell])
-        while queue:
-            r, c = queue.popleft()
-            for dr, dc in steps:
-                nb = (r + dr, c + dc)
-                if nb not in seen and table.get(nb) == colour:
-                    seen.add(nb)
-                    queue.append(nb)
+    pieces = independent.kintsugi_pieces(table, record["params"]["connectivity"])
     colors, guesses = record["colors"], record["guesses"]
     players = len(colors)
     scores = []

@@ -11,13 +11,12 @@ one at a time is a contract test (tests/test_contract.py).
 from __future__ import annotations
 
 import numpy as np
+import playback
 import pytest
 from playback import Recorder, play_batch
 
-from sim.game import play, take
 from sim.kunst_stuecke import engine, reference, rules
 from sim.registry import get_game
-from strategies.common import Table
 
 kunst = get_game("kunst_stuecke")
 POOL = np.array(["random", "planner", "planner@6", "slider", "spoiler"])
@@ -129,16 +128,11 @@ def same_outcome(outcome, g: int, params: rules.Params, game: reference.Game) ->
 def against_reference(params: rules.Params, deal: rules.Deal, lineups: np.ndarray, rng: np.random.Generator):
     """Play the batch in the engine, then every game through the reference: the same questions with the same legal
     options, the same end and the same outcome. Returns the engine's final state and its recorded questions."""
-    recorder = Recorder(Table(kunst.players, params, lineups, None))
-    state = play(engine, params, deal, recorder, rng)
-    outcome = engine.outcome(params, state)
-    for g in range(len(lineups)):
-        replay = Replay(recorder.log, g)
-        game = reference.play(params, take(deal, [g]), replay)
-        assert replay.done()
+    def check(state, outcome, g, game):
         same_game(state, g, game)
         same_outcome(outcome, g, params, game)
-    return state, recorder
+
+    return playback.against_reference("kunst_stuecke", params, deal, lineups, rng, Replay, check)
 
 
 def questions(recorder: Recorder, kind: str) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from matplotlib.figure import Figure
 from resultsdir import BB_TYPES as TYPES
-from resultsdir import game_data, write_experiment
+from resultsdir import assert_start_advantage_above_zero, game_data, write_experiment
 from test_report import synthetic_games
 
 from reports.analysis import run_section
@@ -127,11 +127,7 @@ def test_summary_names_the_planted_seat_advantage_and_its_compensation(summary):
     assert re.search(r"subtracting \d points? from the start player's final score comes closest at every player "
                      "count", compensation)
     for players in (2, 3, 4):
-        match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "
-                          r"([+-][\d.]+) to ([+-][\d.]+) pp \|", seats)
-        assert match, f"no seat numbers for {players} players"
-        advantage, lo, hi = map(float, match.groups())
-        assert 0 < lo < advantage < hi
+        assert_start_advantage_above_zero(seats, players)
         assert re.search(rf"\| {players} \| [\d.]+% \| [\d.]+% \| -\d \| [\d.]+% \|", compensation)
     assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in summary
 

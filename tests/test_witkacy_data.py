@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from playback import Recorder
-from test_witkacy_differential import POOL, Replay, same_game
+from test_witkacy_differential import POOL, replay_agrees
 
-from sim.game import play, take
+from sim.game import play
 from sim.registry import get_game
-from sim.witkacy import engine, fast, reference, rules
+from sim.witkacy import engine, fast, rules
 from strategies.common import Table
 
 witkacy = get_game("witkacy")
@@ -78,19 +77,6 @@ def test_the_edge_decks_pass_the_deck_check(decks):
         cards = witkacy.make_params(3, {"deck": path}).cards
         assert len({card.tobytes() for card in cards}) == SIDES_PER_DECK, name
 
-
-def replay_agrees(params, deal, lineups: np.ndarray, rng: np.random.Generator) -> engine.State:
-    """Play the batch in the engine and every game through the reference, which must ask the same questions with
-    the same options and end in the same game, with the same standings and columns."""
-    recorder = Recorder(Table(witkacy.players, params, lineups, None))
-    state = play(engine, params, deal, recorder, rng)
-    outcome = engine.outcome(params, state)
-    for g in range(len(lineups)):
-        replay = Replay(recorder.log, g)
-        game = reference.play(params, take(deal, [g]), replay)
-        assert replay.done()
-        same_game(state, g, game, outcome, g)
-    return state
 
 
 @pytest.mark.parametrize("name", list(edge_decks()))

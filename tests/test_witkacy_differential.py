@@ -10,10 +10,10 @@ test, tests/test_contract.py).
 from __future__ import annotations
 
 import numpy as np
+import playback
 import pytest
-from playback import Recorder
 
-from sim.game import Outcome, play, take
+from sim.game import Outcome, play
 from sim.registry import get_game
 from sim.witkacy import collection as col
 from sim.witkacy import engine, reference, rules
@@ -86,15 +86,26 @@ def same_outcome(outcome: Outcome, row: int, game: reference.Game) -> None:
     assert columns["turns"][row] == game.turn and columns["deck_left"][row] == len(game.deck)
 
 
+def replay_agrees(params, deal, lineups: np.ndarray, rng: np.random.Generator, games: list | None = None):
+    """Play the batch in the engine and every game through the reference, which must ask the same questions with
+    the same options and end in the same game, with the same standings and columns; the reference's games are
+    added to `games`. Returns the engine's final State and the Recorder."""
+    def check(state, outcome, g, game):
+        same_game(state, g, game, outcome, g)
+        if games is not None:
+            games.append(game)
+
+    return playback.against_reference("witkacy", params, deal, lineups, rng, Replay, check)
+
+
 @pytest.mark.parametrize(("players", "games", "seed", "switches"), CASES)
 def test_the_reference_offers_the_same_options_and_gives_the_same_scores(players, games, seed, switches):
     params = rules.Params(players=players, **switches)
     rng = np.random.default_rng(seed)
     deal = rules.deal(params, rng, games)
     lineups = rng.choice(POOL, size=(games, players))
-    recorder = Recorder(Table(witkacy.players, params, lineups, None))
-    state = play(engine, params, deal, recorder, rng)
-    outcome = engine.outcome(params, state)
+    games_played = []
+    state, recorder = replay_agrees(params, deal, lineups, rng, games_played)
     asked = {phase for _, phase, *_ in recorder.log}
     if not switches:  # every question was asked (a draw after a Rush is a choice only once the deck is empty), and
         assert asked >= set(rules.PHASES) - {"rush_draw"}  # every action was used
@@ -102,11 +113,7 @@ def test_the_reference_offers_the_same_options_and_gives_the_same_scores(players
     if switches.get("rush_draw") == "any":
         assert "rush_draw" in asked
     from_deck = kept = 0
-    for g in range(games):
-        replay = Replay(recorder.log, g)
-        game = reference.play(params, take(deal, [g]), replay)
-        assert replay.done()
-        same_game(state, g, game, outcome, g)
+    for game in games_played:
         from_deck += sum((t["action"] or {}).get("from") == "deck" for t in game.turns)
         kept += sum((t["action"] or {}).get("kind") == "rush" and len(t["placements"]) == 1 for t in game.turns)
     assert (from_deck > 0) == (switches.get("gift_from") == "display_and_deck")  # Gifts from the deck's top
