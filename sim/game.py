@@ -1,7 +1,7 @@
 """The contract every game fulfils, so that simulate, trace, bench, the runner, the CLI and the reports are
 written once for all games.
 
-A game is two modules joined by the registry (sim/registry.py):
+A game is two modules, found by its name in the registry (sim/registry.py):
 - `sim/<name>/api.py` declares `RULES: GameRules`: the rules side, which depends on no bots.
 - `strategies/<name>.py` declares `PLAYERS: Catalogue` (strategies/common.py): its scripted players.
 
@@ -87,7 +87,7 @@ class Engine(Protocol):
 class Player(Protocol):
     """One strategy at one seat, for a set of games (strategies/common.py makes them). It answers a decision of kind
     K with its method `K(observation, rng) -> (n,) choices`, one per game of its own, and may define
-    `observe(decision, choices)` to watch every decision's `public` part."""
+    `observe(kind, public, choices)` to watch what every seat learns from each decision (`Decision.public`)."""
 
     name: str
 
