@@ -54,7 +54,7 @@ class Table:
         for games, player in self.seats[decision.seat]:
             choices[games] = checked(player.name, decision, games, getattr(player, decision.kind)(observation, rng))
         if decision.public is not None:
-            public = read_only(decision.public)
+            public = observation if decision.public is decision.observation else read_only(decision.public)
             for player in self.watchers:
                 player.observe(decision.kind, public, choices)
         return choices
