@@ -16,8 +16,14 @@ and continued from, for example by a search player's rollouts:
 - `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns.
 `play` below is the loop over `step` that plays a batch to the end with a `choose` callback.
 
-The scalar reference, `sim/<name>/reference.py`, keeps its readable form; it asks the same `choose`
-callback through a Decision over a batch of one.
+The scalar reference, `sim/<name>/reference.py`, keeps its readable form, and every game's looks the same:
+- `play(params, one, decider) -> Game`: the one game of a deal (`one`, a batch of one), played to its end;
+- `decider(game, phase, options) -> choice`: how a reference asks, the same in every game (`Decider`). `phase`
+  names the question (the engine observation's phase or the Decision's kind), `options` are the choices the
+  rules allow, as the engine's action codes; the reference refuses any other answer (`checked`);
+- `question(game, phase, options) -> Decision`: that question as the engine asks it, over a batch of one, so
+  that `Asker` lets the batched strategies play the reference too;
+- `scores(game) -> list`: the final scores, one per seat.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from sim.errors import AtelierError
+from sim.errors import AtelierError, IllegalMove
 
 INT64 = (-(2**63), 2**63 - 1)
 
@@ -56,6 +62,34 @@ class Decision:
 
 
 Choose = Callable[[Decision, np.random.Generator], np.ndarray]  # a decision -> (B,) choices, checked legal
+Decider = Callable[[Any, str, list[int]], int]  # a reference's (game, phase, options) -> one of the options
+
+
+@dataclass(frozen=True)
+class Asker:
+    """The decider through which a reference plays the batched strategies: it puts each question to `choose`
+    (a Table's) as the engine would, with the reference's `question(game, phase, options)` over a batch of one."""
+
+    question: Callable[[Any, str, list[int]], Decision]
+    choose: Choose
+    rng: np.random.Generator
+
+    def __call__(self, game: Any, phase: str, options: list[int]) -> int:
+        return int(self.choose(self.question(game, phase, options), self.rng)[0])
+
+
+def legal_row(options: list[int], width: int) -> np.ndarray:
+    """(1, width) bool: the legal mask of a batch of one whose allowed choices are `options`."""
+    legal = np.zeros((1, width), bool)
+    legal[0, options] = True
+    return legal
+
+
+def checked(choice: int, options: list[int], phase: str, where: str) -> int:
+    """The decider's choice, if the rules allow it: a reference never plays anything else."""
+    if choice not in options:
+        raise IllegalMove("reference", f"{phase} choice {choice} {where} is not allowed by the rules")
+    return choice
 
 
 @dataclass(frozen=True)
@@ -97,11 +131,11 @@ class GameRules:
     """The rules side of a game: everything but its players.
 
     The game's functions live in its api module (`sim/<name>/api.py`), under the same names in every game:
-    `deal(params, rng, n)` -> n deals (a NamedTuple of arrays), the `engine` module, `play_reference(params, one,
-    choose, rng)` -> the scores of the one game of a deal, `trace(params, one, choose, rng)` -> the reference's
-    game as auditable data, `replay(trace)` -> its scores, `narrate(trace)` -> the game told for people,
-    `facts(params)` -> what a report needs to know of the rules, and optionally `secrets(deal)` -> (B, P), what
-    each seat knows privately. GameRules holds the data and finds those by name.
+    `deal(params, rng, n)` -> n deals (a NamedTuple of arrays), the `engine` and `reference` modules,
+    `record(params, one, game)` -> a reference's finished game as auditable data, `replay(record)` -> its
+    scores, `narrate(record)` -> the game told for people, `facts(params)` -> what a report needs to know of the
+    rules, and optionally `secrets(deal)` -> (B, P), what each seat knows privately. GameRules holds the data and finds
+    those by name.
 
     `params` is a frozen dataclass. Every field has a default and a `help` in its metadata; an int field may
     declare `range: (lo, hi)` (without one it must fit in int64), and a field naming a data file declares
@@ -132,12 +166,16 @@ class GameRules:
         return self.api.deal
 
     @property
-    def reference(self) -> Callable[[Any, Any, Choose, np.random.Generator], list]:
-        return self.api.play_reference
+    def reference(self) -> ModuleType:
+        return self.api.reference
 
-    @property
-    def trace(self) -> Callable[[Any, Any, Choose, np.random.Generator], dict]:
-        return self.api.trace
+    def play_reference(self, params: Any, one: Any, choose: Choose, rng: np.random.Generator) -> Any:
+        """The one game of the deal `one`, played to its end by the reference with the batched strategies."""
+        return self.reference.play(params, one, Asker(self.reference.question, choose, rng))
+
+    def trace(self, params: Any, one: Any, choose: Choose, rng: np.random.Generator) -> dict:
+        """The reference's game as auditable data."""
+        return self.api.record(params, one, self.play_reference(params, one, choose, rng))
 
     @property
     def replay(self) -> Callable[[dict], list]:

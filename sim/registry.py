@@ -112,7 +112,7 @@ class GameSpec:
             def reference():
                 for g in range(ref_games):
                     one = take(deal, [g])
-                    self.rules.reference(params, one, self.table(params, lineups[:1], one).choose, rng)
+                    self.rules.play_reference(params, one, self.table(params, lineups[:1], one).choose, rng)
 
             return lambda: self.play(params, deal, lineups, rng), reference
 

@@ -118,14 +118,39 @@ def outcome(params: Params, state: State) -> game.Outcome:
                                                   "low": state.final.min(axis=1)})
 
 
-def play_reference(params: Params, one: Deal, choose: game.Choose, rng: np.random.Generator) -> list[int]:
-    return trace(params, one, choose, rng)["final"]
+@dataclass
+class Game:
+    """The reference's one game: the dice as they lie, seat by seat."""
+
+    params: Params
+    one: Deal
+    final: list[int]
+    rerolled: list[bool]
+    turn: int = 0  # the seat deciding
 
 
-def trace(params: Params, one: Deal, choose: game.Choose, rng: np.random.Generator) -> dict:
-    state = game.play(sys.modules[__name__], params, one, choose, rng)
+def play(params: Params, one: Deal, decider: game.Decider) -> Game:
+    played = Game(params, one, one.dealt[0].tolist(), [False] * params.players)
+    for seat in range(params.players):
+        played.turn = seat
+        if game.checked(decider(played, "reroll", [0, 1]), [0, 1], "reroll", f"at seat {seat}"):
+            played.final[seat], played.rerolled[seat] = int(one.spare[0, seat]), True
+    return played
+
+
+def question(played: Game, phase: str, options: list[int]) -> game.Decision:
+    lowest = min(played.final[: played.turn], default=played.params.sides + 1)
+    view = {"die": np.array([played.final[played.turn]]), "lowest": np.array([lowest]), "sides": played.params.sides}
+    return game.Decision(phase, played.turn, game.legal_row(options, 2), np.ones(1, bool), view)
+
+
+def scores(played: Game) -> list[int]:
+    return played.final
+
+
+def record(params: Params, one: Deal, played: Game) -> dict:
     return {"sides": params.sides, "dealt": one.dealt[0].tolist(), "spare": one.spare[0].tolist(),
-            "rerolled": state.rerolled[0].tolist(), "final": state.final[0].tolist()}
+            "rerolled": played.rerolled, "final": played.final}
 
 
 def replay(record: dict) -> list[int]:
@@ -169,7 +194,7 @@ def make_player(name: str, *, seat: int, params: Params, games, secret) -> Playe
     return Player(name, games)
 
 
-engine = sys.modules[__name__]  # this one module is the engine too
+engine = reference = sys.modules[__name__]  # this one module is the engine and the reference too
 RULES = game.GameRules(
     __name__, name="dice", title="Dice", summary="Each player may reroll one die once; the lowest die wins.",
     player_counts=(2, 3, 4), lowest_wins=True, params=Params,

@@ -6,7 +6,7 @@ documented default components (DESIGN.md, components.toml), never copied from th
 as specs 'type[/pattern][:state]', state i(ntact, the default), b(roken) or r(epaired); each spec takes the next
 unused card of that type (and pattern) from the catalog. Every score is computed by reference.points_by_type and
 by engine.standing (rules.tally + rules.points) on hand-built State arrays, and both must agree. Scripted rounds
-are played by one `choose` callback (sim/game.py) through both engines.
+are played by one script through both engines: as the reference's decider and as the engine's `choose`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from sim.broken_beautiful import engine, reference, rules
 from sim.broken_beautiful.engine import KEEP, SELL
 from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, SCORED, TYPES
 from sim.errors import AtelierError, IllegalMove
-from sim.game import Decision, play
+from sim.game import Asker, Decision, play
 from sim.registry import get_game
 from strategies.broken_beautiful import PLAYERS, Player, make_player, parse_strategy
 from strategies.common import Table
@@ -433,10 +433,11 @@ def offer_cost(params: rules.Params, card: int, done: int, free: bool) -> int:
 
 
 class Script:
-    """A scripted `choose` for a batch of one game, for either engine: picks are (card, keep) in drafting order,
-    repairs a card or None (pass) per repair turn. When a list runs out it drafts the first open card and keeps
-    it (selling gold), and passes. It records the seat asked to draft and, per repair turn, the seat and the
-    repairs on offer (the choices the engine allows) with their cost. Every choice must be allowed."""
+    """A script for one game, for either engine: the reference's decider (`script(game, phase, options)`) and the
+    engine's `choose` over a batch of one (`script.choose`). Picks are (card, keep) in drafting order, repairs a
+    card or None (pass) per repair turn. When a list runs out it drafts the first open card and keeps it (selling
+    gold), and passes. It records the seat asked to draft and, per repair turn, the seat and the repairs on offer
+    (the choices the rules allow) with their cost. Every choice must be allowed."""
 
     def __init__(self, params: rules.Params, picks=(), repairs=()):
         self.params = params
@@ -445,28 +446,37 @@ class Script:
         self.turns: list[tuple[int, dict[int, int]]] = []
         self.keeping = True
 
-    def __call__(self, decision: Decision, rng) -> np.ndarray:
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
+        asking = game.asking
+        done = asking.repairs[asking.seat] if asking.repairs else 0
+        return self.answer(phase, asking.seat, asking.dealt, asking.is_open, done, asking.free, options)
+
+    def choose(self, decision: Decision, rng) -> np.ndarray:
         obs, seat = decision.observation, decision.seat
         assert decision.asked.tolist() == [True] and (obs.decision, obs.seat) == (decision.kind, seat)
-        if decision.kind == "draft":
+        return np.array([self.answer(decision.kind, seat, obs.draft[0].tolist(), obs.open[0].tolist(),
+                                     int(obs.repairs[0, seat]), bool(obs.free[0]),
+                                     np.flatnonzero(decision.legal[0]).tolist())])
+
+    def answer(self, kind: str, seat: int, dealt: list[int], is_open: list[bool], done: int, free: bool,
+               options: list[int]) -> int:
+        if kind == "draft":
             self.drafts.append(seat)
-            dealt = obs.draft[0].tolist()
             if self.picks:
                 card, self.keeping = self.picks.pop(0)
             else:
-                card = next(c for c, is_open in zip(dealt, obs.open[0]) if is_open)
+                card = next(c for c, here in zip(dealt, is_open) if here)
                 self.keeping = TYPES[self.params.kit.type[card]] != "gold"
             choice = dealt.index(card)
-        elif decision.kind == "keep":
+        elif kind == "keep":
             choice = KEEP if self.keeping else SELL
         else:
-            done, free = int(obs.repairs[0, seat]), bool(obs.free[0])
-            offer = {int(c): offer_cost(self.params, c, done, free) for c in np.flatnonzero(decision.legal[0, :-1])}
+            offer = {c: offer_cost(self.params, c, done, free) for c in options if c != self.params.kit.size}
             self.turns.append((seat, offer))
             card = self.repairs.pop(0) if self.repairs else None
             choice = self.params.kit.size if card is None else card
-        assert decision.legal[0, choice], (decision.kind, choice)
-        return np.array([choice])
+        assert choice in options, (kind, choice)
+        return choice
 
 
 def engine_collections(state: engine.State, players: int) -> list[dict[int, int]]:
@@ -491,7 +501,7 @@ def play_both(players: int, deck: list[int], picks=(), repairs=(), held=None, in
     game = reference.Game(params, list(deck), [dict(c) for c in held], list(ingots), supply, round=start)
     script = Script(params, picks, repairs)
     for _ in range(rounds):
-        reference.play_round(game, script, rng)
+        reference.play_round(game, script)
 
     # The engine deals the first round's draft at setup; the prepared table then replaces the empty one.
     state = engine.init(params, rules.Deal(np.array([deck + in_hand], np.int8)))
@@ -499,7 +509,7 @@ def play_both(players: int, deck: list[int], picks=(), repairs=(), held=None, in
     state = replace(state, owner=table.owner, cond=table.cond, ingots=table.ingots, supply=table.supply, round=start)
     twin = Script(params, picks, repairs)
     while state.round < start + rounds:
-        state = engine.step(params, state, twin(engine.decision(params, state), rng))
+        state = engine.step(params, state, twin.choose(engine.decision(params, state), rng))
 
     assert script.picks == [] and script.repairs == [], "the script was not played out"
     assert twin.picks == [] and twin.repairs == []
@@ -671,7 +681,7 @@ def test_supply_shortfall(rule: str, gained: list[int], ingots: list[int], suppl
 @pytest.mark.parametrize(("players", "each", "supply"), [(3, 2, 8), (4, 3, 2), (2, 1, 12), (2, 7, 0)])
 def test_new_player_ingots_come_from_the_supply(players: int, each: int, supply: int) -> None:
     params = bb.make_params(players, {"new_player_ingots": each})
-    game = reference.new_game(params, range(C))
+    game = reference.new_game(params, rules.Deal(np.arange(C, dtype=np.int8)[None]))
     assert (game.ingots, game.supply) == ([each] * players, supply)
     state = engine.init(params, rules.Deal(np.tile(np.arange(C, dtype=np.int8), (3, 1))))
     assert state.ingots.tolist() == [[each] * players] * 3
@@ -697,7 +707,8 @@ def test_a_whole_game_snake_drafts_and_passes_the_marker_left(players: int, roun
     draft = 2 * players + 1
 
     script = Script(params)
-    game, result = reference.play(params, order[0], script, None)
+    game = reference.play(params, rules.Deal(order), script)
+    result = reference.final_result(game)
     assert len(game.log) == rounds
     assert len(game.deck) == left
     assert game.deck == order[0, rounds * draft:].tolist()
@@ -709,9 +720,9 @@ def test_a_whole_game_snake_drafts_and_passes_the_marker_left(players: int, roun
         assert entry["dealt"] == order[0, r * draft:(r + 1) * draft].tolist()
         assert entry["deck_top"] == int(order[0, (r + 1) * draft])  # never empty with 46 cards
 
-    twin = Recorder(Script(params))
-    record = record_of(params, order, twin.log, play(engine, params, rules.Deal(order), twin, None))
-    twin = twin.choose
+    twin = Script(params)
+    recorder = Recorder(twin.choose)
+    record = record_of(params, order, recorder.log, play(engine, params, rules.Deal(order), recorder, None))
     assert twin.drafts == expected
     assert twin.turns == script.turns
     assert record.picks.shape == record.keeps.shape == (1, rounds, 2 * players)
@@ -764,8 +775,8 @@ def test_an_empty_deck_at_breakage_leaves_only_the_leftover(tmp_path: Path) -> N
     assert result.winners == [1]
 
     params = rules.Params(players=2, components=components)
-    _, played = reference.play(params, order, Script(params, picks, repairs), None)
-    assert played.scores == [4, 5]
+    played = reference.play(params, rules.Deal(np.array([order], np.int8)), Script(params, picks, repairs))
+    assert reference.scores(played) == [4, 5]
 
 
 # ---------------------------------------------------------------------------------------------- traces
@@ -1109,9 +1120,29 @@ def test_reference_play_refuses_the_same_illegal_choices(case: str) -> None:
     crooked = replace(PLAYERS, make=crooked_factory(case))
     table = Table(crooked, params, np.array([["greedy", "crooked", "random"]]), None)
     with pytest.raises(IllegalMove) as err:
-        reference.play(params, order[0], table.choose, rng)
+        reference.play(params, rules.Deal(order), Asker(reference.question, table.choose, rng))
     assert err.value.strategy == "crooked"
     assert re.search(BAD_CHOICES[case][2], str(err.value))
+
+
+@pytest.mark.parametrize(("phase", "bad", "refused"), [
+    ("draft", lambda options: 7, "draft choice 7 in round 1"),
+    ("draft", lambda options: -1, "draft choice -1 in round 1"),
+    ("keep", lambda options: KEEP, "keep choice 1 in round 1"),  # of the gold card on top of the deck
+    ("repair", lambda options: 0, "repair choice 0 in round 1"),  # nothing is broken yet
+])
+def test_reference_play_refuses_a_scripted_deciders_illegal_choice(phase: str, bad, refused: str) -> None:
+    """The reference checks every decider's answer, not only a strategy table's."""
+    params = rules.Params(players=2)
+    one = rules.Deal(np.array([[GOLD[0], *(c for c in range(C) if c != GOLD[0])]], np.int8))
+
+    def decider(game, asked: str, options: list[int]) -> int:
+        if asked == phase and (phase != "keep" or options == [SELL]):
+            return bad(options)
+        return options[-1] if asked == "repair" else options[0]  # pass; the first open slot; sell
+
+    with pytest.raises(IllegalMove, match=f"strategy 'reference' .*: {refused} is not allowed by the rules"):
+        reference.play(params, one, decider)
 
 
 def test_hater_margins_of_any_finite_size_play_legal_games() -> None:

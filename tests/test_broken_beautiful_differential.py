@@ -2,12 +2,12 @@
 state copied in a repair phase.
 
 The engine plays batches with mixed lineups; a recording `choose` keeps every Decision it is asked and the
-choices made. Each game is then replayed through reference.play with a `choose` that returns the engine's
+choices made. Each game is then replayed through reference.play with a decider that returns the engine's
 recorded choices, checking before every decision that the reference asks the same seat the same kind of
-decision, over the same table, and allows the same choices as the engine did. The reference derives legality
-from the rules (the drafting area; gold cannot be kept; the affordable broken cards) and scores with its own
-code, so agreement over thousands of games with every strategy mix is strong evidence that both implement the
-rulebook.
+decision (its `question`), over the same table, and allows the same choices as the engine did. The reference
+derives legality from the rules (the drafting area; gold cannot be kept; the affordable broken cards) and scores
+with its own code, so agreement over thousands of games with every strategy mix is strong evidence that both
+implement the rulebook.
 
 The helpers here (Record, play_recorded) are shared by the other Broken and Beautiful tests.
 """
@@ -97,7 +97,7 @@ def play_mixed(params: rules.Params, games: int, seed: int, pool=POOL):
 
 
 class Replay:
-    """A `choose` for the reference's game g that returns the engine's recorded choices, checking on the way that
+    """A decider for the reference's game g that returns the engine's recorded choices, checking on the way that
     the reference asks what the engine asked of game g, over the same table, with the same choices allowed.
     Decisions the engine did not ask of game g (its repair phase was over) are skipped: they must allow nothing
     but passing."""
@@ -126,7 +126,8 @@ class Replay:
         assert bool(ours.free[0]) == bool(theirs.free[g])
         self.stats["negative supply"] += int(ours.supply[0]) < 0
 
-    def __call__(self, decision: Decision, rng) -> np.ndarray:
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
+        decision = reference.question(game, phase, options)
         theirs, choices = next(self.steps)
         g, ours = self.g, decision.observation
         assert (decision.kind, decision.seat) == (theirs.kind, theirs.seat)
@@ -144,7 +145,7 @@ class Replay:
                 done = int(ours.repairs[0, seat])
                 self.stats["free"] += bool(ours.free[0]) and done == 0
                 self.stats["surcharged"] += done > 0
-        return np.array([choice])
+        return choice
 
     def finish(self) -> None:
         """The reference ended the game: it asked every decision the engine asked of game g."""
@@ -162,7 +163,8 @@ def replay(params: rules.Params, record: Record) -> dict:
     state = record.state
     for g in range(len(record.order)):
         decider = Replay(params, record, g)
-        game, result = reference.play(params, record.order[g], decider, None)
+        game = reference.play(params, rules.Deal(record.order[g : g + 1]), decider)
+        result = reference.final_result(game)
         decider.finish()
         assert game.round == record.picks.shape[1]
         for key, value in decider.stats.items():

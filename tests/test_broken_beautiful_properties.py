@@ -21,7 +21,7 @@ from test_broken_beautiful_differential import Recorder
 from sim.broken_beautiful import engine, reference, rules
 from sim.broken_beautiful.engine import KEEP
 from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, SCORED, TYPES
-from sim.game import play
+from sim.game import Asker, play
 from strategies.broken_beautiful import PLAYERS
 from strategies.common import Table
 
@@ -217,7 +217,9 @@ def test_reference_log_passes_an_audit_from_the_rulebook(setup) -> None:
     params, lineups, seed = setup
     rng = np.random.default_rng(seed)
     (order,) = rules.deal(params, rng, 1)
-    game, result = reference.play(params, order[0], Table(PLAYERS, params, lineups[:1], None).choose, rng)
+    table = Table(PLAYERS, params, lineups[:1], None)
+    game = reference.play(params, rules.Deal(order), Asker(reference.question, table.choose, rng))
+    result = reference.final_result(game)
     order = order[0].tolist()
     audit(game, params, order)
     assert abs(sum(result.wins) - 1) < 1e-9

@@ -135,7 +135,8 @@ def play_both(name: str, players: int, overrides: dict, data: str | None, field:
             one = take(deal, [g])
             played = play_batch(name, params, one, lineups[g:g + 1], rng)
             replay = Replay(played.choices, 0)
-            scores = spec.rules.reference(params, one, replay, np.random.default_rng(0))
+            reference = spec.rules.reference
+            scores = reference.scores(spec.rules.play_reference(params, one, replay, np.random.default_rng(0)))
             assert not replay.left, f"the engine asked {len(replay.left)} questions the reference did not"
             assert list(scores) == played.outcome.scores[0].tolist()
 

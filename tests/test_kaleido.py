@@ -29,7 +29,7 @@ import pytest
 from playback import play_batch
 
 from sim.errors import AtelierError, IllegalMove
-from sim.game import play
+from sim.game import Asker, play
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
 from sim.registry import get_game
@@ -61,7 +61,7 @@ def by_triangle(rot: int, text: str) -> str:
 def position(params: Params, layout, *, turn: int = 0, tiles=None, whites=None, stock=None) -> reference.Game:
     """A reference game on a hand-drawn table: layout [(q, r, rot, slot letters)] in board id order.
     Full boards count as already scored."""
-    game = reference.new_game(params)
+    game = reference.new_game(params, deal(params, 1))
     game.boards = [reference.Board(i, q, r, rot, fills(text)) for i, (q, r, rot, text) in enumerate(layout)]
     for board in game.boards:
         board.scored = board.full
@@ -143,27 +143,39 @@ def assert_same(state: engine.State, game: reference.Game) -> None:
 
 
 class Script:
-    """A reference decider that plays given answers and logs what it was asked."""
+    """A reference decider that plays given answers and logs what it was asked. The answers are written as
+    options, for reading: extras None, ("white", board, slot) or ("board", q, r), tiles (board, slot), rotations
+    steps; each is handed to the reference as the engine's code, which must be among the options it offers."""
 
     def __init__(self, extras=(), tiles=(), rotations=()):
         self.extras, self.tiles, self.rotations = list(extras), list(tiles), list(rotations)
         self.asked: list = []
 
-    def extra(self, game, when):
-        self.asked.append(when)
-        choice = self.extras.pop(0)
-        assert choice in reference.extra_options(game, when)
-        return choice
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
+        if phase == "tile":
+            self.asked.append("tile")
+            board, slot = self.tiles.pop(0)
+            assert (board, slot) in game.empty_holes()
+            code = 6 * board + slot
+        elif phase == "rotate":
+            self.asked.append(("rotate", game.asking))
+            code = self.rotations.pop(0)
+        else:
+            self.asked.append(phase)
+            choice = self.extras.pop(0)
+            assert choice in reference.extra_options(game, phase)
+            code = reference.encode_extras(game, [choice])[0]
+        assert code in options
+        return code
 
-    def tile(self, game):
-        self.asked.append("tile")
-        hole = self.tiles.pop(0)
-        assert hole in game.empty_holes()
-        return hole
 
-    def rotate(self, game, board):
-        self.asked.append(("rotate", board))
-        return self.rotations.pop(0)
+def finish(game: reference.Game, decider) -> reference.Result:
+    """A game set up by hand, played on to its end as reference.play plays one: its turns until the game is
+    over, then the end-game scoring; the final standing."""
+    while not game.over:
+        reference.play_turn(game, decider)
+    reference.endgame_scoring(game)
+    return reference.final_result(game)
 
 
 class Answering:
@@ -227,7 +239,7 @@ def test_conventions_and_set_up_follow_the_rulebook() -> None:
         params = Params(players=players)
         assert (params.tiles, params.colours, params.boards_each, params.whites_each) == (tiles, colours, each, each)
         assert params.boards == 2 + players * each
-        game = reference.new_game(params)
+        game = reference.new_game(params, deal(params, 1))
         assert [(b.id, b.q, b.r, b.rot, b.slots) for b in game.boards] == [(0, 0, 0, 0, [None] * 6),
                                                                           (1, 1, 0, 0, [None] * 6)]
         assert game.tiles == [tiles] * colours
@@ -463,7 +475,7 @@ def test_to_state_is_the_documented_engine_state() -> None:
 
 def test_boards_must_share_a_side_with_the_table() -> None:
     params = Params(players=3)
-    game = reference.new_game(params)
+    game = reference.new_game(params, deal(params, 1))
     assert set(game.board_spots()) == START_SPOTS
     assert spots_of(params, start(params)) == START_SPOTS
     options = reference.extra_options(game, "before")
@@ -526,7 +538,7 @@ def test_rotating_a_board_changes_the_endgame() -> None:
 
 def test_a_tile_every_turn_and_one_extra_action_before_or_after() -> None:
     params = Params(players=3)
-    game = reference.new_game(params)
+    game = reference.new_game(params, deal(params, 1))
     script = Script(extras=[("white", 0, 0), None, ("board", 2, 0), ("board", -1, 0)],
                     tiles=[(0, 1), (1, 0), (3, 5)])
     for _ in range(3):
@@ -632,7 +644,7 @@ def test_with_every_hole_full_and_no_board_the_turn_is_skipped() -> None:
 
 def test_a_player_out_of_tiles_passes() -> None:
     params = Params(players=3)
-    game = reference.new_game(params)
+    game = reference.new_game(params, deal(params, 1))
     game.tiles = [0, 5, 5]
     script = Script()
     reference.play_turn(game, script)
@@ -648,10 +660,10 @@ def test_a_player_out_of_tiles_passes() -> None:
 
 def test_the_game_ends_when_every_coloured_tile_is_placed() -> None:
     params = Params(players=3)
-    game = reference.new_game(params)
+    game = reference.new_game(params, deal(params, 1))
     game.tiles = [1, 1, 1]
     script = Script(extras=[None] * 6, tiles=[(0, 0), (0, 1), (1, 0)])
-    result = reference.play_out(game, script)
+    result = finish(game, script)
     assert game.over and game.turn == 3 and not game.stalled
     assert game.whites == [2, 2, 2]  # white tiles left over change nothing
     assert result.scores == [0, 0, 0] and result.winners == [0, 1, 2] and result.wins == pytest.approx([1 / 3] * 3)
@@ -705,7 +717,7 @@ def test_two_boards_filled_in_one_turn_both_score_and_may_both_be_turned(order: 
 def test_two_player_variant_alternates_colours_and_scores_by_colour() -> None:
     params = Params(players=2)
     assert [params.owner(c) for c in range(params.colours)] == [0, 1, 0, 1]
-    game = reference.new_game(params)
+    game = reference.new_game(params, deal(params, 1))
     assert (game.tiles, game.whites, game.stock) == ([11] * 4, [4, 4], [4, 4])
     script = Script(extras=[None] * 8, tiles=[(0, s) for s in range(4)])
     seen = []
@@ -719,7 +731,7 @@ def test_two_player_variant_alternates_colours_and_scores_by_colour() -> None:
     # Player A (red + green) 9, player B (yellow + blue) 2.
     layout = [(0, 0, 0, "RGYBW."), (1, 0, 0, "......")]
     game = position(params, layout, tiles=[1, 0, 0, 0])
-    result = reference.play_out(game, Script(extras=[None, None], tiles=[(0, 5)], rotations=[0]))
+    result = finish(game, Script(extras=[None, None], tiles=[(0, 5)], rotations=[0]))
     assert game.midgame == [8, 1, 1, 1]
     assert result.colour_points == [8, 1, 1, 1]
     assert (result.scores, result.ranks, result.winners, result.wins) == ([9, 2], [1, 2], [0], [1.0, 0.0])
@@ -778,7 +790,7 @@ def test_a_hand_built_stall_ends_the_game_and_is_scored() -> None:
     # Every hole is full; red and yellow still hold tiles but no boards; green has boards but no tiles.
     game = position(params, STALL, tiles=[3, 2, 0], stock=[0, 0, 2])
     script = Script()
-    result = reference.play_out(game, script)
+    result = finish(game, script)
     assert game.stalled and game.over and script.asked == []
     assert game.tiles == [3, 2, 0]
     assert game.endgame == [8, 4, 0] and result.scores == [8, 4, 0] and result.winners == [0]
@@ -1236,17 +1248,21 @@ def test_illegal_choices_raise_illegal_move_naming_the_strategy(case: str) -> No
         engine_turn(P3, state, crooked)
     assert err.value.strategy == "crooked" and detail in str(err.value)
     assert f"{kind} choice" in str(err.value)
-    decider = reference.Chooser(seated(P3, crooked).choose, np.random.default_rng(0))
+    decider = Asker(reference.question, seated(P3, crooked).choose, np.random.default_rng(0))
     with pytest.raises(IllegalMove, match="strategy 'crooked'") as err:
         reference.play_turn(game, decider)
     assert detail in str(err.value) and f"{kind} choice" in str(err.value)
 
 
 def test_the_reference_refuses_an_illegal_choice_from_an_unchecked_choose() -> None:
-    game = position(P3, [(0, 0, 0, "R....."), (1, 0, 0, "......")])
-    with pytest.raises(IllegalMove, match="tile choice 0 at turn 0 is not allowed"):
-        reference.play_turn(game, reference.Chooser(lambda decision, rng: np.zeros(1, np.intp),
-                                                    np.random.default_rng(0)))
+    def scripted(game, phase, options):  # a decider that never looks at its options
+        return 0
+
+    unchecked = Asker(reference.question, lambda decision, rng: np.zeros(1, np.intp), np.random.default_rng(0))
+    for decider in (unchecked, scripted):  # strategies and scripts are checked at the same place
+        game = position(P3, [(0, 0, 0, "R....."), (1, 0, 0, "......")])
+        with pytest.raises(IllegalMove, match=r"strategy 'reference'.*tile choice 0 at turn 0 is not allowed"):
+            reference.play_turn(game, decider)
 
 
 def test_a_cheat_in_some_games_of_a_batch_is_caught_and_named() -> None:

@@ -44,6 +44,11 @@ def decode_extra(game, code: int):
     return ("board", game.boards[board].q + dq, game.boards[board].r + dr)
 
 
+def one_game(params: rules.Params) -> rules.Deal:
+    """The deal of one game for the reference (Kaleido deals nothing: every game starts alike)."""
+    return rules.deal(params, np.random.default_rng(0), 1)
+
+
 def decode_cell(params: rules.Params, cell: int) -> tuple[int, int]:
     radius = params.boards + 1
     q, r = divmod(int(cell), 2 * radius + 1)
@@ -125,26 +130,19 @@ class Replay:
         self.phases.append(phase)
         return int(entry.choice[self.g]), entry.options(self.g)
 
-    def extra(self, game, when):
-        choice, legal = self.next(when, game)
-        options = reference.extra_options(game, when)
-        codes = [reference.encode_extra(game, option) for option in options]
-        assert len(set(codes)) == len(codes)
-        assert set(codes) == legal, (self.g, game.turn, when)
-        assert [decode_extra(game, code) for code in codes] == options
-        option = decode_extra(game, choice)
-        assert option in options
-        return option
-
-    def tile(self, game):
-        choice, legal = self.next("tile", game)
-        assert {6 * b + s for b, s in game.empty_holes()} == legal, (self.g, game.turn)
-        return divmod(choice, 6)
-
-    def rotate(self, game, board):
-        choice, legal = self.next("rotate", game)
-        assert legal == set(range(6))
-        assert self.record.entries[self.queue[self.at - 1]].board[self.g] == board
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
+        choice, legal = self.next(phase, game)
+        assert set(options) == legal, (self.g, game.turn, phase)  # the reference offers the engine's codes
+        if phase in engine.EXTRA:
+            extras = reference.extra_options(game, phase)  # the reference's codes are theirs, in order
+            assert len(set(options)) == len(options)
+            assert [decode_extra(game, code) for code in options] == extras
+            assert decode_extra(game, choice) in extras
+        elif phase == "tile":
+            assert {6 * b + s for b, s in game.empty_holes()} == legal, (self.g, game.turn)
+        else:
+            assert legal == set(range(6))
+            assert self.record.entries[self.queue[self.at - 1]].board[self.g] == game.asking
         return choice
 
 
@@ -185,7 +183,7 @@ def test_engine_agrees_with_reference_decision_by_decision(players: int, games: 
     phases: dict[str, int] = {}
     turns = {"pass": 0, "skip": 0}
     for g in range(games):
-        game = reference.new_game(params)
+        game = reference.new_game(params, one_game(params))
         replay = Replay(params, record, g)
         while not game.over:  # reference.play, counting the turns in which nobody is asked anything
             if game.tiles[game.colour] == 0:
@@ -224,9 +222,9 @@ def test_stalled_games_agree_with_reference() -> None:
     record = play_logged(params, lineups, 9)
     assert 5 <= record.state.stalled.sum() < 60
     for g in range(len(lineups)):
-        game = reference.new_game(params)
         replay = Replay(params, record, g)
-        result = reference.play_out(game, replay)
+        game = reference.play(params, one_game(params), replay)
+        result = game.result
         assert replay.at == len(replay.queue)
         check_game(params, record, g, game, result)
         if game.stalled:
@@ -273,31 +271,26 @@ def test_trace_is_the_game_the_engine_plays_with_the_same_seed(players, strategi
 
 class Mirror:
     """A reference decider that plays the engine's recorded choices for game `g` and checks, at every decision,
-    that the reference shows the strategies the same State as the engine did."""
+    that the reference puts the strategies the same question, on the same State, as the engine did."""
 
     def __init__(self, params: rules.Params, log: list, g: int):
         self.params, self.g = params, g
         self.queue = [(state, decision, choice) for state, decision, choice in log if decision.asked[g]]
 
-    def next(self, game: reference.Game, phase: str) -> int:
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
         state, decision, choice = self.queue.pop(0)
         assert decision.observation.phase == phase
         theirs, mine = state.select([self.g]), reference.to_state(game, phase)
         for name in engine.State.__dataclass_fields__:
             same = np.array_equal if isinstance(getattr(mine, name), np.ndarray) else lambda a, b: a == b
             assert same(getattr(mine, name), getattr(theirs, name)), (self.g, state.turn, phase, name)
+        asked = reference.question(game, phase, options)
+        assert (asked.kind, asked.seat, asked.where) == (decision.kind, decision.seat, decision.where)
+        assert np.array_equal(asked.legal[0], decision.legal[self.g]), (self.g, state.turn, phase)
+        obs, engine_obs = asked.observation, decision.observation
+        assert (obs.phase, obs.seat, obs.turn) == (engine_obs.phase, engine_obs.seat, engine_obs.turn)
+        assert (obs.colour[0], obs.board[0]) == (engine_obs.colour[self.g], engine_obs.board[self.g])
         return int(choice[self.g])
-
-    def extra(self, game, when):
-        code = self.next(game, when)
-        options = reference.extra_options(game, when)
-        return options[[reference.encode_extra(game, option) for option in options].index(code)]
-
-    def tile(self, game):
-        return divmod(self.next(game, "tile"), 6)
-
-    def rotate(self, game, board):
-        return self.next(game, "rotate")
 
 
 @pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
@@ -314,9 +307,8 @@ def test_the_reference_shows_the_strategies_the_engines_state(players: int) -> N
     deal = rules.deal(params, np.random.default_rng(0), len(lineups))
     final = play(engine, params, deal, choose, np.random.default_rng(players))
     for g in range(len(lineups)):
-        game = reference.new_game(params)
         mirror = Mirror(params, log, g)
-        reference.play_out(game, mirror)
+        game = reference.play(params, one_game(params), mirror)
         assert not mirror.queue
         theirs, mine = final.select([g]), reference.to_state(game)
         for name in ("slots", "rot", "midgame", "endgame", "passes", "skips", "stalled", "done", "turn_kind"):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from playback import play_batch
 from test_kaleido import LETTERS, drawn_hexagons, engine_state, position, rulebook_points
 
+from sim.game import Asker
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import EMPTY, WHITE, Params, majority
 from sim.registry import get_game
@@ -194,7 +195,11 @@ def test_reference_games_conserve_components_and_add_up(players: int, data) -> N
     params = Params(players=players)
     strategies = data.draw(st.lists(st.sampled_from(ALL_STRATEGIES), min_size=players, max_size=players))
     table = Table(get_game("kaleido").players, params, np.array([strategies]), None)
-    game, result = reference.play(params, table.choose, np.random.default_rng(data.draw(st.integers(0, 999))))
+    one = rules.deal(params, np.random.default_rng(0), 1)
+    game = reference.play(params, one, Asker(reference.question, table.choose,
+                                             np.random.default_rng(data.draw(st.integers(0, 999)))))
+    result = game.result
+    assert reference.scores(game) == result.scores
     state = reference.to_state(game)
     check_table(params, state, start_of_turn=True)
     tiles = [e for e in game.events if e["type"] == "tile"]

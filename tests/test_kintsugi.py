@@ -19,6 +19,7 @@ import twins
 from playback import play_batch
 
 from sim.errors import AtelierError, IllegalMove
+from sim.game import Asker
 from sim.kintsugi import engine, reference, rules
 from sim.kintsugi.reference import Placement
 from sim.registry import get_game
@@ -42,6 +43,16 @@ def action_for(previous: Placement, placement: Placement) -> int:
 def placement_for(previous: tuple[int, int], action: int) -> Placement:
     dr, dc = OFFSET_OF[int(action) // 4]
     return Placement(int(previous[0]) + dr, int(previous[1]) + dc, int(action) % 4)
+
+
+def one_deal(order, colors) -> rules.Deal:
+    """The deal of one game (a batch of one) with this deck order and these seat colours."""
+    return rules.Deal(np.array([order], np.int8), np.array([colors], np.int8))
+
+
+def scripted(actions: list[int], guesses: list[int]):
+    """A decider that lays the cards as the engine's `actions`, turn by turn, then names `guesses`, seat by seat."""
+    return lambda game, phase, options: guesses[game.guessing] if phase == "guess" else actions[game.turn]
 
 
 def full_order(prefix: list[int]) -> list[int]:
@@ -160,7 +171,7 @@ def test_a_valid_alternative_deck_is_used(tmp_path: Path) -> None:
                     "[[card]]\nlayout = [[1, 1], [1, 2]]\n")
     params = kintsugi.make_params(2, {"deck": str(path)})
     assert params.cards.tolist() == [[[0, 1], [2, 3]], [[3, 3], [3, 0]], [[1, 1], [1, 2]]]
-    game = reference.new_game(params, [1, 0, 2], [0, 3])
+    game = reference.new_game(params, one_deal([1, 0, 2], [0, 3]))
     reference.place(game, Placement(1, 1, 0))  # card 0 over the blue bottom-right of card 1
     reference.place(game, Placement(2, 2, 2))  # card 2 half turned over the red bottom-right of card 0
     assert game.over
@@ -274,7 +285,7 @@ SCRIPTS = {
 def test_scripted_boards_reference(name: str) -> None:
     prefix, placements, connectivity, expected = SCRIPTS[name]
     params = rules.Params(players=2, connectivity=connectivity)
-    game = reference.new_game(params, full_order(prefix), [0, 1])
+    game = reference.new_game(params, one_deal(full_order(prefix), [0, 1]))
     for step, (text, pieces) in enumerate(expected):
         if step:
             reference.place(game, placements[step - 1])
@@ -300,14 +311,14 @@ def test_scripted_boards_engine(name: str) -> None:
 
 
 def test_board_text_marks_the_newest_card_in_lower_case() -> None:
-    game = reference.new_game(rules.Params(players=2), full_order([0, 5]), [0, 1])
+    game = reference.new_game(rules.Params(players=2), one_deal(full_order([0, 5]), [0, 1]))
     assert reference.board_text(game) == "BW\nYR"  # the starting card is not a placement
     reference.place(game, Placement(-1, -1, 1))
     assert reference.board_text(game) == "yr.\nbyW\n.YR"
 
 
 def test_placements_must_cover_exactly_one_fragment_of_the_previous_card() -> None:
-    game = reference.new_game(rules.Params(players=2), full_order([0, 5, 9]), [0, 1])
+    game = reference.new_game(rules.Params(players=2), one_deal(full_order([0, 5, 9]), [0, 1]))
     diagonal = {Placement(r, c, k) for r in (-1, 1) for c in (-1, 1) for k in range(4)}
     legal = reference.legal_placements(game)
     assert len(legal) == 16
@@ -459,6 +470,8 @@ def test_narrate_refuses_a_doctored_trace() -> None:
     first["row"], first["col"] = 2, 2  # no longer on the starting card
     with pytest.raises(IllegalMove, match="greedy\\+bayes"):
         kintsugi.rules.narrate(record)
+    with pytest.raises(IllegalMove, match=r"strategy 'trace'.*exactly one fragment"):  # nor does the replay
+        kintsugi.rules.replay(json.loads(json.dumps(record)))
 
 
 SMALL_DECK = ["[[0, 1], [2, 3]]", "[[3, 3], [3, 0]]", "[[1, 1], [1, 2]]"]
@@ -478,11 +491,11 @@ def test_the_smallest_decks_play_in_the_batched_engine_and_the_trace(tmp_path: P
     assert out["score"].tolist() == record.outcome.scores.ravel().tolist()
     pieces = twins.count_pieces(record.state, params.connectivity)
     for g in range(24):
-        game = reference.new_game(params, order[g], colors[g])
-        for action in record.of_kind("place")[g]:
-            previous = game.placements[-1]
-            reference.place(game, placement_for((previous.row, previous.col), action))
-        result = reference.final_result(game, record.state.guesses[g].tolist())
+        guesses = record.state.guesses[g].tolist()
+        game = reference.play(params, rules.Deal(order[g : g + 1], colors[g : g + 1]),
+                              scripted(record.of_kind("place")[g].tolist(), guesses))
+        assert len(game.placements) == n_cards and game.guesses == guesses
+        result = reference.final_result(game)
         assert (result.pieces, result.scores) == (pieces[g].tolist(), record.outcome.scores[g].tolist())
     trace = kintsugi.trace(params, list(lineups[0]), 3)
     assert len(trace["placements"]) == n_cards - 1
@@ -598,9 +611,25 @@ def test_reference_play_refuses_the_same_illegal_choices(case: str) -> None:
     params = rules.Params(players=2)
     order, colors = rules.deal(params, np.random.default_rng(0), 1)
     table = Table(replace(kintsugi.players, make=factory), params, np.array([["crooked", "crooked"]]), colors)
+    asker = Asker(reference.question, table.choose, np.random.default_rng(0))
     with pytest.raises(IllegalMove, match="strategy 'crooked'") as err:
-        reference.play(params, order[0], colors[0], table.choose, np.random.default_rng(0))
+        reference.play(params, rules.Deal(order, colors), asker)
     assert detail in str(err.value)
+
+
+@pytest.mark.parametrize(("actions", "guesses", "refused"), [
+    ([3] * 5 + [16] + [0] * 6, [1, 2], "place choice 16 at turn 5"),
+    ([-1] + [0] * 11, [1, 2], "place choice -1 at turn 0"),
+    ([0] * 12, [1, 4], "guess choice 4 by seat 1"),
+    ([0] * 12, [-1, 0], "guess choice -1 by seat 0"),
+])
+def test_reference_play_refuses_a_scripted_deciders_illegal_choice(actions, guesses, refused) -> None:
+    params = rules.Params(players=2)
+    one = rules.deal(params, np.random.default_rng(0), 1)
+    with pytest.raises(IllegalMove, match=f"strategy 'reference'.*{refused} is not allowed"):
+        reference.play(params, one, scripted(actions, guesses))
+    game = reference.play(params, one, scripted([0] * 12, [1, 2]))  # the same script, legal, plays to the end
+    assert (game.over, game.guesses) == (True, [1, 2])
 
 
 def test_observations_hide_secret_colours_and_the_deck() -> None:

@@ -80,7 +80,8 @@ def replay(params: rules.Params, record: Record, every_turn_pieces: bool = False
     on the legal placements and the previous card's position before every move."""
     batch, players = record.colors.shape
     state = engine.init(params, rules.Deal(record.order, record.colors))
-    games = [reference.new_game(params, record.order[g], record.colors[g]) for g in range(batch)]
+    games = [reference.new_game(params, rules.Deal(record.order[g : g + 1], record.colors[g : g + 1]))
+             for g in range(batch)]
     for turn in range(record.actions.shape[1]):
         obs = engine.observe(state, params)
         mask = engine.legal_mask(state)
@@ -111,7 +112,8 @@ def replay(params: rules.Params, record: Record, every_turn_pieces: bool = False
 
 def check_outcome(out: Record, games: list[reference.Game]) -> None:
     for g, game in enumerate(games):
-        result = reference.final_result(game, out.guesses[g].tolist())
+        game.guesses = out.guesses[g].tolist()
+        result = reference.final_result(game)
         assert out.pieces[g].tolist() == result.pieces, g
         assert out.correct[g].tolist() == result.correct, g
         assert out.scores[g].tolist() == result.scores, g

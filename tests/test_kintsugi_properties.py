@@ -33,11 +33,11 @@ def positions(draw):
     return players, order, colors, np.array(actions, np.int64).reshape(batch, turns), np.array(guesses, np.int8)
 
 
-def play_out(players, order, colors, actions, connectivity=8):
+def lay_out(players, order, colors, actions, connectivity=8):
     """The engine state and one reference game per game after the given placements."""
     params = rules.Params(players=players, connectivity=connectivity)
     state = engine.init(params, rules.Deal(order, colors))
-    games = [reference.new_game(params, order[g], colors[g]) for g in range(len(order))]
+    games = [reference.new_game(params, rules.Deal(order[g : g + 1], colors[g : g + 1])) for g in range(len(order))]
     for turn in range(actions.shape[1]):
         for g, game in enumerate(games):
             previous = game.placements[-1]
@@ -52,7 +52,7 @@ def play_out(players, order, colors, actions, connectivity=8):
 @given(positions())
 def test_every_visible_cell_shows_the_last_card_over_it(position) -> None:
     players, order, colors, actions, _ = position
-    state, games = play_out(players, order, colors, actions)
+    state, games = lay_out(players, order, colors, actions)
     cards = rules.load_deck()
     for g, game in enumerate(games):
         assert len(game.placements) == actions.shape[1] + 1
@@ -73,8 +73,8 @@ def test_every_visible_cell_shows_the_last_card_over_it(position) -> None:
 @given(positions())
 def test_piece_counts_are_bounded_by_the_visible_cells(position) -> None:
     players, order, colors, actions, _ = position
-    state, games = play_out(players, order, colors, actions, connectivity=8)
-    state4, games4 = play_out(players, order, colors, actions, connectivity=4)
+    state, games = lay_out(players, order, colors, actions, connectivity=8)
+    state4, games4 = lay_out(players, order, colors, actions, connectivity=4)
     eight = twins.count_pieces(state, 8)
     four = twins.count_pieces(state4, 4)
     for g in range(len(order)):
@@ -115,7 +115,7 @@ def check_scoring(pieces: np.ndarray, colors: np.ndarray, guesses: np.ndarray) -
 @given(positions())
 def test_scores_of_played_positions_follow_the_rulebook(position) -> None:
     players, order, colors, actions, guesses = position
-    state, _ = play_out(players, order, colors, actions)
+    state, _ = lay_out(players, order, colors, actions)
     check_scoring(twins.count_pieces(state, 8), colors, guesses)
 
 

@@ -285,8 +285,8 @@ def test_a_slid_piece_that_started_against_its_own_colour_must_end_against_it():
     assert game.must_touch == {RED_R6} and game.chips[0] == 4
     # b may not now slide away: a, slid this turn, would end it touching no red piece.
     assert 0 * SIDE + 10 not in set(ref.destinations(game, RED_R8))
-    with pytest.raises(IllegalMove, match="slide_to choice"):
-        ref._asked("slide_to", 0 * SIDE + 10, ref.destinations(game, RED_R8), game)
+    with pytest.raises(IllegalMove, match="slide_to_before choice"):
+        ref._ask(game, lambda *_: 0 * SIDE + 10, "slide_to_before", ref.destinations(game, RED_R8))
 
 
 def test_a_placed_piece_slid_in_the_same_turn_keeps_the_contact_it_was_placed_with():
@@ -451,24 +451,16 @@ class Random:
     def pick(self, options):
         return int(options[self.rng.integers(len(options))])
 
-    def look(self, game, when, options):
-        return self.pick(options) if self.rng.random() < 0.5 else ref.NO_LOOK
-
-    def keep(self, game, stack, options):
-        return self.pick(options)
-
-    def slide(self, game, when, options):
-        return self.pick(options[:-1]) if len(options) > 1 and self.rng.random() < 0.2 else ref.STOP
-
-    def slide_to(self, game, piece, options):
-        return self.pick(options)
-
-    def play(self, game, options):
-        places = [o for o in options if o < ref.DISCARD]
-        return self.pick(places or options)
-
-    def place(self, game, piece, options):
-        return self.pick(options)
+    def __call__(self, game, phase, options):
+        kind = ref.kind_of(phase)
+        if kind == "look":
+            return self.pick(options) if self.rng.random() < 0.5 else ref.NO_LOOK
+        if kind == "slide":
+            return self.pick(options[:-1]) if len(options) > 1 and self.rng.random() < 0.2 else ref.STOP
+        if kind == "play":
+            places = [o for o in options if o < ref.DISCARD]
+            return self.pick(places or options)
+        return self.pick(options)  # keep, slide_to, place
 
 
 @pytest.mark.parametrize("players", [2, 5])

@@ -3,16 +3,13 @@
 Shapes files at the edges of what the check allows (rules.load_shapes: 12 connected shapes of 5 to 8 distinct
 squares, none alike turned or mirrored): straight pieces of 5 to 8 squares, all twelve of 8 squares, all twelve
 pentominoes (the only twelve of 5), on boards from the smallest (8: a straight 8 just fits) to the largest.
-Cells that are not whole numbers are refused in one line. A subprocess plays edge shapes with numba's bounds
-checking on, so a kernel reading past an array fails a test instead of reading garbage.
+Cells that are not whole numbers are refused in one line. tests/test_boundscheck.py plays the named EDGES with
+numba's bounds checking on, so a kernel reading past an array fails a test instead of reading garbage.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -149,33 +146,3 @@ EDGES = {
     "twelve of 8 squares": [straight(8), *bent(8)[-11:]],
     "the twelve pentominoes": free_polyominoes()[5],
 }
-BOUNDS_CHECKED = """
-import sys
-import numpy as np
-from sim.registry import get_game
-from strategies.common import Table
-from sim.game import play
-kunst = get_game("kunst_stuecke")
-for n, path in enumerate(sys.argv[1:]):
-    for board, switches in ((8, {"mirror": True}), (18, {"contact": "turn", "slide_again": True})):
-        params = kunst.rules.make_params(3, {"shapes": path, "board": board, "chips": 6, **switches})
-        rng = np.random.default_rng(n)
-        deal = kunst.rules.deal(params, rng, 4)
-        lineups = np.array([["random", "slider", "spoiler"], ["slider", "planner", "random"]] * 2)
-        state = play(kunst.rules.engine, params, deal, Table(kunst.players, params, lineups, None).choose, rng)
-        kunst.rules.engine.outcome(params, state)
-print("played")
-"""
-
-
-def test_edge_shapes_play_with_numba_bounds_checking_on(tmp_path, request):
-    """Compiled with NUMBA_BOUNDSCHECK=1 into a cache of its own (kept under .pytest_cache, so a rerun does not
-    compile again), every kernel's array access is checked: an access out of bounds raises, and the run fails."""
-    paths = [write_shapes(tmp_path / f"edge{i}.toml", shapes) for i, shapes in enumerate(EDGES.values())]
-    for path in paths:
-        rules.load_shapes(path)  # each passes the check
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1",
-           "NUMBA_CACHE_DIR": str(request.config.cache.mkdir("numba-boundscheck"))}
-    done = subprocess.run([sys.executable, "-c", BOUNDS_CHECKED, *paths], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert done.returncode == 0 and done.stdout.strip() == "played", done.stderr[-3000:]

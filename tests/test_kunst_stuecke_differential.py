@@ -35,32 +35,14 @@ class Replay:
     def __init__(self, log, g: int):
         self.log, self.g, self.at = log, g, 0
 
-    def answer(self, kind: str, phase: str, options: list[int]) -> int:
+    def __call__(self, game, phase: str, options: list[int]) -> int:
         while not self.log[self.at][2][self.g]:
             self.at += 1
         logged_kind, logged_phase, _, legal, choice = self.log[self.at]
         self.at += 1
-        assert (logged_kind, logged_phase) == (kind, phase), (self.g, self.at)
-        assert np.flatnonzero(legal[self.g]).tolist() == sorted(options), (self.g, kind, phase)
+        assert (logged_kind, logged_phase) == (reference.kind_of(phase), phase), (self.g, self.at)
+        assert np.flatnonzero(legal[self.g]).tolist() == sorted(options), (self.g, logged_kind, phase)
         return int(choice[self.g])
-
-    def look(self, game, when, options):
-        return self.answer("look", f"look_{when}", options)
-
-    def keep(self, game, stack, options):
-        return self.answer("keep", f"keep_{game.half}", options)
-
-    def slide(self, game, when, options):
-        return self.answer("slide", f"slide_{when}", options)
-
-    def slide_to(self, game, piece, options):
-        return self.answer("slide_to", f"slide_to_{game.half}", options)
-
-    def play(self, game, options):
-        return self.answer("play", "play", options)
-
-    def place(self, game, piece, options):
-        return self.answer("place", "place", options)
 
     def done(self) -> bool:
         return not any(asked[self.g] for _, _, asked, _, _ in self.log[self.at:])

@@ -11,6 +11,8 @@ from reports.generic import head_to_head
 from reports.kintsugi import winner_changes
 from reports.load import ResultsError, load_results
 
+pytestmark = pytest.mark.xdist_group("test_report")  # one worker builds its module fixtures once
+
 STRATEGIES = ["greedy+oracle", "random+uniform", "camouflage+uniform"]
 CHARTS = [
     "kintsugi_seat_win_share.png",

@@ -23,6 +23,8 @@ from reports.charts import bars_with_ci
 from reports.generic import start_player_compensation, tie_key
 from reports.stats import ratio_ci
 
+pytestmark = pytest.mark.xdist_group("test_report_broken_beautiful")  # one worker builds its module fixtures once
+
 KEY, UNIT = tie_key(("repaired", "items"))  # as the manifest of Broken and Beautiful records them
 
 STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]

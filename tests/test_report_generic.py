@@ -14,6 +14,8 @@ from reports.generic import mixed_games, strategy_analysis
 from reports.load import ResultsError
 from reports.render import slugs
 
+pytestmark = pytest.mark.xdist_group("test_report_generic")  # one worker builds its module fixtures once
+
 
 def mystery(players: int, games: int, seed: int) -> pl.DataFrame:
     """Kintsugi-shaped rows renamed to a game the report knows nothing about (no module, no facts)."""

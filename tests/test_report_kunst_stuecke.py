@@ -31,6 +31,8 @@ from reports.kunst_stuecke import (
 from reports.load import load_results
 from reports.stats import wilson
 
+pytestmark = pytest.mark.xdist_group("test_report_kunst_stuecke")  # one worker builds its module fixtures once
+
 TOURNAMENT = ["random", "planner", "planner@6", "slider", "spoiler"]
 SWEEP = ["random", "planner", "slider"]
 SUCCESS = np.array([0.0, 0.9, 0.8, 0.6, 0.5, 0.3, 0.2])  # by size; 6 = 6+

@@ -32,6 +32,8 @@ from reports.witkacy import (
     with_margin,
 )
 
+pytestmark = pytest.mark.xdist_group("test_report_witkacy")  # one worker builds its module fixtures once
+
 ACTIONS = ["stash", "solvent", "correction", "gift", "rush"]
 TOURNAMENT = ["random", "completer", "popular", "saboteur"]
 RESTRICTED = ["saboteur", *(f"saboteur-no-{a}" for a in ACTIONS)]

@@ -236,7 +236,7 @@ def test_the_rulebooks_numbers():
     # "divide the deck into roughly equal parts. Turn one of the parts over": 27 or 28 of 55 show their backs
     from sim.witkacy import api
 
-    before = api.record_of(params, one, ref.play(params, one, RandomDecider(3)))["deck_before"]
+    before = api.record(params, one, ref.play(params, one, RandomDecider(3)))["deck_before"]
     assert sum(side == "back" for _, side in before) in (27, 28)
 
 
@@ -327,10 +327,12 @@ def test_a_trace_replays_to_its_scores_from_its_set_up_alone(players):
     params = Params(players=players)
     one = rules.deal(params, np.random.default_rng(10 + players), 1)
     game = ref.play(params, one, RandomDecider(players))
-    record = json.loads(json.dumps(api.record_of(params, one, game)))
+    record = json.loads(json.dumps(api.record(params, one, game)))
     record.update(game="witkacy", players=players, seed=0, strategies=["random"] * players,
                   params=dataclasses.asdict(params))
     assert api.replay(record) == record["final"]["scores"]
+    assert all(np.array_equal(a, b) for a, b in zip(api.deal_of(params, record), one, strict=True))  # the set-up
+    # gives back the deal
     assert len(record["cards"]) == CARDS and len(record["deck_before"]) == CARDS
     drawn = [card for _, card, _, fate in record["dealt"]]
     if all(fate != "returned" for *_, fate in record["dealt"]):  # nothing went back: the deck's order, drawn

@@ -1,14 +1,13 @@
 """Witkacy: what the deck check accepts, both engines play, and alike. Deck files at the edges of what the check
 allows (every half one painting, every half in one row, one loose quarter only, ...) are played by the batched
-engine and replayed through the reference; the kernels are run with numba's bounds checks on; and a rule bug
-raises an error instead of writing outside an array."""
+engine and replayed through the reference (tests/test_boundscheck.py plays them with numba's bounds checks on);
+and a rule bug raises an error instead of writing outside an array."""
 
 from __future__ import annotations
 
 import hashlib
 import itertools
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,53 +133,6 @@ def test_any_deck_the_check_accepts_plays_alike_in_both_engines(tmp_path, cards,
     rng = np.random.default_rng(seed)
     deal = rules.deal(params, rng, 2)
     replay_agrees(params, deal, rng.choice(POOL, size=(2, players)), rng)
-
-
-# ---------------------------------------------------------------------------------------------- bounds checked
-
-BOUNDS_CHECKED = """
-import sys
-import numpy as np
-from numba import njit
-from sim.game import play, take
-from sim.registry import get_game
-from sim.witkacy import engine, reference, rules
-from strategies.common import Table
-
-@njit
-def poke(a, i):
-    a[i] = 1
-
-try:
-    poke(np.zeros(2), 5)
-    sys.exit("numba's bounds checks are off")
-except IndexError:
-    pass
-witkacy = get_game("witkacy")
-for deck in sys.argv[1:]:
-    for players in (2, 3, 4):
-        params = witkacy.make_params(players, {"deck": deck, "advanced": players == 3})
-        rng = np.random.default_rng(players)
-        deal = rules.deal(params, rng, 3)
-        lineups = np.array([["random", "completer", "popular", "saboteur"][:players]] * 3)
-        table = Table(witkacy.players, params, lineups, None)
-        play(engine, params, deal, table.choose, rng)
-        reference.play(params, take(deal, [0]), reference.Chooser(Table(witkacy.players, params, lineups[:1],
-                                                                        None).choose, rng))
-print("ok")
-"""
-
-
-def test_the_kernels_stay_inside_their_arrays_with_bounds_checks_on(decks, request):
-    """Every kernel of the engine, the set-up and the strategies, compiled with numba's bounds checks (in a cache
-    of its own, kept between runs), plays the default deck and the edge decks: an index outside an array raises
-    there instead of corrupting memory."""
-    cache = request.config.cache.mkdir("numba-boundscheck")
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(cache)}
-    decks = ["", *decks.values()]  # "": the default deck
-    done = subprocess.run([sys.executable, "-c", BOUNDS_CHECKED, *decks], capture_output=True, text=True, env=env,
-                          timeout=600, cwd=Path(__file__).parents[1])
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
 # ---------------------------------------------------------------------------------------------- rule bugs fail safely

@@ -10,21 +10,15 @@ from sim.broken_beautiful import engine, reference
 from sim.broken_beautiful.engine import KEEP, SELL
 from sim.broken_beautiful.rules import CONDITIONS, PLAYER_COUNTS, SCORED, Deal, Params, deal, facts
 from sim.errors import AtelierError, IllegalMove
-from sim.game import Choose, Decision, GameRules
+from sim.game import Decider, GameRules
 
 # GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
 
 
-def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
-    """The one game of a deal, played by the reference; its scores."""
-    _, result = reference.play(params, one.order[0], choose, rng)
-    return result.scores
-
-
-def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
-    """The one game of a deal, played by the reference, as auditable data (see README)."""
-    game, result = reference.play(params, one.order[0], choose, rng)
+def record(params: Params, one: Deal, game: reference.Game) -> dict:
+    """The reference's finished game of a deal as auditable data (see README)."""
+    result = reference.final_result(game)
     return {
         "catalog": params.kit.catalog(),
         "rounds": game.log,
@@ -43,12 +37,13 @@ def replay(record: dict) -> list[int]:
     """A trace's picks and repairs replayed through the reference; the scores it gives. AtelierError if the
     rounds the reference plays from those choices are not the trace's (IllegalMove if a choice breaks a rule)."""
     params = Params(**record["params"])
-    game, result = reference.play(params, traced_deck(record, params.kit.size), Replayed(record), None)
-    for r, (replayed, traced) in enumerate(zip(game.log, record["rounds"]), start=1):
-        if replayed != traced:
-            keys = ", ".join(key for key in traced if replayed.get(key) != traced[key])
+    one = Deal(np.array([traced_deck(record, params.kit.size)], np.int8))
+    game = reference.play(params, one, replayed(record))
+    for r, (replayed_round, traced) in enumerate(zip(game.log, record["rounds"]), start=1):
+        if replayed_round != traced:
+            keys = ", ".join(key for key in traced if replayed_round.get(key) != traced[key])
             raise AtelierError(f"round {r} of the trace does not follow from its choices: {keys} differ")
-    return result.scores
+    return reference.scores(game)
 
 
 def traced_deck(record: dict, size: int) -> list[int]:
@@ -60,36 +55,36 @@ def traced_deck(record: dict, size: int) -> list[int]:
     return seen + sorted(set(range(size)) - set(seen))
 
 
-class Replayed:
-    """A `choose` callback that answers with a trace's choices. The trace lists repairs, not passes: a seat on
-    turn repairs the round's next listed card if that repair is its own, and passes otherwise. (Another seat's
-    repairs never change what a seat may repair, so this gives the traced game.)"""
+def replayed(record: dict) -> Decider:
+    """The decider that answers with a trace's choices, naming any choice the rules refuse. The trace lists
+    repairs, not passes: a seat on turn repairs the round's next listed card if that repair is its own, and passes
+    otherwise. (Another seat's repairs never change what a seat may repair, so this gives the traced game.) Where
+    in the round the game is, the question's own table tells: the cards gone from the drafting area, the repairs
+    made this round."""
 
-    def __init__(self, record: dict):
-        self.rounds = record["rounds"]
-        self.picks = self.repairs = 0
-        self.round = -1
+    def decider(game: reference.Game, phase: str, options: list[int]) -> int:
+        asking, entry, where = game.asking, record["rounds"][game.round], f"in round {game.round + 1}"
+        if phase == "draft":
+            card = entry["picks"][asking.is_open.count(False)]["card"]
+            if card not in asking.dealt:
+                raise IllegalMove("trace", f"card {card} was not dealt {where}")
+            if asking.dealt.index(card) not in options:
+                raise IllegalMove("trace", f"card {card} is no longer in the drafting area")
+            return asking.dealt.index(card)
+        if phase == "keep":
+            keep = entry["picks"][asking.is_open.count(False) - 1]["action"] == "keep"
+            if keep and KEEP not in options:
+                raise IllegalMove("trace", f"gold card {asking.card} must be sold")
+            return KEEP if keep else SELL
+        done = sum(asking.repairs)
+        listed = entry["repairs"][done] if done < len(entry["repairs"]) else None
+        if listed is None or listed["seat"] != asking.seat:
+            return options[-1]  # pass
+        if listed["card"] not in options[:-1]:
+            raise IllegalMove("trace", f"seat {asking.seat} cannot repair card {listed['card']} {where}")
+        return listed["card"]
 
-    def __call__(self, decision: Decision, rng) -> np.ndarray:
-        obs = decision.observation
-        if obs.round != self.round:
-            self.round, self.picks, self.repairs = obs.round, 0, 0
-        entry = self.rounds[obs.round]
-        if decision.kind == "draft":
-            card, dealt = entry["picks"][self.picks]["card"], obs.draft[0].tolist()
-            if card not in dealt:
-                raise IllegalMove("trace", f"card {card} was not dealt in round {obs.round + 1}")
-            choice = dealt.index(card)
-        elif decision.kind == "keep":
-            choice = KEEP if entry["picks"][self.picks]["action"] == "keep" else SELL
-            self.picks += 1
-        else:
-            listed = entry["repairs"][self.repairs] if self.repairs < len(entry["repairs"]) else None
-            choice = decision.legal.shape[1] - 1  # pass
-            if listed is not None and listed["seat"] == decision.seat:
-                choice = listed["card"]
-                self.repairs += 1
-        return np.array([choice])
+    return decider
 
 
 def narrate(record: dict) -> str:

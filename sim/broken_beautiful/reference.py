@@ -2,9 +2,10 @@
 (../shared/rules/broken_and_beautiful.txt).
 
 The oracle for the batched engine (tests replay the engine's decisions here), the player of `atelier play`
-and the baseline of `atelier bench`. Every decision is asked of a `choose` callback (sim/game.py) through a
-Decision over a batch of one, with the engine's Observation, so the batched strategies play here too. Its
-scoring is written out afresh from the "Pottery Scores" table rather than shared with the engine.
+and the baseline of `atelier bench`. Every decision is asked of a decider (sim/game.py) as (game, phase,
+options), the options being the engine's action codes; `question` puts it as the engine's Decision over a batch
+of one, so the batched strategies play here too. Its scoring is written out afresh from the "Pottery Scores"
+table rather than shared with the engine.
 """
 
 from __future__ import annotations
@@ -13,12 +14,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.broken_beautiful.engine import KEEP, Observation
-from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, TYPES, Params
-from sim.errors import IllegalMove
-from sim.game import Choose, Decision
+from sim.broken_beautiful.engine import KEEP, SELL, Observation
+from sim.broken_beautiful.rules import BROKEN, INTACT, REPAIRED, TYPES, Deal, Params
+from sim.game import Decider, Decision, checked, legal_row
 
 POTTERY = {"cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot"}
+
+
+@dataclass
+class Asking:
+    """What a question needs to know beyond (game, phase, options): who decides, and the drafting area."""
+
+    seat: int
+    dealt: list[int]  # the round's dealt cards, in dealt order: a draft's options are slots of this list
+    is_open: list[bool]  # per dealt card: still in the drafting area
+    card: int = -1  # keep: the card just drafted
+    repairs: list[int] | None = None  # repair: the repairs each player made this round
+    free: bool = False  # repair: a gold card showed, so each player's first repair this round is free
 
 
 @dataclass
@@ -30,6 +42,7 @@ class Game:
     supply: int
     round: int = 0  # rounds finished
     log: list[dict] = field(default_factory=list)  # one entry per round, for the trace
+    asking: Asking | None = None  # scratch: the question being asked, set just before asking
 
     @property
     def players(self) -> int:
@@ -50,10 +63,10 @@ class Game:
         return int(self.params.kit.pattern[card])
 
 
-def new_game(params: Params, order) -> Game:
-    """Setup: shuffled deck, the ingots in the supply; each new player takes params.new_player_ingots."""
+def new_game(params: Params, one: Deal) -> Game:
+    """Setup: the deal's shuffled deck, the ingots in the supply; each new player takes params.new_player_ingots."""
     players = params.players
-    return Game(params, [int(c) for c in order], [{} for _ in range(players)],
+    return Game(params, [int(c) for c in one.order[0]], [{} for _ in range(players)],
                 [params.new_player_ingots] * players, params.kit.supply - params.new_player_ingots * players)
 
 
@@ -81,7 +94,7 @@ def repair_cost(game: Game, card: int, repairs_done: int, free: bool) -> int:
     return game.value(card) + repairs_done
 
 
-def play_round(game: Game, choose: Choose, rng: np.random.Generator | None) -> None:
+def play_round(game: Game, decider: Decider) -> None:
     """One round: deal, snake draft, breakage, repairs; the first player marker then passes on."""
     dealt = game.deck[: draft_size(game)]
     del game.deck[: draft_size(game)]
@@ -89,18 +102,12 @@ def play_round(game: Game, choose: Choose, rng: np.random.Generator | None) -> N
     area = list(dealt)  # the drafting area, in dealt order; taken cards leave it
     for seat in snake(game):
         is_open = [card in area for card in dealt]
-        slot = ask(game, choose, rng, "draft", seat, dealt, is_open, is_open)
-        if not 0 <= slot < len(dealt):
-            raise IllegalMove("reference", f"the drafting area has no slot {slot}")
+        slot = _ask(game, decider, "draft", [s for s, here in enumerate(is_open) if here], Asking(seat, dealt, is_open))
         card = dealt[slot]
-        if card not in area:
-            raise IllegalMove("reference", f"card {card} is no longer in the drafting area")
         area.remove(card)
-        gold = game.kind(card) == "gold"
-        keep = ask(game, choose, rng, "keep", seat, dealt, [c in area for c in dealt], [True, not gold],
-                   card=card) == KEEP
-        if keep and gold:
-            raise IllegalMove("reference", f"gold card {card} must be sold")
+        gold = game.kind(card) == "gold"  # Choices After Drafting: a gold card must be sold
+        keep = _ask(game, decider, "keep", [SELL] if gold else [SELL, KEEP],
+                    Asking(seat, dealt, [c in area for c in dealt], card=card)) == KEEP
         entry["picks"].append({"seat": seat, "card": card, "action": "keep" if keep else "sell",
                                "ingots_gained": 0 if keep else sell(game, seat, card)})
         if keep:
@@ -110,7 +117,7 @@ def play_round(game: Game, choose: Choose, rng: np.random.Generator | None) -> N
     entry.update({"deck_top": top, "leftover": leftover})
     entry["broken"], free = pottery_breaks(game, leftover, top)
     entry["free_repair"] = free
-    entry["repairs"] = repair_pottery(game, choose, rng, dealt, free)
+    entry["repairs"] = repair_pottery(game, decider, dealt, free)
     entry.update({"ingots": list(game.ingots), "supply": game.supply})
     game.log.append(entry)
     game.round += 1
@@ -142,8 +149,7 @@ def pottery_breaks(game: Game, leftover: int, top: int | None) -> tuple[list[int
     return sorted(broken), any(game.kind(c) == "gold" for c in showing)
 
 
-def repair_pottery(game: Game, choose: Choose, rng: np.random.Generator | None, dealt: list[int],
-                   free: bool) -> list[dict]:
+def repair_pottery(game: Game, decider: Decider, dealt: list[int], free: bool) -> list[dict]:
     """In turn from the first player, each player fixes one broken item or passes, until all players
     pass in turn."""
     done = [0] * game.players
@@ -156,13 +162,10 @@ def repair_pottery(game: Game, choose: Choose, rng: np.random.Generator | None, 
             options = {card: repair_cost(game, card, done[seat], free)
                        for card, state in game.collections[seat].items() if state == BROKEN}
             affordable = {card: cost for card, cost in options.items() if cost <= game.ingots[seat]}
-            legal = [card in affordable for card in range(passing)] + [True]
-            card = ask(game, choose, rng, "repair", seat, dealt, [False] * len(dealt), legal, repairs=done,
-                       free=free)
+            card = _ask(game, decider, "repair", [*sorted(affordable), passing],
+                        Asking(seat, dealt, [False] * len(dealt), repairs=list(done), free=free))
             if card == passing:
                 continue
-            if card not in affordable:
-                raise IllegalMove("reference", f"seat {seat} cannot repair card {card}")
             cost = affordable[card]
             game.ingots[seat] -= cost
             game.supply += cost
@@ -237,22 +240,35 @@ def final_result(game: Game) -> Result:
     return Result(points, scores, repaired, items, ranks, wins, winners)
 
 
-def play(params: Params, order, choose: Choose, rng: np.random.Generator | None) -> tuple[Game, Result]:
-    """Play one game, asking `choose` (the batched strategies, on a batch of one) for every decision."""
-    game = new_game(params, order)
+def scores(game: Game) -> list[int]:
+    return final_result(game).scores
+
+
+def play(params: Params, one: Deal, decider: Decider) -> Game:
+    """Play the one game of a deal, asking `decider` for every decision."""
+    game = new_game(params, one)
     while not over(game):
-        play_round(game, choose, rng)
-    return game, final_result(game)
+        play_round(game, decider)
+    return game
 
 
-def ask(game: Game, choose: Choose, rng, kind: str, seat: int, dealt, is_open, legal, **table) -> int:
-    """One decision of `kind` by `seat`, asked of `choose` over a batch of one."""
-    obs = observation(game, kind, seat, dealt, is_open, [legal], **table)
-    return int(choose(Decision(kind, seat, obs.legal, np.ones(1, bool), obs, f"in round {game.round + 1}"), rng)[0])
+def _ask(game: Game, decider: Decider, phase: str, options: list[int], asking: Asking) -> int:
+    """The one place the reference asks: every answer, whoever gives it, must be one the rules allow."""
+    game.asking = asking
+    return checked(decider(game, phase, options), options, phase, f"in round {game.round + 1}")
 
 
-def observation(game: Game, decision, seat, dealt, is_open, legal, card=-1, repairs=None, free=False) -> Observation:
-    """The table as a batch of one, so the batched strategies can play here too."""
+def question(game: Game, phase: str, options: list[int]) -> Decision:
+    """The question being asked (`game.asking`) as the engine asks it, over a batch of one."""
+    width = {"draft": len(game.asking.dealt), "keep": 2, "repair": game.params.kit.size + 1}[phase]
+    obs = observation(game, phase, legal_row(options, width))
+    return Decision(phase, obs.seat, obs.legal, np.ones(1, bool), obs, f"in round {game.round + 1}")
+
+
+def observation(game: Game, decision: str, legal: np.ndarray) -> Observation:
+    """The table as a batch of one, with the question being asked (`game.asking`) and its legal mask (1, width),
+    so the batched strategies can play here too."""
+    asking = game.asking
     size = game.params.kit.size
     owner = np.full((1, size), -1, np.int8)
     cond = np.zeros((1, size), np.int8)
@@ -261,10 +277,10 @@ def observation(game: Game, decision, seat, dealt, is_open, legal, card=-1, repa
             owner[0, c], cond[0, c] = s, state
     rounds = size // draft_size(game)
     return Observation(
-        decision=decision, seat=seat, round=game.round, first=game.first, owner=owner, cond=cond,
+        decision=decision, seat=asking.seat, round=game.round, first=game.first, owner=owner, cond=cond,
         ingots=np.array([game.ingots], np.int16), supply=np.array([game.supply], np.int16),
-        draft=np.array([dealt], np.intp), open=np.array([is_open], bool),
+        draft=np.array([asking.dealt], np.intp), open=np.array([asking.is_open], bool),
         deck_top=np.array([game.deck[0] if game.deck else -1], np.intp), rounds_left=rounds - game.round - 1,
-        card=np.array([card], np.intp), repairs=np.array([repairs or [0] * game.players], np.int16),
-        free=np.array([free]), legal=np.array(legal, bool),
+        card=np.array([asking.card], np.intp), repairs=np.array([asking.repairs or [0] * game.players], np.int16),
+        free=np.array([asking.free]), legal=legal,
     )

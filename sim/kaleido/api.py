@@ -24,27 +24,21 @@ import numpy as np
 import polars as pl
 
 from sim.errors import IllegalMove
-from sim.game import Choose, GameRules, standings_lines
+from sim.game import GameRules, standings_lines
 from sim.kaleido import engine, reference
 from sim.kaleido.rules import COLORS, PLAYER_COUNTS, STARTING_BOARDS, WHITE, Deal, Params, deal, facts
 
 # GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
-
-
-def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
-    """The one game of a deal, played by the reference; its scores."""
-    _, result = reference.play(params, choose, rng)
-    return result.scores
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
 
 
 def _fill_name(fill) -> str | None:
     return None if fill is None else "white" if fill == WHITE else COLORS[fill]
 
 
-def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
-    """The one game of a deal, played by the reference, as auditable data (see the module docstring)."""
-    game, result = reference.play(params, choose, rng)
+def record(params: Params, one: Deal, game: reference.Game) -> dict:
+    """The one game of a deal, finished by the reference, as auditable data (see the module docstring)."""
+    result = game.result
     return {
         "colors": [[COLORS[c] for c in range(params.colours) if params.owner(c) == s] for s in range(params.players)],
         "events": game.events,
@@ -58,8 +52,8 @@ def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -
 
 
 class Replayer:
-    """A reference decider that plays the choices a trace's events record. Its `turn` events mark where each
-    turn's choices begin, so a choice is never taken for one of another turn."""
+    """A reference decider that plays the choices a trace's events record, as the engine's codes. Its `turn`
+    events mark where each turn's choices begin, so a choice is never taken for one of another turn."""
 
     def __init__(self, events: list[dict]):
         self.turns: dict[int, list[dict]] = {}  # turn -> its tile, board and rotate events, in order
@@ -75,25 +69,23 @@ class Replayer:
         left = self.turns.get(game.turn, [])
         return left.pop(0) if left and wanted(left[0]) else None
 
-    def extra(self, game, when):
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
+        if phase == "tile":
+            event = self._take(game, lambda e: e["type"] == "tile" and not e["white"])
+            if event is None or (event["board"], event["slot"]) not in game.empty_holes():
+                raise IllegalMove("trace", f"turn {game.turn} records no tile in an empty hole")
+            return 6 * event["board"] + event["slot"]
+        if phase == "rotate":
+            event = self._take(game, lambda e: e["type"] == "rotate" and e["board"] == game.asking)
+            return 0 if event is None else event["steps"]  # a board left as it is has no event
         event = self._take(game, lambda e: e["type"] == "board" or (e["type"] == "tile" and e["white"]))
         if event is None:
-            return None
+            return 0  # no additional action
         option = ("board", event["q"], event["r"]) if event["type"] == "board" else \
             ("white", event["board"], event["slot"])
-        if option not in reference.extra_options(game, when):
-            raise IllegalMove("trace", f"{when} extra action {option} at turn {game.turn} is not allowed")
-        return option
-
-    def tile(self, game):
-        event = self._take(game, lambda e: e["type"] == "tile" and not e["white"])
-        if event is None or (event["board"], event["slot"]) not in game.empty_holes():
-            raise IllegalMove("trace", f"turn {game.turn} records no tile in an empty hole")
-        return event["board"], event["slot"]
-
-    def rotate(self, game, board):
-        event = self._take(game, lambda e: e["type"] == "rotate" and e["board"] == board)
-        return 0 if event is None else event["steps"]  # a board left as it is has no event
+        if option not in reference.extra_options(game, phase):
+            raise IllegalMove("trace", f"{phase} extra action {option} at turn {game.turn} is not allowed")
+        return reference.encode_extras(game, [option])[0]
 
     def check_used_up(self) -> None:
         for turn, left in self.turns.items():
@@ -103,11 +95,11 @@ class Replayer:
 
 def replay(record: dict) -> list[int]:
     """A trace's choices replayed through the reference; the scores it gives."""
-    game = reference.new_game(Params(**record["params"]))
+    params = Params(**record["params"])
     replayer = Replayer(record["events"])
-    result = reference.play_out(game, replayer)
+    game = reference.play(params, deal(params, np.random.default_rng(0), 1), replayer)  # the deal draws nothing
     replayer.check_used_up()
-    return result.scores
+    return reference.scores(game)
 
 
 def narrate(record: dict) -> str:

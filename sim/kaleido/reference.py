@@ -4,9 +4,11 @@ The oracle for the batched engine (tests replay the engine's decisions here), th
 trace and the baseline of `atelier bench`. Geometry as in rules.py: axial coordinates, triangle k of a board
 faces its neighbour in direction k, local slot s sits at triangle (s + rot) % 6.
 
-A game asks a decider for its decisions: `extra(game, when)` (when is "forced", "before" or "after"),
-`tile(game)` and `rotate(game, board)`. `play` asks the strategies through a `choose` callback (Chooser);
-tests hand in scripted deciders.
+`play(params, one, decider)` asks every decision as `decider(game, phase, options)` (sim/game.py), with the
+engine's phases and action codes: the additional action in phase "forced", "before" or "after" (codes
+`encode_extras`), the tile in phase "tile" (hole 6 * board + slot), and the turn of a board just scored in phase
+"rotate" (0-5 steps; the board is `game.asking`). `question` puts the same question as the engine's Decision,
+so that the batched strategies play here too (sim.game.Asker); tests hand in scripted deciders.
 """
 
 from __future__ import annotations
@@ -15,10 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.errors import IllegalMove
-from sim.game import Choose, Decision, evolve
+from sim.game import Decider, Decision, checked, evolve, legal_row
 from sim.kaleido import engine
-from sim.kaleido.rules import COLORS, DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
+from sim.kaleido.rules import COLORS, DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params, majority
 
 Hole = tuple[int, int]  # (board id, local slot)
 
@@ -61,6 +62,8 @@ class Game:
     # turn that the mover has yet to be offered to turn, lowest id first.
     extra_taken: bool = False
     pending: list[int] = field(default_factory=list)
+    asking: int = -1  # the board the mover is being asked to turn (phase "rotate"), -1 otherwise
+    result: Result | None = None  # the final standing, once `play` has ended and scored the game
 
     @property
     def seat(self) -> int:
@@ -94,8 +97,9 @@ class Game:
         return self.stalled or all(t == 0 for t in self.tiles)
 
 
-def new_game(params: Params) -> Game:
-    """Set-up: two starting boards side by side; each player's tiles, white tiles and boards."""
+def new_game(params: Params, one: Deal) -> Game:
+    """Set-up: two starting boards side by side; each player's tiles, white tiles and boards. Every game starts
+    alike: the deal `one` holds nothing the game needs."""
     boards = [Board(i, q, r) for i, (q, r) in enumerate(STARTING_BOARDS)]
     players, colours = params.players, params.colours
     return Game(params, boards, [params.tiles] * colours, [params.whites_each] * players,
@@ -103,7 +107,7 @@ def new_game(params: Params) -> Game:
                 boards_placed=[0] * players, whites_used=[0] * players, turns_played=[0] * players)
 
 
-def play_turn(game: Game, decider) -> None:
+def play_turn(game: Game, decider: Decider) -> None:
     """One turn (Turn Sequence): a tile (necessary), one additional action just before or after it (a white
     tile or a board), scoring of every board just filled, and the right to turn those boards."""
     colour, seat = game.colour, game.seat
@@ -125,7 +129,7 @@ def play_turn(game: Game, decider) -> None:
         _extra(game, decider, "forced")  # all holes full: "must place an additional game board before"
     else:
         _extra(game, decider, "before")
-    board, slot = decider.tile(game)
+    board, slot = divmod(_ask(game, decider, "tile", [6 * b + s for b, s in game.empty_holes()]), 6)
     _fill(game, board, slot, colour, white=False)
     game.tiles[colour] -= 1
     if not game.extra_taken:
@@ -134,7 +138,9 @@ def play_turn(game: Game, decider) -> None:
         _score_board(game, board)
     while game.pending:  # lowest id first; "the order does not make any difference"
         board = game.boards[game.pending[0]]
-        steps = decider.rotate(game, board.id)
+        game.asking = board.id
+        steps = _ask(game, decider, "rotate", list(range(6)))
+        game.asking = -1
         game.pending.pop(0)
         if steps:
             board.rot = (board.rot + steps) % 6
@@ -143,9 +149,16 @@ def play_turn(game: Game, decider) -> None:
     game.turn += 1
 
 
-def _extra(game: Game, decider, when: str) -> None:
+def _ask(game: Game, decider: Decider, phase: str, options: list[int]) -> int:
+    """Every question of the game: the decider's choice among the engine's codes `options`, which the rules allow."""
+    return checked(decider(game, phase, options), options, phase, f"at turn {game.turn}")
+
+
+def _extra(game: Game, decider: Decider, when: str) -> None:
     """The additional action: a white tile in an empty hole, or a board joined to the table by a side."""
-    choice = decider.extra(game, when)
+    options = extra_options(game, when)
+    codes = encode_extras(game, options)
+    choice = options[codes.index(_ask(game, decider, when, codes))]
     if choice is None:
         return
     game.extra_taken = True
@@ -239,18 +252,20 @@ def final_result(game: Game) -> Result:
     return Result(colour_points, scores, ranks, wins, winners)
 
 
-def play(params: Params, choose: Choose, rng: np.random.Generator) -> tuple[Game, Result]:
-    """Play one game, asking `choose` (the batched strategies, on a batch of one) for every decision."""
-    game = new_game(params)
-    return game, play_out(game, Chooser(choose, rng))
-
-
-def play_out(game: Game, decider) -> Result:
-    """Play a game on to its end (End of Game), then the end-game scoring."""
+def play(params: Params, one: Deal, decider: Decider) -> Game:
+    """The one game of the deal `one`, played to its end (End of Game), then the end-game scoring and the final
+    standing (`game.result`)."""
+    game = new_game(params, one)
     while not game.over:
         play_turn(game, decider)
     endgame_scoring(game)
-    return final_result(game)
+    game.result = final_result(game)
+    return game
+
+
+def scores(game: Game) -> list[int]:
+    """The finished game's scores, one per seat."""
+    return game.result.scores
 
 
 def extra_options(game: Game, when: str) -> list:
@@ -266,52 +281,27 @@ def extra_options(game: Game, when: str) -> list:
     return options
 
 
-class Chooser:
-    """A decider that asks `choose` through the engine's Decision and Observation, on a batch of one."""
-
-    def __init__(self, choose: Choose, rng: np.random.Generator):
-        self.choose, self.rng = choose, rng
-
-    def extra(self, game, when):
-        geo = engine.geometry(game.params)
-        options = extra_options(game, when)
-        codes = [encode_extra(game, option) for option in options]
-        choice = self.ask(game, when, codes, 1 + 2 * geo.holes)
-        return options[codes.index(choice)]
-
-    def tile(self, game):
-        holes = game.empty_holes()
-        choice = self.ask(game, "tile", [6 * b + s for b, s in holes], engine.geometry(game.params).holes)
-        return divmod(choice, 6)
-
-    def rotate(self, game, board):
-        return self.ask(game, "rotate", list(range(6)), 6, board)
-
-    def ask(self, game, phase, codes, size, board=-1) -> int:
-        legal = np.zeros((1, size), bool)
-        legal[0, codes] = True
-        asked = np.array([True])
-        obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase),
-                                 engine.geometry(game.params), legal, asked, np.array([board]))
-        kind = "extra" if phase in engine.EXTRA else phase
-        choice = int(self.choose(Decision(kind, game.seat, legal, asked, obs, f"({phase}) at turn {game.turn}"),
-                                 self.rng)[0])
-        if choice not in codes:
-            raise IllegalMove("reference", f"{phase} choice {choice} at turn {game.turn} is not allowed")
-        return choice
+def question(game: Game, phase: str, options: list[int]) -> Decision:
+    """The question `phase` with the choices `options` as the engine's Decision, over a batch of one."""
+    geo = engine.geometry(game.params)
+    width = 6 if phase == "rotate" else geo.holes if phase == "tile" else 1 + 2 * geo.holes  # 1 + H + 6 * boards
+    legal, asked = legal_row(options, width), np.ones(1, bool)
+    obs = engine.Observation(phase, np.array([game.colour]), game.seat, game.turn, to_state(game, phase), geo, legal,
+                             asked, np.array([game.asking]))
+    kind = "extra" if phase in engine.EXTRA else phase
+    return Decision(kind, game.seat, legal, asked, obs, f"({phase}) at turn {game.turn}")
 
 
-def encode_extra(game: Game, option) -> int:
-    """The engine's code of an extra action: 0 none, 1 + hole for a white tile, 1 + H + 6 b + k for a board
+def encode_extras(game: Game, options: list) -> list[int]:
+    """The engine's codes of extra actions: 0 none, 1 + hole for a white tile, 1 + H + 6 b + k for a board
     next to board b in direction k, the lowest b and then k that reach the spot."""
-    if option is None:
-        return 0
-    kind, a, b = option
-    if kind == "white":
-        return 1 + 6 * a + b
     holes = 6 * game.params.boards
-    return min(1 + holes + 6 * board.id + k for board in game.boards for k, (dq, dr) in enumerate(DIRECTIONS)
-               if (board.q + dq, board.r + dr) == (a, b))
+    spot_codes: dict[tuple[int, int], int] = {}
+    for board in game.boards:  # in id order, so the first code to reach a spot is its lowest
+        for k, (dq, dr) in enumerate(DIRECTIONS):
+            spot_codes.setdefault((board.q + dq, board.r + dr), 1 + holes + 6 * board.id + k)
+    return [0 if option is None else 1 + 6 * option[1] + option[2] if option[0] == "white"
+            else spot_codes[option[1:]] for option in options]
 
 
 def to_state(game: Game, phase: str = "start") -> engine.State:

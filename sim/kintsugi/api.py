@@ -6,23 +6,18 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.game import Choose, GameRules, standings_lines
+from sim.errors import IllegalMove
+from sim.game import GameRules, standings_lines
 from sim.kintsugi import engine, reference
 from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
 
 # GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "secrets", "trace"]
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay", "secrets"]
 
 
-def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
-    """The one game of a deal, played by the reference; its scores."""
-    _, result = reference.play(params, one.order[0], one.colors[0], choose, rng)
-    return result.scores
-
-
-def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
-    """The one game of a deal, played by the reference, as auditable data (see README)."""
-    game, result = reference.play(params, one.order[0], one.colors[0], choose, rng)
+def record(params: Params, one: Deal, game: reference.Game) -> dict:
+    """The reference's finished game of a deal as auditable data (see README)."""
+    result = reference.final_result(game)
     start, *placed = game.placements
     return {
         "cards": params.cards.tolist(),
@@ -37,21 +32,34 @@ def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -
     }
 
 
+def _deal_of(record: dict) -> Deal:
+    """The traced game's deal, as a batch of one: the deck in the order its cards were laid, the seats' colours."""
+    order = [record["start"]["card"]] + [p["card"] for p in record["placements"]]
+    return Deal(np.array([order], np.int8), np.array([record["colors"]], np.int8))
+
+
 def replay(record: dict) -> list[int]:
     """A trace's placements and guesses replayed through the reference; the scores it gives."""
     params = Params(**record["params"])
-    order = [record["start"]["card"]] + [p["card"] for p in record["placements"]]
-    game = reference.new_game(params, order, record["colors"])
-    for p in record["placements"]:
-        reference.place(game, reference.Placement(p["row"], p["col"], p["rotation"]))
-    return reference.final_result(game, record["guesses"]).scores
+    placements = [reference.Placement(p["row"], p["col"], p["rotation"]) for p in record["placements"]]
+    guesses = list(record["guesses"])
+
+    def decider(game: reference.Game, phase: str, options: list[int]) -> int:
+        if phase == "guess":
+            return guesses[game.guessing]
+        candidates, placement = reference.candidates(game), placements[game.turn]
+        action = candidates.index(placement) if placement in candidates else None
+        if action not in options:
+            raise IllegalMove("trace", f"{placement} does not cover exactly one fragment of the previous card")
+        return action
+
+    return reference.scores(reference.play(params, _deal_of(record), decider))
 
 
 def narrate(record: dict) -> str:
     """Tell a traced game turn by turn, replaying it through the reference engine."""
     params = Params(**record["params"])
-    order = [record["start"]["card"]] + [p["card"] for p in record["placements"]]
-    game = reference.new_game(params, order, record["colors"])
+    game = reference.new_game(params, _deal_of(record))
     names = record["strategies"]
     lines = [f"Kintsugi, {params.players} players, seed {record['seed']}"]
     lines += [f"  seat {s} ({names[s]}) favours {COLORS[c]}" for s, c in enumerate(game.colors)]

@@ -13,9 +13,19 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.errors import IllegalMove
-from sim.game import Choose, Decision
+from sim.game import Decider, Decision, checked, legal_row
 from sim.kintsugi.engine import EMPTY, GuessView, Observation
-from sim.kintsugi.rules import ACTION_OFFSET, ACTION_ROTATION, COLORS, N_ROTATIONS, OFFSETS, Params
+from sim.kintsugi.rules import (
+    ACTION_OFFSET,
+    ACTION_ROTATION,
+    COLORS,
+    N_ACTIONS,
+    N_COLORS,
+    N_ROTATIONS,
+    OFFSETS,
+    Deal,
+    Params,
+)
 
 Cell = tuple[int, int]
 
@@ -45,6 +55,8 @@ class Game:
     colors: list[int]  # secret colour of each seat; seat 0 is the start player
     table: dict[Cell, int] = field(default_factory=dict)  # the colour showing at every covered cell
     placements: list[Placement] = field(default_factory=list)  # the starting card first
+    guesses: list[int] = field(default_factory=list)  # the colour each seat named for its left neighbour, in seat order
+    guessing: int = 0  # scratch: the seat asked to guess, set just before asking
 
     @property
     def turn(self) -> int:
@@ -65,9 +77,9 @@ class Game:
         return self.params.cards[self.order[len(self.placements)]].tolist()
 
 
-def new_game(params: Params, order, colors) -> Game:
-    """Setup: the top card of the shuffled deck is the starting card, laid face up."""
-    game = Game(params, [int(c) for c in order], [int(c) for c in colors])
+def new_game(params: Params, one: Deal) -> Game:
+    """Setup: the top card of the deal's shuffled deck is the starting card, laid face up."""
+    game = Game(params, [int(c) for c in one.order[0]], [int(c) for c in one.colors[0]])
     _lay(game, params.cards[game.order[0]].tolist(), Placement(0, 0, 0))
     return game
 
@@ -138,8 +150,12 @@ class Result:
     winners: list[int]
 
 
-def final_result(game: Game, guesses) -> Result:
-    return settle(pieces(game), game.colors, guesses)
+def final_result(game: Game) -> Result:
+    return settle(pieces(game), game.colors, game.guesses)
+
+
+def scores(game: Game) -> list[int]:
+    return final_result(game).scores
 
 
 def settle(count: list[int], colors: list[int], guesses) -> Result:
@@ -192,20 +208,35 @@ def observation(game: Game) -> Observation:
     )
 
 
-def play(params: Params, order, colors, choose: Choose, rng: np.random.Generator) -> tuple[Game, Result]:
-    """Play one game, asking `choose` (the batched strategies, on a batch of one) for every placement and guess."""
-    game = new_game(params, order, colors)
-    one = np.ones(1, bool)
+def _ask(game: Game, decider: Decider, phase: str, options: list[int], where: str) -> int:
+    """The one place the reference asks: every answer, whoever gives it, must be one the rules allow."""
+    return checked(decider(game, phase, options), options, phase, where)
+
+
+def play(params: Params, one: Deal, decider: Decider) -> Game:
+    """Play the one game of a deal, asking `decider` for every placement (an action code, as the engine's) and
+    then each seat's guess (a colour)."""
+    game = new_game(params, one)
     while not game.over:
-        obs = observation(game)
-        decision = Decision("place", obs.seat, obs.legal, one, obs, f"at turn {obs.turn}", public=obs)
-        action = int(choose(decision, rng)[0])
+        legal = legal_placements(game)
+        options = [action for action, placement in enumerate(candidates(game)) if placement in legal]
+        action = _ask(game, decider, "place", options, f"at turn {game.turn}")
         place(game, candidates(game)[action])
-    legal = np.ones((1, len(COLORS)), bool)
-    guesses = [int(choose(Decision("guess", seat, legal, one, GuessView(seat, board_array(game), legal)),
-                          rng)[0])
-               for seat in range(params.players)]
-    return game, final_result(game, guesses)
+    for seat in range(params.players):
+        game.guessing = seat
+        game.guesses.append(_ask(game, decider, "guess", list(range(N_COLORS)), f"by seat {seat}"))
+    return game
+
+
+def question(game: Game, phase: str, options: list[int]) -> Decision:
+    """The question as the engine asks it, over a batch of one: a placement, or the guessing seat's guess."""
+    one = np.ones(1, bool)
+    if phase == "place":
+        obs = observation(game)
+        return Decision("place", obs.seat, legal_row(options, N_ACTIONS), one, obs, f"at turn {obs.turn}",
+                        public=obs)
+    legal = legal_row(options, N_COLORS)
+    return Decision("guess", game.guessing, legal, one, GuessView(game.guessing, board_array(game), legal))
 
 
 def board_text(game: Game, mark_last: bool = True) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from sim.errors import IllegalMove
-from sim.game import Choose, GameRules, standings_lines
+from sim.game import GameRules, standings_lines
 from sim.kunst_stuecke import engine, reference
 from sim.kunst_stuecke.rules import (
     COLORS,
@@ -41,17 +41,11 @@ from sim.kunst_stuecke.rules import (
 )
 
 # GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
 
 
-def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
-    """The one game of a deal, played by the reference; its scores."""
-    return reference.scores(reference.play(params, one, reference.Chooser(choose, rng)))
-
-
-def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
-    """The one game of a deal, played by the reference, as auditable data (see the module docstring)."""
-    game = reference.play(params, one, reference.Chooser(choose, rng))
+def record(params: Params, one: Deal, game: reference.Game) -> dict:
+    """The reference's finished game of the deal `one` as the trace's data (see the module docstring)."""
     scores = reference.scores(game)
     return {
         "board": [params.board, params.board], "chips": params.chips, "spaces": list(params.spaces),
@@ -88,22 +82,26 @@ class Replayer:
         if self.actions:
             raise IllegalMove("replay", f"turn {self.turn}: actions the rules never asked for: {self.actions[:2]}")
 
-    def look(self, game, when, options):
+    def __call__(self, game: reference.Game, phase: str, options: list[int]) -> int:
+        """The answer from the trace, by the question's kind (look, keep, slide, slide_to, play, place)."""
+        return getattr(self, reference.kind_of(phase))(game)
+
+    def look(self, game):
         action = self._peek(game, "target")
         return NO_LOOK if action is None else action["stack"]
 
-    def keep(self, game, stack, options):
+    def keep(self, game):
         action = self._take(game, "target")
-        return SPACE_STRIDE * game.stacks[stack].index(tile_of(*action["tile"])) + action["space"]
+        return SPACE_STRIDE * game.stacks[game.looking].index(tile_of(*action["tile"])) + action["space"]
 
-    def slide(self, game, when, options):
+    def slide(self, game):
         action = self._peek(game, "slide")
         return STOP if action is None else action["piece"]
 
-    def slide_to(self, game, piece, options):
+    def slide_to(self, game):
         return _anchor(self._take(game, "slide")["cells"], game.params.board)
 
-    def play(self, game, options):
+    def play(self, game):
         if self._peek(game, "discard") is not None:
             return DISCARD + self.actions.pop(0)["piece"]
         action = self._peek(game, "place")
@@ -111,7 +109,7 @@ class Replayer:
             raise IllegalMove("replay", f"turn {game.turn}: the trace records neither a placement nor a discard")
         return action["piece"]
 
-    def place(self, game, piece, options):
+    def place(self, game):
         action = self._take(game, "place")
         return (game.params.squares * (4 * action["mirror"] + action["rotation"])
                 + _anchor(action["cells"], game.params.board))

@@ -1,8 +1,11 @@
 """Kunst Stücke, one game at a time, written to be read beside the rulebook. The batched twin is engine.py; the
 tests replay its games through this file and require the same legal moves and the same scores.
 
-A turn asks its player these questions, in this order (the options are numbered as in the engine); a question
-with one possible answer (no look possible, no slide possible) is not asked:
+A turn asks its player these questions, in this order, each as `decider(game, phase, options)` (the options
+numbered as in the engine, the phase the engine observation's: look_before, keep_before, slide_before,
+slide_to_before, play, place, look_after, keep_after, slide_after, slide_to_after); the stack looked through and
+the piece to slide or place are `Game.looking` and `Game.moving`. A question with one possible answer (no look
+possible, no slide possible) is not asked:
 1. look: a stack to look through, 0-4, or NO_LOOK (Drawing target tiles: "before or after placing"); after a
    look, keep: which of the stack's tiles to keep and on which free space, 5 * tile index + space;
 2. slide: a piece on the board to slide, or STOP; after a piece, slide_to: the anchor it ends on. Asked again
@@ -23,12 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
-from sim.errors import IllegalMove
-from sim.game import Choose, Decision
+from sim.game import Decider, Decision, checked, legal_row
 from sim.kunst_stuecke.engine import Observation
 from sim.kunst_stuecke.rules import (
     DISCARD,
@@ -96,6 +97,9 @@ class Game:
     placed: int = -1  # the piece placed this turn
     start_contact: dict[int, bool] = field(default_factory=dict)  # piece -> against its own colour at turn start
     must_touch: set[int] = field(default_factory=set)  # slid pieces that must end the turn against own colour
+    # The question being asked, beyond its options (for `question` and the deciders):
+    looking: int = -1  # the stack looked through, when keep is asked
+    moving: int = -1  # the piece chosen to slide or to place, when slide_to or place is asked
 
     @property
     def seat(self) -> int:
@@ -322,47 +326,41 @@ def keep(game: Game, stack: int, option: int) -> None:
 # ---------------------------------------------------------------------------------------------- a turn, a game
 
 
-class Decider(Protocol):
-    def look(self, game: Game, when: str, options: list[int]) -> int: ...
-    def keep(self, game: Game, stack: int, options: list[int]) -> int: ...
-    def slide(self, game: Game, when: str, options: list[int]) -> int: ...
-    def slide_to(self, game: Game, piece: int, options: list[int]) -> int: ...
-    def play(self, game: Game, options: list[int]) -> int: ...
-    def place(self, game: Game, piece: int, options: list[int]) -> int: ...
-
-
-def _asked(name: str, choice: int, options: list[int], game: Game) -> int:
-    if choice not in options:
-        raise IllegalMove("reference", f"{name} choice {choice} at turn {game.turn} is not allowed by the rules")
-    return choice
+def _ask(game: Game, decider: Decider, phase: str, options: list[int]) -> int:
+    """The decider's answer to one question (phase: the engine observation's), if the rules allow it."""
+    return checked(decider(game, phase, options), options, phase, f"at turn {game.turn}")
 
 
 def _act(game: Game, action: dict) -> None:
     game.turns[-1]["actions"].append(action)
 
 
-def _look(game: Game, decider: Decider, when: str) -> None:
-    """A look, asked only where one is possible."""
+def _look(game: Game, decider: Decider) -> None:
+    """A look (look_before or look_after), asked only where one is possible; then which tile to keep (keep_...)."""
     if (options := look_options(game)) == [NO_LOOK]:
         return
-    stack = _asked("look", decider.look(game, when, options), options, game)
+    stack = _ask(game, decider, f"look_{game.half}", options)
     if stack == NO_LOOK:
         return
     game.looked = True
     game.seen[game.seat].append({"turn": game.turn, "stack": stack, "tiles": list(game.stacks[stack])})
     if game.first_look[game.seat] < 0:
         game.first_look[game.seat] = game.turn
-    keep(game, stack, _asked("keep", decider.keep(game, stack, options := keep_options(game, stack)), options, game))
+    game.looking = stack
+    keep(game, stack, _ask(game, decider, f"keep_{game.half}", keep_options(game, stack)))
+    game.looking = -1
 
 
-def _slides(game: Game, decider: Decider, when: str) -> None:
-    """Slides, asked for as long as the player wants to and can slide a piece."""
+def _slides(game: Game, decider: Decider) -> None:
+    """Slides (slide_before or slide_after, then slide_to_...), asked for as long as the player wants to and can
+    slide a piece."""
     while (options := slide_options(game)) != [STOP]:
-        piece = _asked("slide", decider.slide(game, when, options), options, game)
+        piece = _ask(game, decider, f"slide_{game.half}", options)
         if piece == STOP:
             return
-        anchor = _asked("slide_to", decider.slide_to(game, piece, options := destinations(game, piece)), options, game)
-        slide(game, piece, anchor)
+        game.moving = piece
+        slide(game, piece, _ask(game, decider, f"slide_to_{game.half}", destinations(game, piece)))
+        game.moving = -1
 
 
 def play_turn(game: Game, decider: Decider) -> None:
@@ -370,18 +368,19 @@ def play_turn(game: Game, decider: Decider) -> None:
     game.turns.append({"seat": game.seat, "actions": []})
     game.half, game.looked, game.slid, game.must_touch, game.placed = "before", False, {}, set(), -1
     game.start_contact = {p: touches_own(game, p) for p in game.where}
-    _look(game, decider, "before")
-    _slides(game, decider, "before")
-    choice = _asked("play", decider.play(game, options := play_options(game)), options, game)
+    _look(game, decider)
+    _slides(game, decider)
+    choice = _ask(game, decider, "play", play_options(game))
     if choice >= DISCARD:
         discard(game, choice - DISCARD)
     else:
-        place(game, choice, _asked("place", decider.place(game, choice, options := placements(game, choice)),
-                                   options, game))
+        game.moving = choice
+        place(game, choice, _ask(game, decider, "place", placements(game, choice)))
+        game.moving = -1
     game.half = "after"
     if not game.looked:
-        _look(game, decider, "after")
-    _slides(game, decider, "after")
+        _look(game, decider)
+    _slides(game, decider)
     game.turn += 1
 
 
@@ -434,39 +433,28 @@ def play(params: Params, one: Deal, decider: Decider) -> Game:
     return game
 
 
-class Chooser:
-    """A decider that asks a batched `choose` (a Table's) through the engine's Decision and Observation, on a
-    batch of one: the reference plays the very strategies the engine plays."""
+# ---------------------------------------------------------------------------------------------- the engine's questions
 
-    def __init__(self, choose: Choose, rng: np.random.Generator):
-        self.choose, self.rng = choose, rng
 
-    def look(self, game, when, options):
-        return self.ask(game, "look", f"look_{when}", options, STACKS + 1)
+def kind_of(phase: str) -> str:
+    """A question's kind (the Decision's): its phase without _before or _after."""
+    return phase.removesuffix("_before").removesuffix("_after")
 
-    def keep(self, game, stack, options):
-        return self.ask(game, "keep", f"keep_{game.half}", options, STACK_TILES * SPACE_STRIDE,
-                        looking_at=game.stacks[stack])
 
-    def slide(self, game, when, options):
-        return self.ask(game, "slide", f"slide_{when}", options, PIECES + 1)
+def width(game: Game, kind: str) -> int:
+    """How many options a question of this kind numbers."""
+    squares = game.params.squares
+    return {"look": STACKS + 1, "keep": STACK_TILES * SPACE_STRIDE, "slide": PIECES + 1, "slide_to": squares,
+            "play": 2 * PIECES, "place": game.params.orientations * squares}[kind]
 
-    def slide_to(self, game, piece, options):
-        return self.ask(game, "slide_to", f"slide_to_{game.half}", options, game.params.squares, piece=piece)
 
-    def play(self, game, options):
-        return self.ask(game, "play", "play", options, 2 * PIECES)
-
-    def place(self, game, piece, options):
-        return self.ask(game, "place", "place", options, game.params.orientations * game.params.squares,
-                        piece=piece)
-
-    def ask(self, game: Game, kind: str, phase: str, options: list[int], width: int, looking_at=(), piece=-1) -> int:
-        legal = np.zeros((1, width), bool)
-        legal[0, options] = True
-        obs = observation(game, phase, legal, looking_at, piece)
-        decision = Decision(kind, game.seat, legal, obs.asked, obs, f"({phase}) at turn {game.turn}")
-        return int(self.choose(decision, self.rng)[0])
+def question(game: Game, phase: str, options: list[int]) -> Decision:
+    """The question as the engine asks it, with its Decision and Observation, on a batch of one."""
+    kind = kind_of(phase)
+    legal = legal_row(options, width(game, kind))
+    obs = observation(game, phase, legal, game.stacks[game.looking] if kind == "keep" else (),
+                      game.moving if kind in ("slide_to", "place") else -1)
+    return Decision(kind, game.seat, legal, obs.asked, obs, f"({phase}) at turn {game.turn}")
 
 
 def observation(game: Game, phase: str, legal: np.ndarray, looking_at=(), piece: int = -1) -> Observation:

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from sim.errors import IllegalMove
-from sim.game import Choose, GameRules, standings_lines
+from sim.game import GameRules, standings_lines
 from sim.witkacy import collection as col
 from sim.witkacy import engine, reference
 from sim.witkacy.collection import Placed
@@ -30,6 +30,7 @@ from sim.witkacy.rules import (
     PAINTINGS,
     PHASES,
     PLAYER_COUNTS,
+    RETURNS,
     SIDES,
     Deal,
     Params,
@@ -40,7 +41,7 @@ from sim.witkacy.rules import (
 )
 
 # GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "play_reference", "replay", "trace"]
+__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
 
 FATES = ("collection", "hand", "returned")
 
@@ -53,18 +54,8 @@ def _placed(placed: Placed) -> dict:
     return {"card": placed.card, "side": SIDES[placed.side], "row": placed.row, "col": placed.col}
 
 
-def play_reference(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> list[int]:
-    """The one game of a deal, played by the reference; its scores."""
-    return reference.scores(reference.play(params, one, reference.Chooser(choose, rng)))
-
-
-def trace(params: Params, one: Deal, choose: Choose, rng: np.random.Generator) -> dict:
-    """The one game of a deal, played by the reference, as auditable data (see the module docstring)."""
-    return record_of(params, one, reference.play(params, one, reference.Chooser(choose, rng)))
-
-
-def record_of(params: Params, one: Deal, game: reference.Game) -> dict:
-    """A played game and its set-up as the trace's data."""
+def record(params: Params, one: Deal, game: reference.Game) -> dict:
+    """The reference's finished game and its set-up as the trace's data (see the module docstring)."""
     cards = params.cards
     start = reference.new_game(params, one)
     shown = {c: int(one.up[0, c]) for c in range(len(cards))}
@@ -132,24 +123,30 @@ class Replayer:
 def replay(record: dict) -> list[int]:
     """A trace's choices replayed through the reference from its set-up; the scores it gives."""
     params = Params(**record["params"])
-    game = _from_setup(params, record)
-    replayer = Replayer(record["turns"])
-    while not reference.over(game):
-        reference.play_turn(game, replayer)
+    game = reference.play(params, deal_of(params, record), Replayer(record["turns"]))
     if game.turn != len(record["turns"]):
         raise IllegalMove("replay", f"the game ends after {game.turn} turns; the trace records {len(record['turns'])}")
-    return col.scores(game.collections, params.cards)[0]
+    return reference.scores(game)
 
 
-def _from_setup(params: Params, record: dict) -> reference.Game:
-    """The game as the trace's set-up leaves it."""
-    up = {card: SIDES.index(side) for card, side in record["deck"]}
-    up.update({card: SIDES.index(side) for card, side in record["display"]})
-    collections = [[Placed(p["card"], SIDES.index(p["side"]), p["row"], p["col"]) for p in stack]
-                   for stack in record["collections"]]
-    return reference.Game(params, params.cards, [card for card, _ in record["deck"]], up,
-                          [card for card, _ in record["display"]], collections, [list(h) for h in record["hands"]],
-                          tokens=[list(ACTIONS) for _ in range(params.players)], played=[0] * params.players)
+def deal_of(params: Params, record: dict) -> Deal:
+    """The deal of a trace (a batch of one), read back from its set-up: the deck, display, starting collections
+    and hands it records, each card's side up as they show it (else as drawn, in `deck_before`)."""
+    cards, rows = len(params.cards), 2 * params.players + RETURNS
+    up = np.zeros((1, cards), np.int8)
+    display = [card for card, _ in record["display"]]
+    for card, side in record["deck_before"]:  # up as drawn; a display card was turned over
+        up[0, card] = SIDES.index(side) ^ (card in display)
+    starts = [[stack[0]["card"], stack[0]["side"]] for stack in record["collections"]]
+    for card, side in record["deck"] + record["display"] + starts:
+        up[0, card] = SIDES.index(side)
+    deck = np.full((1, cards), -1, np.int8)
+    deck[0, : len(record["deck"])] = [card for card, _ in record["deck"]]
+    dealt = np.full((1, rows, 3), -1, np.int8)
+    dealt[0, : len(record["dealt"])] = [[seat, card, FATES.index(fate)] for seat, card, _, fate in record["dealt"]]
+    return Deal(deck, up, np.array([[card for card, _ in starts]], np.int8),
+                np.array([[hand[0] for hand in record["hands"]]], np.int8), np.array([display], np.int8),
+                np.array([[card for card, _ in record["deck_before"]]], np.int8), dealt)
 
 
 def _drawn(drew: dict | None) -> str:

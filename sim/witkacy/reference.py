@@ -19,13 +19,11 @@ The game ends after the last seat's turn in the round in which fewer cards than 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.errors import IllegalMove
-from sim.game import Choose, Decision
+from sim.game import Decider, Decision, checked, legal_row
 from sim.witkacy import collection as col
 from sim.witkacy.collection import Collection, Placed
 from sim.witkacy.engine import Observation
@@ -85,9 +83,6 @@ class Game:
         return len(self.deck) + (shown if self.params.end_count == "deck_and_display" else 0)
 
 
-Decider = Callable[[Game, str, list[int]], int]  # (game, phase, its numbered options) -> one of them
-
-
 def new_game(params: Params, one: Deal) -> Game:
     players = params.players
     return Game(params, params.cards, [int(c) for c in one.deck[0] if c >= 0],
@@ -97,13 +92,11 @@ def new_game(params: Params, one: Deal) -> Game:
                 played=[0] * players)
 
 
-def ask(game: Game, decider: Decider, phase: str, options: list[int]) -> int:
+def _ask(game: Game, decider: Decider, phase: str, options: list[int]) -> int:
+    """The decider's answer to one question (a single option is not asked), if the rules allow it."""
     if len(options) == 1:
         return options[0]
-    choice = decider(game, phase, options)
-    if choice not in options:
-        raise IllegalMove("reference", f"{phase} choice {choice} at turn {game.turn} is not allowed by the rules")
-    return choice
+    return checked(decider(game, phase, options), options, phase, f"at turn {game.turn}")
 
 
 # ---------------------------------------------------------------------------------------------- drawing
@@ -154,10 +147,10 @@ def lay(game: Game, decider: Decider, phases: tuple[str, str], pending: Pending,
     if keep:
         spots = [s for s in spots if next(col.depths(stack, Placed(pending.card, pending.side, *s), game.cards,
                                                      keep), None) is not None]
-    pending.row, pending.col = spot_of(top, left, ask(game, decider, phases[0],
-                                                      [spot_code(top, left, *s) for s in spots]))
+    pending.row, pending.col = spot_of(top, left, _ask(game, decider, phases[0],
+                                                       [spot_code(top, left, *s) for s in spots]))
     placed = Placed(pending.card, pending.side, pending.row, pending.col)
-    z = ask(game, decider, phases[1], list(col.depths(stack, placed, game.cards, keep)))
+    z = _ask(game, decider, phases[1], list(col.depths(stack, placed, game.cards, keep)))
     game.collections[pending.owner] = col.added(stack, placed, z)
     game.pending = None
     return {"card": placed.card, "side": SIDES[placed.side], "row": placed.row, "col": placed.col, "z": z}
@@ -169,7 +162,7 @@ def expand(game: Game, decider: Decider, again: bool, correction: bool) -> dict 
     if not hand:
         return None
     keep = [KEEP] if again and game.params.rush_both == "optional" else []
-    choice = ask(game, decider, "expand" + suffix, [2 * i + s for i in range(len(hand)) for s in range(2)] + keep)
+    choice = _ask(game, decider, "expand" + suffix, [2 * i + s for i in range(len(hand)) for s in range(2)] + keep)
     if choice == KEEP:
         return None
     position, side = divmod(choice, 2)
@@ -230,14 +223,14 @@ def act(game: Game, decider: Decider, kind: str, record: dict) -> None:
     """The action's own questions and effects (all but Correction's, which is the expansion's)."""
     action = record["action"] = {"kind": kind}
     if kind == "stash":
-        action["drew"] = draw(game, ask(game, decider, "stash_draw", drawable(game, game.params.stash_draw)))
+        action["drew"] = draw(game, _ask(game, decider, "stash_draw", drawable(game, game.params.stash_draw)))
         hand = game.hands[game.seat]
-        action["discarded"] = hand.pop(ask(game, decider, "stash_discard", list(range(len(hand)))))
+        action["discarded"] = hand.pop(_ask(game, decider, "stash_discard", list(range(len(hand)))))
     elif kind == "solvent":
-        owner, i = divmod(ask(game, decider, "solvent", solvent_options(game)), MAX_STACK)
+        owner, i = divmod(_ask(game, decider, "solvent", solvent_options(game)), MAX_STACK)
         action.update(owner=owner, card=game.collections[owner].pop(i).card)
     elif kind == "gift":
-        owner, rest = divmod(ask(game, decider, "gift", gift_options(game)), 6)
+        owner, rest = divmod(_ask(game, decider, "gift", gift_options(game)), 6)
         source, side = divmod(rest, 2)
         placement = lay(game, decider, ("gift_where", "gift_z"), Pending(owner, gift_cards(game)[source], side,
                                                                         source), correction=False, keep=True)
@@ -252,7 +245,7 @@ def act(game: Game, decider: Decider, kind: str, record: dict) -> None:
             if (placement := expand(game, decider, again, correction=False)) is not None:
                 record["placements"].append(placement)
         options = drawable(game, game.params.rush_draw)
-        action["drew"] = draw(game, ask(game, decider, "rush_draw", options)) if options else None
+        action["drew"] = draw(game, _ask(game, decider, "rush_draw", options)) if options else None
 
 
 # ---------------------------------------------------------------------------------------------- the turn
@@ -263,8 +256,8 @@ def play_turn(game: Game, decider: Decider) -> None:
     record: dict = {"seat": game.seat, "search": None, "action": None, "placements": []}
     options = sources(game)
     if options:
-        record["search"] = draw(game, ask(game, decider, "search", options))
-    game.action = ask(game, decider, "action", action_options(game))
+        record["search"] = draw(game, _ask(game, decider, "search", options))
+    game.action = _ask(game, decider, "action", action_options(game))
     kind = ACTIONS[game.action - 1] if game.action != NO_ACTION else None
     if kind is not None:
         game.tokens[game.seat].remove(kind)
@@ -294,22 +287,14 @@ def scores(game: Game) -> list[int]:
     return col.scores(game.collections, game.cards)[0]
 
 
-# ---------------------------------------------------------------------------------------------- batched players
+# ---------------------------------------------------------------------------------------------- the engine's questions
 
 
-class Chooser:
-    """A decider that asks a batched `choose` (a Table's) through the engine's Decision and Observation, on a
-    batch of one: the reference plays the very strategies the engine plays."""
-
-    def __init__(self, choose: Choose, rng: np.random.Generator):
-        self.choose, self.rng = choose, rng
-
-    def __call__(self, game: Game, phase: str, options: list[int]) -> int:
-        legal = np.zeros((1, width(PHASES[phase], game.params.players)), bool)
-        legal[0, options] = True
-        decision = Decision(PHASES[phase], game.seat, legal, np.ones(1, bool), observation(game, phase, legal),
-                            f"({phase}) at turn {game.turn}")
-        return int(self.choose(decision, self.rng)[0])
+def question(game: Game, phase: str, options: list[int]) -> Decision:
+    """The question as the engine asks it, with its Decision and Observation, on a batch of one."""
+    legal = legal_row(options, width(PHASES[phase], game.params.players))
+    return Decision(PHASES[phase], game.seat, legal, np.ones(1, bool), observation(game, phase, legal),
+                    f"({phase}) at turn {game.turn}")
 
 
 def observation(game: Game, phase: str, legal: np.ndarray):
