@@ -25,12 +25,40 @@ GAME_KEY = ["experiment", "game_id"]  # identifies one game across experiments
 
 @dataclass
 class GameData:
-    """One game's rows (every experiment of it under the results folder), its manifests and where charts go."""
+    """The rows of one experiment of a game, its manifest and where charts go; or, for the analyses that compare
+    experiments (and only those), every experiment of the game, each number still from one experiment."""
     name: str
     rows: pl.DataFrame
     manifests: list[dict]
     out_dir: Path
-    options: dict = field(default_factory=dict)  # the game module's settings for generic analyses
+    memo: dict = field(default_factory=dict)  # results computed once and used by several analyses
+    leading: bool = False  # the game's headline experiment at some player count (overview.headlines)
+    alone: bool = True  # the game's only experiment: its section also says which comparisons it cannot make
+
+    def computed(self, key: str, compute: Callable[[], Any]) -> Any:
+        """`compute()`, once per data: a result that the page and findings.json both use."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
+
+    @property
+    def experiment(self) -> str | None:
+        """The experiment's name; None when the data hold several, to be compared."""
+        return str(self.manifests[0]["experiment"]) if len(self.manifests) == 1 else None
+
+    @property
+    def slug(self) -> str:
+        """A file-name prefix for this data's charts, unique in the report."""
+        return self.experiment or f"{self.name}_compared"
+
+    @property
+    def question(self) -> str:
+        """What the experiment answers, as its file states it (its name when it states none)."""
+        return str(self.manifests[0].get("question") or self.experiment or "")
+
+    @property
+    def headline(self) -> bool:
+        return bool(self.manifests[0].get("headline")) if self.experiment else False
 
     @cached_property
     def title(self) -> str:
@@ -141,9 +169,13 @@ class Analysis:
     caveats: tuple[str, ...] | Of = ()
     absent: str | Callable[[GameData], str] | None = None  # shown when compute gives None
     headline: bool = False  # the chart answers a headline question: it leads the game's summary
+    leading_only: bool = False  # its chart is drawn for the game's headline experiments only (the rest keep tables)
 
     def run(self, data: GameData, section: Section) -> None:
         """Compute, then add this analysis's blocks, finding, headline chart and caveats to section."""
+        drawn = self.chart is not None and (data.leading or not self.leading_only)
+        if self.chart is not None and not drawn and not (self.tables or self.finding):
+            return  # a chart alone, not drawn for this experiment
         result = self.compute(data)
         if self.title and (result is not None or self.absent):
             section.blocks.append(Heading(self.title))
@@ -152,7 +184,7 @@ class Analysis:
                 section.blocks.append(self.absent(data) if callable(self.absent) else self.absent)
             return
         intro = self.intro(result, data) if callable(self.intro) else self.intro
-        chart: Chart | None = self.chart(result, data) if self.chart else None
+        chart: Chart | None = self.chart(result, data) if drawn else None
         tables: list[Table] = self.tables(result, data) if self.tables else []
         if chart and self.headline:  # shown once, at the top of the game's summary
             section.headline.append(chart)

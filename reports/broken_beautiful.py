@@ -172,7 +172,7 @@ def type_points_chart(result: dict, data: GameData) -> Chart:
         ax.set(yticks=positions, yticklabels=order, ylim=(len(order) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Mean points per player")
     return finished_chart(fig, axes[0], f"{data.title}: where the points come from, by strategy and card type",
-                          data.out_dir, f"{data.name}_points_by_type.png",
+                          data.out_dir, f"{data.slug}_points_by_type.png",
                           "Mean points per player from each card type, stacked, so a bar's length is the mean score; "
                           "strategies in order of win share (best first), one panel per player count. Intervals are "
                           "in the tables below.")
@@ -235,7 +235,7 @@ def breakage_chart(breakage: pl.DataFrame, data: GameData) -> Chart:
         ax.set(title=f"{players} players", xlabel="Share of items")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     return finished_chart(fig, axes[-1], f"{data.title}: breakage and repair (95% bootstrap intervals)",
-                          data.out_dir, f"{data.name}_breakage.png",
+                          data.out_dir, f"{data.slug}_breakage.png",
                           "Per strategy and player count: the share of kept items that are broken at the end of the "
                           "game, and the share of the items that broke which were repaired; 'all' is every player.")
 
@@ -300,7 +300,7 @@ def ingot_chart(ingots: pl.DataFrame, data: GameData) -> Chart:
         ax.set(yticks=positions, yticklabels=labels, ylim=(len(labels) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Mean ingots held at the end")
     return finished_chart(fig, axes[-1], f"{data.title}: ingots left at the end of the game",
-                          data.out_dir, f"{data.name}_ingots.png",
+                          data.out_dir, f"{data.slug}_ingots.png",
                           "Mean ingots per player at the end of the game, split by whether the player scores a "
                           "storage box (which counts ingots, up to a cap); error bars are 95% bootstrap intervals on "
                           "the total.")
@@ -376,8 +376,10 @@ def combine_strata(strata: list[dict]) -> dict:
 
 
 def restricted(data: GameData) -> pl.DataFrame | None:
+    """Restricted play, where some variant played beside its base (None otherwise: nothing to compare)."""
     variants = restricted_variants(data.rows)
-    return None if variants.is_empty() else restricted_play(data.rows, variants)
+    result = None if variants.is_empty() else restricted_play(data.rows, variants)
+    return result if result is not None and (result["games"] > 0).any() else None
 
 
 def restricted_finding(result: pl.DataFrame, _) -> Finding:
@@ -454,7 +456,7 @@ def restricted_chart(result: pl.DataFrame, data: GameData) -> Chart:
         ax.set_xlabel("Win share: variant − base (pp)")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=""))
     fig.suptitle(f"{data.title}: restricted play\nwin share of BASE-no-TYPE minus BASE (95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_restricted_play.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_restricted_play.png",
                       "How much each BASE-no-TYPE strategy's win share differs from its unrestricted BASE, in "
                       "percentage points; bars left of zero mean the type is worth wins to that strategy. Largest "
                       "change first.")
@@ -499,7 +501,7 @@ ANALYSES = [
                    "gain means BASE overvalues it. Intervals on the difference resample whole games (bootstrap), "
                    "since a variant and its base often sit at the same table. Where several experiments or player "
                    "counts are pooled, each weighs by the variant's games in it.",
-             absent="No restricted strategies (BASE-no-TYPE, e.g. greedy-no-teapot) took part in these experiments. "
-                    "Run experiments/broken_beautiful_restricted.toml to see how much each card type is worth to a "
-                    "strategy."),
+             absent="No restricted strategies (BASE-no-TYPE, e.g. greedy-no-teapot) took part in these experiments "
+                    "beside their unrestricted BASE. Run experiments/broken_beautiful_restricted.toml to see how much "
+                    "each card type is worth to a strategy."),
 ]

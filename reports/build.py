@@ -1,11 +1,14 @@
-"""Build the balance report: read Parquet results and their manifests, run the analyses, write index.html,
-summary.md and PNG charts.
+"""Build the balance report: read Parquet results and their manifests, run the analyses, write index.html (the
+overview), a page per game, summary.md, findings.json (every number stated, as data) and PNG charts.
 
-Every game gets the generic analyses (reports/generic.py), from its rows and manifest alone. A game with its own
-analyses lists them in reports/<game>.py, found by the game's name (SECTION, ANALYSES and optional OPTIONS for the
-generic ones). Reports read Parquet and the manifest only: they import no rules, engines or strategies.
+Every experiment is analysed on its own: a number never pools experiments. Each gets the generic analyses
+(reports/generic.py), from its rows and manifest alone, and its game's own: reports/<game>.py, found by the game's
+name, lists them (SECTION, ANALYSES, and optionally COMPARED, its analyses across experiments, `numbers` for
+findings.json, `key_finding` and `rule_holes` for the overview). A game with several experiments also gets them
+compared side by side. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
 
+import json
 import os
 import secrets
 import shutil
@@ -17,36 +20,36 @@ from types import ModuleType
 import matplotlib
 import polars as pl
 from joblib import Parallel, delayed
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reports import generic
 from reports.analysis import GAME_KEY, GameData, Section, run_section
 from reports.charts import chart_style
+from reports.findings import experiment_numbers, json_ready
 from reports.fmt import count, yes
 from reports.load import ResultsError, load_results
-from reports.render import Report, render_html, render_markdown, table
+from reports.overview import BOTS, bots_played, headlines, overview_row, overview_table
+from reports.render import Finding, Page, Report, render_html, render_markdown, table
 
 GENERAL_CAVEATS = [
-    "Bots are not people. Every number here describes scripted heuristics playing each other; human players adapt, "
-    "bluff, make mistakes and read the table, so a balance problem the bots show is a lead to test at the table, not "
-    "a verdict.",
-    "Intervals are 95% intervals that cover sampling noise only, not modelling choices. Shares of victory count a "
-    "k-way tie as 1/k of a win; the Wilson interval is derived for whole successes, so on fractional tie shares it is "
-    "an approximation (a close one when ties are rare). Rows from the same game are not independent, so intervals "
-    "that pool several seats of one game (strategies appearing twice in a game, head-to-head meetings) are somewhat "
-    "too narrow.",
-    "All experiments found under the results folder are pooled. If they ran different rules or components, point "
-    "the report at one experiment folder at a time.",
+    "Intervals are 95% intervals that cover sampling noise only, not modelling choices. Win shares, their "
+    "differences and the handicaps resample deals (matches in match mode) with replacement, a cluster bootstrap: "
+    "games of one deal are played under every seating and are not independent. A k-way tie counts 1/k of a win, "
+    "summed as it is. Head-to-head meetings inside games of three or more players treat the meetings as "
+    "independent (Wilson), so those intervals are somewhat too narrow.",
 ]
 
 
-REPORT_FILES = (".html", ".md", ".png")  # what a report folder holds
+REPORT_FILES = (".html", ".md", ".png", ".json")  # what a report folder holds
 
 
-def build_report(results_dir: Path, out_dir: Path) -> Path:
+def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Path:
     """Analyse every experiment under results_dir and write the report into out_dir.
 
     results_dir is one experiment folder (manifest.json + parts/*.parquet) or a folder of them.
-    Writes out_dir/index.html, out_dir/summary.md and PNG charts; returns the path of index.html. The report is
+    Writes out_dir/index.html, a page per game, summary.md, findings.json and PNG charts; returns the path of
+    index.html. The report is
     written into a temporary folder beside out_dir and moved into place only when whole, so a failed report leaves
     out_dir as it was; an existing out_dir is replaced, and only if it holds nothing but a report.
     Raises ResultsError when there are no results or the results are inconsistent, or out_dir cannot be used."""
@@ -59,9 +62,11 @@ def build_report(results_dir: Path, out_dir: Path) -> Path:
     staging = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.tmp")
     try:
         staging.mkdir()
-        report = assemble_report(rows, manifests, staging)
+        report, numbers = assemble_report(rows, manifests, staging, progress)
         (staging / "summary.md").write_text(render_markdown(report), encoding="utf-8")
-        (staging / "index.html").write_text(render_html(report), encoding="utf-8")
+        for page in report.pages:
+            (staging / page.file).write_text(render_html(page, report), encoding="utf-8")
+        (staging / "findings.json").write_text(json.dumps(json_ready(numbers), indent=1) + "\n", encoding="utf-8")
         move_into_place(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -136,13 +141,24 @@ def check_results(rows: pl.DataFrame) -> None:
                            f"{first['game_id']} of experiment {first['experiment']!r} sums to {first['win']:.3f}.")
 
 
-def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> list[GameData]:
-    """One GameData per game in the rows, with the manifests of its experiments, in order of title."""
-    out = []
+def report_numbers(results_dir: Path) -> list[dict]:
+    """Every number the report states (findings.json), computed without drawing a chart."""
+    rows, manifests = load_results(Path(results_dir))
+    check_results(rows)
+    return json_ready([n for name, experiments in game_data(rows, manifests, Path(".")).items()
+                       for n in game_numbers(name, experiments)])
+
+
+def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> dict[str, list[GameData]]:
+    """Per game, in order of title: one GameData per experiment, the headline ones first, then by name."""
+    out = {}
     for game in rows["game"].unique().to_list():
         mine = [m for m in manifests if m["game"] == game]
-        out.append(GameData(game, rows.filter(pl.col("game") == game), mine, out_dir, options(game)))
-    return sorted(out, key=lambda d: d.title)
+        rows_of = rows.filter(pl.col("game") == game).partition_by("experiment", as_dict=True)
+        experiments = [GameData(game, rows_of[(m["experiment"],)], [m], out_dir)
+                       for m in mine if (m["experiment"],) in rows_of]
+        out[game] = sorted(experiments, key=lambda d: (not d.headline, d.experiment))
+    return dict(sorted(out.items(), key=lambda item: item[1][0].title))
 
 
 def own_analyses(game: str) -> ModuleType | None:
@@ -153,40 +169,76 @@ def own_analyses(game: str) -> ModuleType | None:
     return import_module(name)
 
 
-def options(game: str) -> dict:
-    """The game's options for the generic analyses (its module's OPTIONS), if any."""
-    return getattr(own_analyses(game), "OPTIONS", {})
+def game_numbers(game: str, experiments: list[GameData]) -> list[dict]:
+    """Every number of every experiment of a game."""
+    own = getattr(own_analyses(game), "numbers", None)
+    return [n for data in experiments for n in experiment_numbers(data, own)]
 
 
-def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> Report:
-    """Run every analysis, draw the charts into out_dir and collect the report. The games are analysed side by
-    side, one worker process each (up to the cores)."""
-    sections, summary = [], []
-    caveats = list(GENERAL_CAVEATS) + incomplete_experiment_caveats(manifests)
+def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, progress: bool = False
+                    ) -> tuple[Report, list[dict]]:
+    """Run every analysis, draw the charts into out_dir and collect the pages and the numbers. The games are
+    analysed side by side, one worker process each (up to the cores); `progress` shows a bar on stderr."""
     games = game_data(rows, manifests, out_dir)
     jobs = min(len(games), os.cpu_count() or 1)
-    if jobs > 1:
-        analysed = Parallel(n_jobs=jobs, backend="loky")(delayed(game_sections)(data) for data in games)
-    else:
-        analysed = [game_sections(data) for data in games]
-    for data, parts in zip(games, analysed, strict=True):
-        summary.append((data.title, [c for s in parts for c in s.headline], [f for s in parts for f in s.findings]))
-        caveats += [c for s in parts for c in s.caveats]
-        sections += parts
-    overview = [f"{count(rows.select(GAME_KEY).unique().height)} simulated games ({count(rows.height)} player "
-                f"results) from {len(manifests)} experiment(s). Every rate carries a 95% confidence interval.",
-                experiments_table(rows, manifests)]
-    return Report("Balance report: " + ", ".join(d.title for d in games), overview, summary, sections, caveats)
+    work = [delayed(game_page)(name, experiments) for name, experiments in games.items()]
+    pages = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(work) if jobs > 1 else \
+        (job(*a, **k) for job, a, k in work)
+    columns = (TextColumn("report"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("games analysed"),
+               TimeElapsedColumn())
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, disable=not (progress and console.is_terminal)) as bar:
+        task = bar.add_task("report", total=len(work))
+        analysed = []
+        for page in pages:
+            analysed.append(page)
+            bar.advance(task)
+    overview_rows = [row for _, _, game_rows in analysed for row in game_rows]
+    opening = [f"{count(rows.select(GAME_KEY).unique().height)} simulated games from {len(manifests)} experiment(s). "
+               "Each row below comes from one experiment, its game's headline one; every rate carries a 95% "
+               "confidence interval. Each game's page (linked above) answers every experiment's own question.",
+               overview_table(overview_rows), BOTS,
+               bots_played({data[0].title: data for data in games.values()}), experiments_table(rows, manifests)]
+    caveats = GENERAL_CAVEATS + incomplete_experiment_caveats(manifests)
+    overview = Page("index.html", "Balance report: " + ", ".join(d[0].title for d in games.values()), opening,
+                    caveats=caveats)
+    numbers = [n for _, game_numbers_, _ in analysed for n in game_numbers_]
+    return Report(overview.title, [overview, *(page for page, _, _ in analysed)]), numbers
 
 
-def game_sections(data: GameData) -> list[Section]:
-    """A game's sections: seat advantage, strategy strength, and its own analyses if it has any."""
+def game_page(name: str, experiments: list[GameData]) -> tuple[Page, list[dict], list[dict]]:
+    """A game's page (a section per experiment, then the experiments compared), its numbers and its overview rows."""
+    module = own_analyses(name)
+    numbers = game_numbers(name, experiments)
+    title = experiments[0].title
+    for data in headlines(experiments).values():
+        data.leading = True
+    for data in experiments:
+        data.alone = len(experiments) == 1
     with matplotlib.rc_context(chart_style()):
-        parts = [run_section(f"{data.title}: seat advantage", generic.SEATS, data),
-                 run_section(f"{data.title}: strategy strength", generic.STRATEGIES, data)]
-        if (module := own_analyses(data.name)) is not None:
-            parts.append(run_section(f"{data.title}: {module.SECTION}", module.ANALYSES, data))
-    return parts
+        sections = [experiment_section(data, module) for data in experiments]
+        if len(experiments) > 1:
+            everything = GameData(name, pl.concat([d.rows for d in experiments], how="diagonal_relaxed"),
+                                  [m for d in experiments for m in d.manifests], experiments[0].out_dir)
+            compared = generic.COMPARED + list(getattr(module, "COMPARED", []))
+            sections.append(run_section(f"{title}: the experiments compared", compared, everything))
+    opening = [f"{title}: {len(experiments)} experiment(s), each answering its own question below, each from its "
+               "own games. Every table and chart of an experiment is one click away, under its findings."]
+    caveats = [c for section in sections for c in section.caveats]
+    rows = [overview_row(data, players, numbers, module) for players, data in headlines(experiments).items()]
+    return Page(f"{name}.html", title, opening, sections, caveats), numbers, rows
+
+
+def experiment_section(data: GameData, module: ModuleType | None) -> Section:
+    """One experiment: its question as the heading, what was played, then the generic and the game's analyses."""
+    own = [*module.ANALYSES, *(getattr(module, "COMPARED", []) if data.alone else [])] if module else []
+    analyses = generic.SEATS + generic.STRATEGIES + own
+    section = run_section(data.question, analyses, data)
+    games = data.rows.select(GAME_KEY).unique().height
+    section.findings.insert(0, Finding("What was played.", f"Experiment {data.experiment}: {count(games)} games at "
+                                       f"{', '.join(map(str, data.player_counts))} players, strategies "
+                                       f"{data.pools()[data.experiment]}."))
+    return section
 
 
 def experiments_table(rows: pl.DataFrame, manifests: list[dict]):

@@ -1,15 +1,20 @@
 """Numbers and lists in words, as every table cell and finding writes them."""
 
+import math
 from collections.abc import Iterable
+
+UNKNOWN = "–"  # a number the data cannot give (an interval from too few deals)
 
 
 def pct(x: float) -> str:
     """0.4567 -> '45.7%'."""
-    return f"{100 * x:.1f}%"
+    return UNKNOWN if math.isnan(x) else f"{100 * x:.1f}%"
 
 
 def pct_ci(lo: float, hi: float) -> str:
     """An interval of proportions: '43.2–48.1%' (more decimals where one would hide its width)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return UNKNOWN
     digits = 1
     while digits < 3 and lo != hi and f"{100 * lo:.{digits}f}" == f"{100 * hi:.{digits}f}":
         digits += 1
@@ -17,13 +22,15 @@ def pct_ci(lo: float, hi: float) -> str:
 
 
 def pp(x: float) -> str:
-    """A signed difference of proportions in percentage points: '+4.3 pp'."""
-    return f"{100 * x:+.1f} pp"
+    """A signed difference of proportions in percentage points: '+4.3 pp' ('+0.0 pp', never '-0.0 pp')."""
+    return f"{round(100 * x, 1) + 0.0:+.1f} pp"
 
 
 def pp_ci(lo: float, hi: float) -> str:
     """An interval of differences in percentage points: '+3.1 to +5.6 pp'."""
-    return f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
+    if math.isnan(lo) or math.isnan(hi):
+        return UNKNOWN
+    return f"{round(100 * lo, 1) + 0.0:+.1f} to {round(100 * hi, 1) + 0.0:+.1f} pp"
 
 
 def num(x: float, digits: int = 2) -> str:
@@ -33,7 +40,14 @@ def num(x: float, digits: int = 2) -> str:
 
 def num_ci(lo: float, hi: float, digits: int = 2) -> str:
     """An interval of plain numbers."""
+    if math.isnan(lo) or math.isnan(hi):
+        return UNKNOWN
     return f"{lo:.{digits}f} to {hi:.{digits}f}"
+
+
+def p_value(p: float) -> str:
+    """A p-value in three significant digits; below what a float can hold, '< 1e-300' (never a bare '0')."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.3g}"
 
 
 def count(n: int) -> str:

@@ -1,8 +1,8 @@
 """The analyses every game gets, from its rows and its manifest alone: win share by seat, first-player advantage,
 start-player compensation, score distributions, seat advantage by experiment, strategy strength and head-to-head.
 
-A game module may set options for them (see GameData.options): `handicaps`, the points tried in the compensation
-table. The manifest's `tie_breakers` (columns that settle equal scores, the most wins) shape it too.
+The manifest's `tie_breakers` (columns that settle equal scores, the most wins) shape the handicaps: re-scoring
+honours them.
 """
 
 import math
@@ -14,12 +14,13 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from scipy.stats import chi2
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups
-from reports.charts import aligned, bars_with_ci, finished_chart, legend_below, new_figure, palette, panels, save_chart
-from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, yes
+from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
+from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, p_value, pct, pct_ci, pp, pp_ci, yes
+from reports.handicap import fair_handicaps, recommend, seat_handicaps
+from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
-from reports.stats import bootstrap_mean_ci, wilson, with_wilson
+from reports.stats import bootstrap_mean_ci, paired_difference, paired_ratio, wilson, with_wilson
 
-HANDICAPS = range(-4, 5)
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 LEVEL = 0.05  # significance level of the seat tests
 
@@ -28,11 +29,21 @@ LEVEL = 0.05  # significance level of the seat tests
 
 
 def seat_win_shares(rows: pl.DataFrame, by: tuple[str, ...] = ()) -> pl.DataFrame:
-    """Win share by (*by, players, seat) with Wilson intervals and the fair share 1/players."""
-    shares = (rows.group_by(*by, "players", "seat").agg(games=pl.len(), wins=pl.col("win").sum())
-              .sort(*by, "players", "seat")
-              .with_columns(share=pl.col("wins") / pl.col("games"), fair=1 / pl.col("players")))
-    return with_wilson(shares, "wins", "games")
+    """Win share by (*by, players, seat) and the fair share 1/players; lo, hi: the 95% cluster-bootstrap interval
+    over deals (matches in match mode), each (*by, players) group on its own; lo_unpaired, hi_unpaired: Wilson's,
+    as if the rows were independent."""
+    return paired_shares(rows, [*by, "players"], "seat")
+
+
+def paired_shares(rows: pl.DataFrame, within: list[str], of: str) -> pl.DataFrame:
+    """The win share of each value of `of` (seat, strategy) inside every group of `within`, with the intervals of
+    stats.paired_ratio, the groups resampled apart."""
+    parts = [paired_ratio(group, pl.col("win"), pl.lit(1.0), [of]).with_columns(
+             **{k: pl.lit(v, rows.schema[k]) for k, v in key.items()}) for key, group in groups(rows, within)]
+    shares = pl.concat(parts, how="diagonal_relaxed").rename({"estimate": "share"})
+    return (shares.with_columns(fair=1 / pl.col("players"), wins=pl.col("share") * pl.col("games"))
+            .select(*within, of, "games", "wins", "share", "fair", "lo", "hi", "lo_unpaired", "hi_unpaired",
+                    "method").sort(*within, of))
 
 
 def first_player_advantage(seat_shares: pl.DataFrame) -> pl.DataFrame:
@@ -149,32 +160,40 @@ def seat_tables(result: dict, _) -> list:
               ("Games", "games", count), ("Start player wins", "share", pct), ("95% CI", ("lo", "hi"), pct_ci),
               ("Fair share", "fair", pct), *est("Advantage", "advantage", pp, pp_ci),
               ("Clear?", ("advantage_lo", "advantage_hi"), lambda lo, hi: yes(clear(lo, hi)))),
-        table("Win share by seat (95% Wilson intervals; ties count 1/k)", shares, ("Players", "players"),
+        table("Win share by seat (95% cluster-bootstrap intervals over deals; ties count 1/k)", shares,
+              ("Players", "players"),
               ("Seat", "seat"), ("Games", "games", count), *share_ci("Win share"), ("Fair share", "fair", pct),
               ("Difference", lambda r: pp(r["share"] - r["fair"]))),
         table("Best and worst seat for each strategy (χ² test that all its seats win the same share)",
               result["by_strategy"], ("Players", "players"), ("Strategy", "strategy"),
-              ("Player results", "games", count), ("Best seat", "best"), ("Win share", "best_share", pct),
-              ("Worst seat", "worst"), ("Win share", "worst_share", pct), ("p-value", "p", lambda p: f"{p:.3g}"),
+              ("Player results", "games", count), ("Best seat", "best"), ("Best seat's win share", "best_share", pct),
+              ("Worst seat", "worst"), ("Worst seat's win share", "worst_share", pct), ("p-value", "p", p_value),
               ("Seats differ?", "clear", yes)),
     ]
 
 
 def seat_win_share_chart(result: dict, data: GameData) -> Chart:
-    """Bars of win share by seat, one panel per player count, 95% error bars and a 1/P line."""
+    """Each seat's gap from its fair share 1/P in percentage points around a zero line, one panel per player
+    count, with 95% cluster-bootstrap error bars."""
     shares = result["shares"]
     fig, axes = panels(len(data.player_counts), 3.2 * len(data.player_counts) + 0.6, 3.8, sharey=True)
     for ax, players in zip(axes, data.player_counts):
         panel = shares.filter(pl.col("players") == players)
-        bars_with_ci(ax, [str(s) for s in panel["seat"]], {"win share": (panel["share"], panel["lo"], panel["hi"])})
-        ax.axhline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
-        ax.set(title=f"{players} players", xlabel="Seat (0 = start player)")
-        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    axes[0].set_ylabel("Share of victories")
-    return finished_chart(fig, axes[0], f"{data.title}: win share by seat (95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_seat_win_share.png",
-                          "Win share by seat at each player count; error bars are 95% Wilson intervals, the dashed "
-                          "line is 1/P.")
+        gap = {"win share − 1/P": [100 * (panel[c] - 1 / players) for c in ("share", "lo", "hi")]}
+        bars_with_ci(ax, [str(s) for s in panel["seat"]], gap)
+        around_zero(ax, players, "Seat (0 = start player)")
+    axes[0].set_ylabel("Win share − fair share (pp)")
+    return finished_chart(fig, axes[0], f"{data.title}: each seat's gap from a fair share",
+                          data.out_dir, f"{data.slug}_seat_win_share.png",
+                          "Each seat's win share minus its fair share 1/P, in percentage points, at each player count; "
+                          "error bars are 95% cluster-bootstrap intervals over deals. Bars above zero win more than "
+                          "fair.")
+
+
+def around_zero(ax, players: int, xlabel: str) -> None:
+    """A panel of gaps from a fair share: its zero line, its player count, its x label."""
+    ax.axhline(0, color="#333", linewidth=1)
+    ax.set(title=f"{players} players", xlabel=xlabel)
 
 
 def ties_and_gaps(data: GameData) -> pl.DataFrame:
@@ -224,7 +243,7 @@ def score_by_seat_chart(width: int, data: GameData) -> Chart:
     axes[0].set_ylim(bottom=0)
     axes[0].set_ylabel("Share of the seat's games")
     return finished_chart(fig, axes[-1], f"{data.title}: score distribution by seat",
-                          data.out_dir, f"{data.name}_score_by_seat.png",
+                          data.out_dir, f"{data.slug}_score_by_seat.png",
                           "Share of games ending at each score, by seat (0 = start player), one panel per player "
                           "count.")
 
@@ -240,137 +259,95 @@ def rotation_caveats(_, data: GameData) -> list[str]:
             for players in unbalanced["players"].unique().sort().to_list()]
 
 
-# ---------------------------------------------------------------- compensation
+# ---------------------------------------------------------------- handicaps
 
 
-def tie_key(tie_breakers: tuple[str, ...] | list[str]) -> tuple[pl.Expr, int]:
-    """The score with tie-breaking columns folded in below it (each under 1000, most wins), and a point's worth."""
-    key = pl.col("score").cast(pl.Int64)
-    for column in tie_breakers:
-        key = key * 1000 + pl.col(column).cast(pl.Int64)
-    return key, 1000 ** len(tie_breakers)
+def handicaps(data: GameData) -> dict[int, dict]:
+    """Per player count: every seat's win share on a half-point grid of handicaps (`grid`), and the recommended
+    compensation (`recommended`, reports/handicap.py), re-scored from the recorded games."""
+    return data.computed("handicaps", lambda: handicaps_of(data))
 
 
-def start_player_compensation(rows: pl.DataFrame, higher_wins: bool, key: pl.Expr | None = None, unit: int = 1,
-                              handicaps: range = HANDICAPS) -> pl.DataFrame:
-    """Seat 0's win share if `handicap` points were added to its final score, per player count (Wilson).
-
-    `key` ranks the seats of a game (default: the score); a point is worth `unit` on it, so a key that folds
-    tie-breakers in below the score still works. Ties on the key share the win."""
-    sign = 1 if higher_wins else -1
-    keyed = rows.with_columns(key=sign * (pl.col("score").cast(pl.Int64) if key is None else key))
-    best = (keyed.filter(pl.col("seat") > 0).with_columns(best=pl.col("key").max().over(GAME_KEY))
-            .group_by(GAME_KEY).agg(best=pl.col("best").first(), tied=(pl.col("key") == pl.col("best")).sum()))
-    games = keyed.filter(pl.col("seat") == 0).select(*GAME_KEY, "players", start=pl.col("key")).join(best, on=GAME_KEY)
-    out = []
-    for (players,), group in sorted(games.partition_by("players", as_dict=True).items()):
-        start, top, tied = (group[c].to_numpy() for c in ("start", "best", "tied"))
-        for handicap in handicaps:
-            adjusted = start + sign * handicap * unit
-            share = np.where(adjusted > top, 1.0, np.where(adjusted == top, 1 / (1 + tied), 0.0))
-            lo, hi = wilson(share.sum(), share.size)
-            out.append({"players": players, "handicap": handicap, "games": share.size, "share": share.mean(),
-                        "lo": lo, "hi": hi})
-    return pl.DataFrame(out)
+def handicaps_of(data: GameData) -> dict[int, dict]:
+    out = {}
+    for (players,), rows in sorted(data.rows.partition_by("players", as_dict=True).items()):
+        grid = seat_handicaps(rows, data.lowest_wins, data.tie_breakers)
+        out[players] = {"grid": grid, "recommended": recommend(rows, data.lowest_wins, data.tie_breakers, grid=grid)}
+    return out
 
 
-def compensation(data: GameData) -> pl.DataFrame:
-    key, unit = tie_key(data.tie_breakers)
-    return start_player_compensation(data.rows, not data.lowest_wins, key, unit,
-                                     data.options.get("handicaps", HANDICAPS))
-
-
-def compensation_intro(_, data: GameData) -> str:
+def handicap_intro(_, data: GameData) -> str:
     breakers = data.tie_breakers
-    ties = (f"ties still go to the most {listing(f'`{c}`' for c in breakers).replace(' and ', ', then the most ')}"
-            if breakers else "tied players share the win")
-    helps = "hurts" if data.lowest_wins else "helps"
-    return ("The start player's win share if their final score were raised (positive) or lowered (negative) by a "
-            f"fixed number of points, all other scores unchanged; {ties}. {data.direction.capitalize()} scores win, "
-            f"so adding points {helps} the start player. The fair share is 1/P.")
+    ties = (f"ties on score still go to the most {listing(f'`{c}`' for c in breakers)}" if breakers
+            else "tied players share the win")
+    return ("Each seat's win share if its final score had points in its favour, all other scores unchanged, "
+            f"re-scored from the recorded games; {ties}. A half point (as Go's komi of 6.5) is the whole point below "
+            "plus every tie at it. The fair point is the handicap that brings the seat closest to 1/P; the range is "
+            "every handicap whose 95% interval holds 1/P. The recommended compensation is the one, among one seat's "
+            "points and the start player's tie rules, that leaves every seat closest to fair.")
 
 
-def handicap_words(handicap: int) -> str:
-    """0 -> 'no adjustment to', 1 -> 'adding 1 point to', -2 -> 'subtracting 2 points from'."""
-    if handicap == 0:
-        return "no adjustment to"
-    points = f"{abs(handicap)} point{'s' if abs(handicap) > 1 else ''}"
-    return f"adding {points} to" if handicap > 0 else f"subtracting {points} from"
+def points_words(points: float) -> str:
+    """+1.5 -> '+1.5 points', -1 -> '−1 point', 0 -> 'no points'."""
+    if points == 0:
+        return "no points"
+    text = f"{points:+g}".replace("-", "−")
+    return f"{text} point" + ("" if abs(points) == 1 else "s")
 
 
-def closest_adjustments(comp: pl.DataFrame, higher_wins: bool) -> pl.DataFrame:
-    """Per player count: the start player's share, and the whole-point adjustment that comes closest to fair (or
-    the one-point step toward fair when the edge is worth less than a point), with its share."""
-    tried = sorted(comp["handicap"].unique().to_list())
-    out = []
-    for (players,), group in sorted(comp.partition_by("players", as_dict=True).items()):
-        fair = 1 / players
-        base = group.filter(pl.col("handicap") == 0).row(0, named=True)
-        best = group.with_columns(gap=(pl.col("share") - fair).abs()).sort("gap", pl.col("handicap").abs()).row(0,
-                                                                                                                named=True)
-        ahead = base["share"] > fair
-        kind = "fair" if base["lo"] <= fair <= base["hi"] else "small" if best["handicap"] == 0 else "points"
-        if kind == "small":
-            best = group.filter(pl.col("handicap") == (-1 if ahead == higher_wins else 1)).row(0, named=True)
-        out.append({"players": players, "fair": fair, "start": base["share"], "ahead": ahead, "kind": kind,
-                    "handicap": best["handicap"], "share": best["share"], "lo": best["lo"], "hi": best["hi"],
-                    "edge": best["handicap"] in (tried[0], tried[-1]) and kind == "points"})
-    return pl.DataFrame(out)
+def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
+    """Per player count: the recommended compensation and the shares it gives; every seat's fair point."""
+    sentences, rows = [], []
+    for players, found in result.items():
+        best = found["recommended"]
+        shares = ", ".join(pct(r["estimate"]) for r in best["shares"])
+        before = ", ".join(pct(r["estimate"]) for r in best["without"])
+        if best["kind"] == "none":
+            sentences.append(f"At {players} players no compensation is needed: every seat's interval holds 1/P "
+                             f"(seats win {before}).")
+        else:
+            sentences.append(f"At {players} players the fairest compensation tried is {best['compensation']}: the "
+                             f"seats would win {shares} instead of {before}.")
+        for r in fair_handicaps(found["grid"]).iter_rows(named=True):
+            rows.append({**r, "players": players})
+    return Finding("Handicaps.", " ".join(sentences), table(
+        "", rows, ("Players", "players"), ("Seat", "seat"), ("Fair point", "points", points_words),
+        ("Win share there", "estimate", pct), ("95% CI", ("low", "high"), pct_ci),
+        ("Handicaps that could be fair", ("points_low", "points_high"),
+         lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")))
 
 
-def compensation_finding(comp: pl.DataFrame, data: GameData) -> Finding:
-    """The whole-point adjustment to the start player's final score that comes closest to fair, per player count."""
-    best = closest_adjustments(comp, not data.lowest_wins)
-    tried = sorted(comp["handicap"].unique().to_list())
-    phrases = {r["players"]: "none is called for" if r["kind"] == "fair" else
-               "the edge is worth less than a point" if r["kind"] == "small" else
-               f"{handicap_words(r['handicap'])} the start player's final score comes closest"
-               for r in best.iter_rows(named=True)}
-    text = (f"Toward a fair share ({'lowest' if data.lowest_wins else 'highest'} score wins), "
-            f"{by_phrase(phrases, data.player_counts)}.")
-    edges = best.filter(pl.col("edge"))["players"].to_list()
-    if edges:
-        text += (f" At {at_counts(edges)} a bigger adjustment than the {tried[0]:+d} to {tried[-1]:+d} points tried "
-                 "may be needed.")
-    return Finding("Seat compensation.", text, table(
-        "", best, ("Players", "players"), ("Start player wins", "start", pct), ("Fair share", "fair", pct),
-        ("Adjustment", lambda r: "none needed" if r["kind"] == "fair" else f"{r['handicap']:+d}"
-         + (" (overshoots)" if r["kind"] == "small" else "")),
-        ("Start player would win", lambda r: "–" if r["kind"] == "fair" else f"{pct(r['share'])}"),
-        ("95% CI", lambda r: "–" if r["kind"] == "fair" else pct_ci(r["lo"], r["hi"]))))
+def handicap_table(result: dict[int, dict], _) -> list[Table]:
+    """Every seat's win share under every handicap of its grid, and every seat's share under each tie rule."""
+    grid = pl.concat([found["grid"] for found in result.values()], how="diagonal_relaxed")
+    rules = [r for found in result.values() for r in found["recommended"]["tie_rules"]]
+    return [table("Win share with points in the seat's favour (95% cluster-bootstrap intervals)", grid.sort(
+                  "players", "seat", "points"), ("Players", "players"), ("Seat", "seat"),
+                  ("Points", "points", points_words), *share_ci("Win share", "estimate", "low", "high")),
+            table("Win share of every seat under the start player's tie rules", rules, ("Players", "players"),
+                  ("Rule", "compensation"), ("Seat", "seat"), *share_ci("Win share", "estimate", "low", "high"))]
 
 
-def compensation_table(comp: pl.DataFrame, _=None) -> list[Table]:
-    """Seat 0's win share under each whole-point adjustment, one row per player count."""
-    rows = []
-    for (players,), group in sorted(comp.partition_by("players", as_dict=True).items()):
-        ordered = group.sort("handicap").iter_rows(named=True)
-        cells = [f"{pct(r['share'])} ({pct_ci(r['lo'], r['hi'])})" for r in ordered]
-        rows.append([str(players), pct(1 / players), *cells])
-    return [Table("Start player's win share (95% CI) with points added to their final score",
-                  ["Players", "Fair share", *(f"{h:+d}" for h in sorted(comp["handicap"].unique()))], rows)]
-
-
-def compensation_chart(comp: pl.DataFrame, data: GameData) -> Chart:
-    """Seat 0's win share against the points added to its score, one line (and fair line) per player count."""
-    colours = palette(len(data.player_counts))
-    fig = new_figure(7.2, 4.4)
-    ax = fig.subplots()
-    for colour, players in zip(colours, comp["players"].unique().sort().to_list()):
-        line = comp.filter(pl.col("players") == players).sort("handicap")
-        ax.fill_between(line["handicap"], line["lo"], line["hi"], color=colour, alpha=0.2, linewidth=0)
-        ax.plot(line["handicap"], line["share"], marker="o", markersize=4, color=colour, label=f"{players} players")
-        ax.axhline(1 / players, color=colour, linestyle="--", linewidth=1.1)
-    ax.axvline(0, color="#555", linewidth=0.8)
-    ax.set(xlabel="Points added to the start player's final score", ylabel="Start player's win share")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    legend_below(fig, ax)
-    ax.set_title(f"{data.title}: start player's win share with a points adjustment")
-    return save_chart(fig, data.out_dir, f"{data.name}_compensation.png",
-                      "Seat 0's win share (bands: 95% Wilson intervals) if a fixed number of points were added to its "
-                      "final score; the dashed line of the same colour is the fair share 1/P. Where a line crosses its "
-                      "dashed line the adjustment would make the seat fair.")
+def handicap_chart(result: dict[int, dict], data: GameData) -> Chart:
+    """Per player count: each seat's win share minus 1/P (pp) against the points in its favour, around zero."""
+    counts = list(result)
+    fig, axes = panels(len(counts), 4.2 * len(counts) + 0.8, 4.0)
+    colours = palette(max(counts))
+    for ax, players in zip(axes, counts):
+        grid = result[players]["grid"]
+        for seat in range(players):
+            line = grid.filter(pl.col("seat") == seat).sort("points")
+            gap = [100 * (v - 1 / players) for v in line["estimate"]]
+            ax.fill_between(line["points"], 100 * (line["low"] - 1 / players), 100 * (line["high"] - 1 / players),
+                            color=colours[seat], alpha=0.18, linewidth=0)
+            ax.plot(line["points"], gap, color=colours[seat], marker="o", markersize=2.5, label=f"seat {seat}")
+        around_zero(ax, players, "Points in the seat's favour")
+    axes[0].set_ylabel("Win share − 1/P (pp)")
+    return finished_chart(fig, axes[-1], f"{data.title}: the handicap that makes each seat fair",
+                          data.out_dir, f"{data.slug}_handicaps.png",
+                          "Each seat's win share minus its fair share (percentage points) with points in its favour, "
+                          "re-scored from the recorded games; bands are 95% cluster-bootstrap intervals. Where a line "
+                          "crosses zero, that handicap makes the seat fair.")
 
 
 # ---------------------------------------------------------------- seat advantage by experiment
@@ -414,7 +391,7 @@ def seat_experiment_table(seats: pl.DataFrame, data: GameData) -> list:
 
 
 def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:
-    """Win share by seat, bars per experiment, one panel per player count, with the fair line 1/P."""
+    """Each seat's gap from 1/P (pp), bars per experiment, one panel per player count, around a zero line."""
     counts, names = seats["players"].unique().sort().to_list(), data.pools()
     widths = [max(2, p) + 0.8 for p in counts]
     fig, axes = panels(len(counts), 0.95 * sum(widths) + 1.2, 4.2, sharey=True, width_ratios=widths)
@@ -423,17 +400,15 @@ def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:
         for experiment in seats["experiment"].unique().sort().to_list():
             panel = aligned(seats.filter((pl.col("experiment") == experiment) & (pl.col("players") == players)),
                             "seat", list(range(players)))
-            bars[f"{experiment} ({names[experiment]})"] = (panel["share"], panel["lo"], panel["hi"])
+            bars[experiment] = [100 * (panel[c] - 1 / players) for c in ("share", "lo", "hi")]
         bars_with_ci(ax, [str(s) for s in range(players)], bars)
-        ax.axhline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
-        ax.set(title=f"{players} players", xlabel="Seat (0 = start player)")
-        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    axes[0].set_ylim(bottom=0)
-    axes[0].set_ylabel("Share of victories")
-    return finished_chart(fig, axes[-1], f"{data.title}: win share by seat in each experiment (95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_seat_by_experiment.png",
-                          "Win share of each seat (0 = start player), one bar per experiment (its strategies in "
-                          "brackets), one panel per player count; the dashed line is the fair share 1/P.")
+        around_zero(ax, players, "Seat (0 = start player)")
+    axes[0].set_ylabel("Win share − fair share (pp)")
+    return finished_chart(fig, axes[-1], f"{data.title}: each seat's gap from a fair share, experiment by experiment",
+                          data.out_dir, f"{data.slug}_seat_by_experiment.png",
+                          "Each seat's win share minus 1/P (percentage points), one bar per experiment, each from its "
+                          "own games, one panel per player count; error bars are 95% cluster-bootstrap intervals. "
+                          "Strategy pools: " + "; ".join(f"{e}: {pool}" for e, pool in names.items()) + ".")
 
 
 # ---------------------------------------------------------------- strategy strength
@@ -448,12 +423,13 @@ def mixed_games(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def strategy_win_shares(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Win share of each strategy (grouped by `by` + strategy) against its fair share, Wilson intervals."""
-    shares = (rows.group_by(*by, "strategy").agg(games=pl.len(), wins=pl.col("win").sum(),
-                                                fair=(1 / pl.col("players")).mean())
-              .with_columns(share=pl.col("wins") / pl.col("games")).with_columns(ratio=pl.col("share") / pl.col("fair"))
-              .sort(*by, "ratio", descending=[False] * len(by) + [True]))
-    return with_wilson(shares, "wins", "games")
+    """Win share of each strategy (per group of `by`, one player count and experiment at a time) against its fair
+    share 1/P, with cluster-bootstrap intervals; strongest first within each group."""
+    within = ["experiment", "players", *(b for b in by if b not in ("experiment", "players"))]
+    shares = paired_shares(rows, within, "strategy").with_columns(ratio=pl.col("share") / pl.col("fair"))
+    keep = [*by, "strategy"]
+    return shares.select(*keep, *(c for c in shares.columns if c not in keep and c not in within)).sort(
+        *by, "ratio", descending=[False] * len(by) + [True])
 
 
 def mean_scores(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -479,55 +455,94 @@ def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def strategy_analysis(data: GameData) -> dict:
+    return data.computed("strategies", lambda: strategies_of(data))
+
+
+def strategies_of(data: GameData) -> dict:
     rows = mixed_games(data.rows)
     per_count = strategy_win_shares(rows, ["players"]).join(mean_scores(rows, ["players", "strategy"]),
                                                             on=["players", "strategy"])
-    return {"pooled": strategy_win_shares(rows, []), "per_count": per_count,
-            "matchups": head_to_head(rows) if len(data.order) > 1 else None}
+    return {"per_count": per_count, "matchups": head_to_head(rows) if len(data.order) > 1 else None,
+            "gaps": strongest_against_weakest(rows, per_count)}
+
+
+def strongest_against_weakest(rows: pl.DataFrame, per_count: pl.DataFrame) -> pl.DataFrame:
+    """Per player count: the strongest strategy's win share minus the weakest's, with the paired interval (the same
+    deals resampled for both) and the unpaired one, to show what the paired design is worth."""
+    out = []
+    for (players,), shares in sorted(per_count.partition_by("players", as_dict=True).items()):
+        if shares.height < 2:
+            continue
+        ranked = shares.sort("ratio", "strategy", descending=[True, False])
+        best, worst = ranked["strategy"][0], ranked["strategy"][-1]
+        gap = paired_difference(rows.filter(pl.col("players") == players), pl.col("strategy") == best,
+                                pl.col("strategy") == worst)
+        out.append({"players": players, "best": best, "worst": worst, **gap})
+    return pl.DataFrame(out)
 
 
 def strategy_finding(result: dict, data: GameData) -> Finding:
-    """Which strategy wins most and least, and how the best fares head-to-head; best and weakest per player count
-    in the table."""
-    pooled, matchups = result["pooled"], result["matchups"]
-    if matchups is None:
+    """The strongest and weakest strategy at each player count, the gap between them with its paired interval
+    and how much narrower than an unpaired one it is, and how the strongest fares head-to-head."""
+    if result["matchups"] is None:
         return Finding("Strategy strength.", f"Only one strategy took part ({data.order[0]}), so there is nothing "
                                              "to compare.")
-    best, worst = pooled.row(0, named=True), pooled.row(-1, named=True)
-    text = (f"Over all player counts {best['strategy']} wins most ({num(best['ratio'])}× its fair share) and "
-            f"{worst['strategy']} least ({num(worst['ratio'])}× fair).")
-    record = matchups.filter(pl.col("strategy") == best["strategy"]).sort("share")
-    if record.is_empty():
-        text += f" {best['strategy']} never met another strategy in a game, so there is no head-to-head."
-    else:
-        weakest = record.row(0, named=True)
-        text += (f" Head-to-head it finishes ahead of {record.filter(pl.col('lo') > 0.5).height} of its "
-                 f"{record.height} opponents more often than not (interval above 50%); its weakest matchup is "
-                 f"{weakest['strategy_b']}, ahead in {pct(weakest['share'])} of {count(weakest['meetings'])} meetings "
-                 f"(95% CI {pct_ci(weakest['lo'], weakest['hi'])}).")
-    rows = []
-    per_count = sorted(result["per_count"].partition_by("players", as_dict=True).items())
-    for players, shares in [("all", pooled), *((p, g) for (p,), g in per_count)]:
-        shares = shares.sort("ratio", "strategy", descending=[True, False])
-        rows.append({"players": players, **{f"{k}_{c}": shares.row(i, named=True)[c] for k, i in (("b", 0), ("w", -1))
-                                             for c in ("strategy", "share", "lo", "hi", "ratio")}})
-    columns = [("Players", "players")]
-    for k, what in (("b", "Strongest"), ("w", "Weakest")):
-        columns += [(what, f"{k}_strategy"), *share_ci("Win share", f"{k}_share", f"{k}_lo", f"{k}_hi"),
-                    ("× fair", f"{k}_ratio", num)]
-    return Finding("Strategy strength.", text, table("", rows[1:] + rows[:1], *columns))
+    sentences = []
+    for r in result["gaps"].iter_rows(named=True):
+        sentences.append(
+            f"At {r['players']} players {r['best']} wins {pct(r['share_a'])} of its games and {r['worst']} "
+            f"{pct(r['share_b'])}: a gap of {pp(r['estimate'])} ({pp_ci(r['lo'], r['hi'])}, paired over deals; "
+            f"unpaired: {pp_ci(r['lo_unpaired'], r['hi_unpaired'])}).")
+    columns = [("Players", "players"), ("Strongest", "best"), ("Weakest", "worst"),
+               *est("Gap", "estimate", pp, pp_ci, "lo", "hi"),
+               ("Unpaired 95% CI", ("lo_unpaired", "hi_unpaired"), pp_ci),
+               ("Unpaired needs × the games", "games_factor", lambda f: num(f, 1))]
+    return Finding("Strategy strength.", " ".join(sentences), table("", result["gaps"], *columns))
 
 
 def strategy_tables(result: dict, _) -> list:
     per_count = result["per_count"].sort("players", "ratio", descending=[False, True])
-    return [
-        table("Win share by strategy, all player counts together (fair share = mean of 1/P over its games)",
-              result["pooled"], ("Strategy", "strategy"), ("Games", "games", count), *share_ci("Win share"),
-              ("Fair share", "fair", pct), ("× fair", "ratio", num)),
-        table("Win share and mean score by strategy and player count", per_count, ("Players", "players"),
-              ("Strategy", "strategy"), ("Games", "games", count), *share_ci("Win share"), ("× fair", "ratio", num),
-              ("Mean score", "mean_score", num), ("95% CI (bootstrap)", ("score_lo", "score_hi"), num_ci)),
-    ]
+    return [table("Win share and mean score by strategy and player count (95% cluster-bootstrap intervals)",
+                  per_count, ("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count),
+                  *share_ci("Win share"), ("× fair", "ratio", num), ("Mean score", "mean_score", num),
+                  ("95% CI (bootstrap)", ("score_lo", "score_hi"), num_ci))]
+
+
+def rating_analysis(data: GameData) -> dict[int, dict] | None:
+    """Per player count: every strategy's Bradley–Terry rating and the intransitive cycles among them."""
+    return data.computed("ratings", lambda: ratings_of(data))
+
+
+def ratings_of(data: GameData) -> dict[int, dict] | None:
+    rows = mixed_games(data.rows)
+    if rows["strategy"].n_unique() < 2:
+        return None
+    return {players: {"ratings": ratings(group), "cycles": cycles(group)}
+            for (players,), group in sorted(rows.partition_by("players", as_dict=True).items())}
+
+
+def rating_finding(result: dict[int, dict], data: GameData) -> Finding:
+    sentences = []
+    for players, found in result.items():
+        top = found["ratings"].row(0, named=True)
+        text = (f"At {players} players {top['strategy']} rates highest ({top['rating']:+.0f} Elo, "
+                f"{top['lo']:+.0f} to {top['hi']:+.0f})")
+        clear_cycles = [c for c in found["cycles"] if c["verdict"] == "clear"]
+        text += (f"; {len(clear_cycles)} clear cycle(s) of three strategies each beating the next"
+                 if clear_cycles else "; no strategy triangle beats itself in a circle") + "."
+        sentences.append(text)
+    rows = [{"players": p, **r} for p, found in result.items() for r in found["ratings"].iter_rows(named=True)]
+    return Finding("Ratings.", " ".join(sentences), table(
+        "", rows, ("Players", "players"), ("Strategy", "strategy"), ("Rating (Elo)", "rating", lambda x: f"{x:+.0f}"),
+        ("95% CI", ("lo", "hi"), lambda lo, hi: f"{lo:+.0f} to {hi:+.0f}")))
+
+
+def cycle_table(result: dict[int, dict], _) -> list:
+    rows = [{"players": p, "cycle": " > ".join(c["cycle"]) + f" > {c['cycle'][0]}", "verdict": c["verdict"],
+             "support": c["support"]} for p, found in result.items() for c in found["cycles"]]
+    return [table("Intransitive cycles (each strategy ahead of the next head-to-head)", rows, ("Players", "players"),
+                  ("Cycle", "cycle"), ("Verdict", "verdict"), ("Resamples where it holds", "support", pct))] if rows \
+        else []
 
 
 def strategy_win_share_chart(result: dict, data: GameData) -> Chart:
@@ -540,8 +555,8 @@ def strategy_win_share_chart(result: dict, data: GameData) -> Chart:
         ax.axvline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
         ax.set(title=f"{players} players", xlabel="Share of victories")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[-1], f"{data.title}: win share by strategy (95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_strategy_win_share.png",
+    return finished_chart(fig, axes[-1], f"{data.title}: win share by strategy (95% cluster-bootstrap intervals)",
+                          data.out_dir, f"{data.slug}_strategy_win_share.png",
                           "Win share per game played, by strategy and player count; the dashed line is the fair share "
                           "1/P.")
 
@@ -561,7 +576,7 @@ def score_by_strategy_chart(quantiles: pl.DataFrame, data: GameData) -> Chart:
         ax.set(yticks=range(len(order)), yticklabels=order, ylim=(len(order) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Score")
     fig.suptitle(f"{data.title}: score distribution by strategy")
-    return save_chart(fig, data.out_dir, f"{data.name}_score_by_strategy.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_score_by_strategy.png",
                       "Score by strategy and player count: boxes span the quartiles, the line is the median, whiskers "
                       "reach the 5th and 95th percentiles, the white dot is the mean.")
 
@@ -606,7 +621,7 @@ def head_to_head_chart(matchups: pl.DataFrame, data: GameData) -> Chart:
     colourbar = fig.colorbar(image, ax=ax, shrink=0.8, format=PercentFormatter(1.0, decimals=0))
     colourbar.set_label("A finished ahead of B")
     ax.set_title(f"{data.title}: head-to-head\n% of meetings in which A finished ahead of B")
-    return save_chart(fig, data.out_dir, f"{data.name}_head_to_head.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_head_to_head.png",
                       "Head-to-head: cell (A, B) is the percentage of their meetings in which A finished ahead of B "
                       "(tie = 1/2); blue favours the row strategy, grey cells are pairs that never met. Counts and "
                       "intervals are in the table.")
@@ -618,12 +633,15 @@ SEATS = [
     Analysis("Win share by seat", seat_analysis, intro=seat_intro, chart=seat_win_share_chart, tables=seat_tables,
              finding=seat_finding, caveats=rotation_caveats, headline=True),
     Analysis("Ties and the start player's score gap", ties_and_gaps, tables=ties_table),
-    Analysis("Score distribution by seat", lambda data: score_bin_width(data.rows), chart=score_by_seat_chart),
-    Analysis("Seat compensation", compensation, intro=compensation_intro, chart=compensation_chart,
-             tables=compensation_table, finding=compensation_finding),
+    Analysis("Score distribution by seat", lambda data: score_bin_width(data.rows), chart=score_by_seat_chart,
+             leading_only=True),
+    Analysis("Handicaps", handicaps, intro=handicap_intro, chart=handicap_chart, tables=handicap_table,
+             finding=handicap_finding, leading_only=True),
+]
+COMPARED = [
     Analysis("Seat advantage by experiment", seat_by_experiment,
-             intro="The seat numbers above pool every experiment. Which seat does well can depend on who sits at the "
-                   "table, so here each experiment is shown on its own (its strategy pool in brackets).",
+             intro="Each experiment's seat numbers side by side (its strategy pool in brackets); each bar comes from "
+                   "its own experiment's games.",
              chart=seat_experiment_chart, tables=seat_experiment_table, finding=seat_experiment_finding),
 ]
 STRATEGIES = [
@@ -632,10 +650,15 @@ STRATEGIES = [
                    "is 1/P in a P-player game; '× fair' is the ratio of the two. Only games where at least two "
                    "strategies meet count here: a table of one strategy says nothing about strength.",
              chart=strategy_win_share_chart, tables=strategy_tables, finding=strategy_finding, headline=True),
-    Analysis("Score distribution by strategy", score_quantiles, chart=score_by_strategy_chart),
+    Analysis("Ratings", rating_analysis,
+             intro="A Bradley–Terry rating of every strategy from the finishing order of every pair of seats with "
+                   "different strategies (a tie counts half), on the Elo scale: 400 points apart means about 10 to 1 "
+                   "head-to-head. Intervals resample deals.",
+             tables=cycle_table, finding=rating_finding),
+    Analysis("Score distribution by strategy", score_quantiles, chart=score_by_strategy_chart, leading_only=True),
     Analysis("Head-to-head", lambda data: head_to_head(data.rows) if len(data.order) > 1 else None,
              intro="For each pair of strategies that met in a game: how often the row strategy finished ahead of the "
                    "column strategy (a tie counts 1/2). Pairs are pooled over player counts; in games of 3 or more "
                    "players a 'meeting' is one pair of players inside a larger game.",
-             chart=head_to_head_chart, tables=head_to_head_table),
+             chart=head_to_head_chart, tables=head_to_head_table, leading_only=True),
 ]

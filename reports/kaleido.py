@@ -19,12 +19,12 @@ from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
+from reports.findings import record, select
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, pp, pp_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import ratio_ci, resampled_sums, wilson, with_wilson
 
 SECTION = "points, rotation, stalls and boards"
-OPTIONS = {"handicaps": range(-6, 7)}  # scores run high
 ROTATOR, BASE = "rotator", "greedy"  # rotator plays exactly like greedy but turns the boards it scores
 KEEPS = 0.005  # a strategy 'keeps boards back' if more of its players than this end with a board unplaced
 
@@ -129,7 +129,7 @@ def point_split_chart(result: dict, data: GameData) -> Chart:
         ax.set(yticks=positions, yticklabels=labels, ylim=(len(labels) - 0.5, -0.5))
         ax.set(title=f"{players} players", xlabel="Mean points per player")
     return finished_chart(fig, axes[0], f"{data.title}: mid-game and end-game points by strategy",
-                          data.out_dir, f"{data.name}_points_split.png",
+                          data.out_dir, f"{data.slug}_points_split.png",
                           "Mean points per player from boards scored during play and from the end-game hexagons, "
                           "stacked, so a bar's length is the mean score; the percentage is the end-game share. 'all' "
                           "is every player; strategies in order of win share. Intervals are in the table below.")
@@ -245,7 +245,7 @@ def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[-1],
                           f"{data.title}: what turning scored boards is worth "
                           "({ROTATOR} − {BASE}, 95% bootstrap intervals)",
-                          data.out_dir, f"{data.name}_rotation.png",
+                          data.out_dir, f"{data.slug}_rotation.png",
                           f"{ROTATOR} minus {BASE} in the games where both played: the difference in win share "
                           "(percentage points) and in end-game points per player, per player count, one bar per "
                           "experiment. Bars right of zero mean turning boards pays.")
@@ -283,6 +283,22 @@ def stall_rates(rows: pl.DataFrame) -> pl.DataFrame:
              .with_columns(rate=pl.col("stalls") / pl.col("games"), stuck_share=pl.col("stuck") / pl.col("seats"),
                            left_per_stuck=pl.col("left") / pl.col("stuck")))
     return with_wilson(rates, "stalls", "games")
+
+
+def numbers(data: GameData) -> list[dict]:
+    """Kaleido's own numbers: how often the rules stall (every hole full, nobody with tiles holds a board)."""
+    return [record(data, r["players"], "stall_rate", r["rate"], r["lo"], r["hi"], r["games"],
+                   "Wilson interval (games taken as independent)", stalls=r["stalls"])
+            for r in stall_rates(data.with_facts(data.rows, "tiles_each")).iter_rows(named=True)]
+
+
+def rule_holes(numbers: list[dict], players: int) -> str | None:
+    """The overview's line for Kaleido's rule hole: games that stall."""
+    found = select(numbers, metric="stall_rate", players=players)
+    if not found:
+        return None
+    r = found[0]
+    return f"{count(r['stalls'])} of {count(r['games'])} games stall ({pct(r['estimate'])})"
 
 
 def stall_winners(rows: pl.DataFrame, by: tuple[str, ...] = ("players",)) -> pl.DataFrame:
@@ -471,7 +487,7 @@ def stall_chart(result: dict, data: GameData) -> Chart:
     right.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     right.legend(loc="upper right", frameon=False, fontsize="small")
     fig.suptitle(f"{data.title}: stalls (95% Wilson intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_stalls.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_stalls.png",
                       "Left: share of games in which every hole filled while everyone still holding tiles had placed "
                       "all their boards, per player count and experiment. Right: in those games (experiments pooled), "
                       "the win share of the players left holding tiles and of the others; dashes mark the fair share "
@@ -549,7 +565,7 @@ def usage_chart(usage: pl.DataFrame, data: GameData) -> Chart:
                 ax.set_title(f"{players} players")
     axes[0, 0].set_xlim(0, 0.3 + max(data.fact(f"{m}_each", p) for m in ("boards", "whites") for p in counts))
     fig.suptitle(f"{data.title}: boards placed and white tiles used per player (95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_boards_whites.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_boards_whites.png",
                       "Mean boards placed (top) and white tiles used (bottom) per player, by strategy and player "
                       "count; the dashed line is what each player has. 'all' is every player.")
 
@@ -639,7 +655,7 @@ def board_map_chart(result: dict, data: GameData, floor: float = 0.002) -> Chart
                              format=PercentFormatter(1.0, decimals=0))
     colourbar.set_label("Games with a board placed here")
     fig.suptitle(f"{data.title}: where players place their boards")
-    return save_chart(fig, data.out_dir, f"{data.name}_board_map.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_board_map.png",
                       "The table seen from above, one panel per player count: each hexagon is a place a board can go, "
                       "coloured by the share of games in which a player put a board there (numbers: % where at least "
                       f"5%; places under {100 * floor:.1f}% are left out). The outlined boards are the starting "
@@ -700,7 +716,7 @@ def seat_heatmap_chart(by_seat: pl.DataFrame, data: GameData) -> Chart:
         ax.grid(False)
         fig.colorbar(image, ax=ax, shrink=0.85, format=PercentFormatter(1.0, decimals=0))
     fig.suptitle(f"{data.title}: boards and end-game points by seat")
-    return save_chart(fig, data.out_dir, f"{data.name}_seat_heatmap.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_seat_heatmap.png",
                       "Rows: experiment and player count; columns: seat. Left: the share of their own boards that "
                       "players in the seat place. Right: the share of the seat's points that come from the end-game "
                       "hexagons. Numbers are percentages; grey: no such seat. Intervals are in the table below.")

@@ -11,6 +11,7 @@ from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
+from reports.findings import record, select
 from reports.fmt import at_counts, count, num, num_ci, pct, pct_ci, pp, spread
 from reports.render import Chart, Finding, share_ci, table
 from reports.stats import bootstrap_mean_ci, wilson, with_wilson
@@ -41,6 +42,24 @@ def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     accuracy = (rows.group_by(by).agg(guesses=pl.len(), correct=pl.col("guess_correct").sum(), chance=chance)
                 .with_columns(accuracy=pl.col("correct") / pl.col("guesses")).sort(by))
     return with_wilson(accuracy, "correct", "guesses")
+
+
+def numbers(data: GameData) -> list[dict]:
+    """Kintsugi's own numbers: how often a guess names the left neighbour's colour, against chance."""
+    accuracy = guess_accuracy(data.with_facts(data.rows, "guess_chance"), ["players"])
+    return [record(data, r["players"], "guess_accuracy", r["accuracy"], r["lo"], r["hi"], r["guesses"] // r["players"],
+                   "Wilson interval (guesses taken as independent)", chance=r["chance"])
+            for r in accuracy.iter_rows(named=True)]
+
+
+def key_finding(numbers: list[dict], players: int) -> str | None:
+    """The overview's line for Kintsugi: guessing accuracy against chance."""
+    found = select(numbers, metric="guess_accuracy", players=players)
+    if not found:
+        return None
+    r = found[0]
+    return (f"guesses name the neighbour's colour {pct(r['estimate'])} of the time ({pct_ci(r['low'], r['high'])}), "
+            f"chance {pct(r['chance'])}")
 
 
 def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
@@ -153,7 +172,7 @@ def guess_accuracy_chart(result: dict, data: GameData) -> Chart:
     return finished_chart(fig, axes[-1],
                           f"{data.title}: guessing accuracy against the target's placement policy "
                           "(95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_guess_accuracy.png",
+                          data.out_dir, f"{data.slug}_guess_accuracy.png",
                           "Share of correct colour guesses by guesser (bar colour) against the placement policy of "
                           "the player guessed, one panel per player count; the dashed line is chance.")
 

@@ -20,7 +20,6 @@ from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import ratio_ci, wilson, with_wilson
 
 SECTION = "target tiles, chips, first looks and discards"
-OPTIONS = {"handicaps": range(-10, 11)}  # a correct tile is worth 6 to 21 points
 SPENT_LIMITS = (0, 1, 2, 4, 7, 10)  # the largest number of chips spent in each bucket but the last
 SPENT_LABELS = ("0", "1", "2", "3–4", "5–7", "8–10", "11+")
 LOOK_STARTS = (0.1, 0.25, 0.5, 0.75)  # where the first-look buckets after the first begin, as a share of the game
@@ -83,7 +82,7 @@ def bucket_chart(frame: pl.DataFrame, labels: list[str], data: GameData, file: s
         ax.set(title=f"{players} players", xlabel=xlabel, ylim=(0, 1.02))
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     return finished_chart(fig, axes[0], f"{data.title}: {title} (95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_{file}.png", caption)
+                          data.out_dir, f"{data.slug}_{file}.png", caption)
 
 
 # ---------------------------------------------------------------- target tiles
@@ -191,7 +190,7 @@ def target_chart(result: dict, data: GameData) -> Chart:
     axes[0].set(ylabel="Target tiles that came true", title="By size")
     axes[1].set_title("By score space")
     return finished_chart(fig, axes[0], f"{data.title}: target tiles that come true (95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_targets.png",
+                          data.out_dir, f"{data.slug}_targets.png",
                           "The share of target tiles taken that came true, by the tile's size (left) and by the bonus "
                           "of the space it was placed on (right; spaces with the same bonus pooled), one bar per "
                           "player count.")
@@ -354,7 +353,7 @@ def sweep_chart(result: dict, data: GameData) -> Chart:
                xticks=frame["chips"].unique().sort().to_list())
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     return finished_chart(fig, axes[0], f"{data.title}: win share against chips each (95% Wilson intervals)",
-                          data.out_dir, f"{data.name}_chips_sweep.png",
+                          data.out_dir, f"{data.slug}_chips_sweep.png",
                           "The chips sweep: each strategy's win share against the chips every player starts with, one "
                           "panel per player count; the dashed line is the fair share 1/P.")
 
@@ -485,7 +484,7 @@ def discard_chart(result: pl.DataFrame, data: GameData) -> Chart:
         ax.set(title=f"{players} players", xlabel="Pieces discarded per player")
         ax.set_xlim(0, max(1.0, 1.1 * float(np.nanmax(result["discards_hi"].to_numpy()))))
     fig.suptitle(f"{data.title}: pieces discarded per player (95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.name}_discards.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_discards.png",
                       "Mean pieces a player discards instead of placing, by strategy and player count; 'all' is every "
                       "player, strategies in order of win share.")
 
@@ -503,13 +502,15 @@ ANALYSES = [
              tables=target_tables, finding=target_finding, caveats=CAVEATS, absent="No player took a target tile."),
     Analysis("Chips spent and winning", spending, intro=SPENDING_INTRO, chart=spending_chart, tables=spending_tables,
              finding=spending_finding),
-    Analysis("The chips sweep", sweep, intro=sweep_intro, chart=sweep_chart, tables=sweep_tables,
-             finding=sweep_finding,
-             absent="No chips sweep in these data: no two experiments with the same strategies start with different "
-                    f"chips. Run {SWEEP} to measure what chips are worth."),
     Analysis("When to take the first look", looks, intro=LOOK_INTRO, chart=look_chart, tables=look_tables,
              finding=look_finding, absent="No player ever looked at the target tiles."),
     Analysis("Discards", discards, chart=discard_chart, tables=discard_table, finding=discard_finding,
              intro="A player may discard a piece instead of placing it (it leaves the game). Means per player with "
                    "95% bootstrap intervals; the share is of the pieces each player is dealt."),
+]
+COMPARED = [  # across the game's experiments, each number from its own experiment
+    Analysis("The chips sweep", sweep, intro=sweep_intro, chart=sweep_chart, tables=sweep_tables,
+             finding=sweep_finding,
+             absent="No chips sweep in these data: no two experiments with the same strategies start with different "
+                    f"chips. Run {SWEEP} to measure what chips are worth."),
 ]

@@ -1,5 +1,5 @@
-"""Report building blocks (tables, charts, findings, sections), number formats, chart helpers, and the HTML and
-Markdown renderers (both with a table of contents that links to every heading)."""
+"""Report building blocks (tables, charts, findings, sections, pages) and the HTML and Markdown renderers: an
+HTML page for the overview and one per game, and summary.md with the answers."""
 
 import html
 import re
@@ -13,10 +13,12 @@ from reports.fmt import num, num_ci, pct, pct_ci
 
 @dataclass(frozen=True)
 class Table:
-    """A table of already formatted cells."""
+    """A table of already formatted cells. Columns whose every cell is the same are left out when it is shown,
+    unless it is `fixed`."""
     caption: str
     columns: list[str]
     rows: list[list[str]]
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Finding:
 
 
 Block = str | Table | Chart | Heading
+FOLD_ROWS = 12  # a longer table is folded away, one click from view
 
 
 @dataclass
@@ -54,13 +57,20 @@ class Section:
 
 
 @dataclass
-class Report:
-    """The whole report, ready to render."""
+class Page:
+    """One page of the report: its opening (what the first screen shows), then its sections."""
+    file: str  # "index.html" for the overview, "<game>.html" for a game
     title: str
-    overview: list[Block]
-    summary: list[tuple[str, list[Chart], list[Finding]]]  # (game title, headline charts, findings) per game
-    sections: list[Section]
-    caveats: list[str]
+    opening: list[Block]
+    sections: list[Section] = field(default_factory=list)
+    caveats: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """The whole report, ready to render: the overview page first, then a page per game."""
+    title: str
+    pages: list[Page]
 
 
 # ---------------------------------------------------------------- tables from column specs
@@ -107,79 +117,76 @@ def slugs(titles: Iterable[str]) -> list[str]:
     return out
 
 
-def outline(report: Report) -> list[tuple[int, str]]:
-    """Every heading of the report in order, as (level, text): the levels and texts both renderers write."""
-    heads = [(2, "Summary")] + [(3, title) for title, _, _ in report.summary]
-    for section in report.sections:
+def outline(page: Page) -> list[tuple[int, str]]:
+    """Every heading of a page in order, as (level, text): the levels and texts both renderers write."""
+    heads = []
+    for section in page.sections:
         heads += [(2, section.title)] + [(3, b.text) for b in section.blocks if isinstance(b, Heading)]
-    return [*heads, (2, "Caveats")]
+    return [*heads, *([(2, "Caveats")] if page.caveats else [])]
 
 
-def render_html(report: Report) -> str:
-    """A self-contained HTML page (inline CSS; only the PNG charts are linked)."""
-    heads = outline(report)
+def render_html(page: Page, report: Report) -> str:
+    """A self-contained HTML page (inline CSS; only the PNG charts are linked), with links to the other pages.
+    A section shows its findings and headline charts; its other tables and charts sit folded below them."""
+    heads = outline(page)
     anchors = iter(slugs(text for _, text in heads))
 
     def heading(level: int, text: str) -> str:
         return f'<h{level} id="{next(anchors)}">{_esc(text)}</h{level}>'
 
-    body = [f"<h1>{_esc(report.title)}</h1>", *map(_block_html, report.overview), _toc_html(heads)]
-    body.append(heading(2, "Summary"))
-    for title, charts, findings in report.summary:
-        body += [heading(3, title), '<div class="headline">' + "".join(map(_block_html, charts)) + "</div>"]
-        body += [_finding_html(f) for f in findings]
-    for section in report.sections:
+    body = [_nav_html(page, report), f"<h1>{_esc(page.title)}</h1>", *map(_block_html, page.opening)]
+    if len(page.sections) > 1:
+        body.append(_toc_html([h for h in heads if h[0] == 2]))
+    for section in page.sections:
         body.append(heading(2, section.title))
-        body += [heading(3, b.text) if isinstance(b, Heading) else _block_html(b) for b in section.blocks]
-    body.append(heading(2, "Caveats"))
-    body += [f"<p>{_esc(c)}</p>" for c in report.caveats]
+        body += [_finding_html(f) for f in section.findings]
+        if section.headline:
+            body.append('<div class="headline">' + "".join(map(_block_html, section.headline)) + "</div>")
+        details = [heading(3, b.text) if isinstance(b, Heading) else _block_html(b) for b in section.blocks]
+        if details:
+            body.append("<details><summary>Every table and chart of this experiment</summary>"
+                        + "\n".join(details) + "</details>")
+    if page.caveats:
+        body.append(heading(2, "Caveats"))
+        body += [f"<p>{_esc(c)}</p>" for c in page.caveats]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{_esc(report.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<title>{_esc(page.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
 
 
 def render_markdown(report: Report) -> str:
-    """The same report as Markdown (charts as image links, each summary table under its finding)."""
-    heads = outline(report)
+    """The report's answers as Markdown: the overview page's opening, then each game's findings by experiment
+    (the tables and charts behind them are in the HTML pages)."""
+    overview, *games = report.pages
     lines = [f"# {report.title}", ""]
-    for block in report.overview:
+    for block in overview.opening:
         lines += [_block_markdown(block), ""]
-    lines += ["## Contents", ""]
-    anchors = slugs(text for _, text in heads)
-    lines += [f"{'  ' * (level - 2)}- [{text}](#{slug})" for (level, text), slug in zip(heads, anchors)]
-    lines += ["", "## Summary", ""]
-    for title, charts, findings in report.summary:
-        lines += [f"### {title}", ""] + [line for c in charts for line in (_block_markdown(c), "")]
-        for finding in findings:
-            lines += [f"- **{finding.label}** {finding.text}", ""]
-            if finding.table:
-                lines += ["  " + line if line else "" for line in _table_markdown(finding.table).splitlines()] + [""]
-    for section in report.sections:
-        lines += [f"## {section.title}", ""]
-        for block in section.blocks:
-            lines += [_block_markdown(block), ""]
-    lines += ["## Caveats", ""]
-    for caveat in report.caveats:
-        lines += [caveat, ""]
+    for page in games:
+        lines += [f"## {page.title}", "", f"Every table and chart: [{page.file}]({page.file})", ""]
+        for section in page.sections:
+            lines += [f"### {section.title}", ""]
+            for finding in section.findings:
+                lines += [f"- **{finding.label}** {finding.text}", ""]
+                if finding.table:
+                    lines += ["  " + line if line else "" for line in _table_markdown(finding.table).splitlines()]
+                    lines.append("")
+    lines += ["## Caveats", ""] + [line for caveat in overview.caveats for line in (caveat, "")]
     return "\n".join(lines)
 
 
+def _nav_html(page: Page, report: Report) -> str:
+    links = [f"<strong>{_esc(p.title)}</strong>" if p is page else f'<a href="{_esc(p.file)}">{_esc(p.title)}</a>'
+             for p in report.pages]
+    return '<nav class="pages">' + " · ".join(links) + "</nav>"
+
+
 def _toc_html(heads: list[tuple[int, str]]) -> str:
-    items, depth = [], 2
-    for (level, text), slug in zip(heads, slugs(t for _, t in heads)):
-        if level > depth:
-            items.append("<ul>")
-        elif level < depth:
-            items.append("</ul></li>")
-        elif items:
-            items.append("</li>")
-        items.append(f'<li><a href="#{slug}">{_esc(text)}</a>')
-        depth = level
-    closing = "</li></ul></li>" if depth > 2 else "</li>"
-    return '<nav class="toc"><h2>Contents</h2><ul>' + "".join(items) + closing + "</ul></nav>"
+    items = "".join(f'<li><a href="#{slug}">{_esc(text)}</a></li>'
+                    for (_, text), slug in zip(heads, slugs(t for _, t in heads)))
+    return f'<nav class="toc"><ul>{items}</ul></nav>'
 
 
 def _esc(text: str) -> str:
@@ -196,18 +203,32 @@ def _block_html(block: Block) -> str:
         return f"<h3>{_esc(block.text)}</h3>"
     if isinstance(block, Chart):
         return (
-            f'<figure><img src="{_esc(block.file)}" alt="{_esc(block.caption)}">'
+            f'<figure><a href="{_esc(block.file)}"><img src="{_esc(block.file)}" alt="{_esc(block.caption)}"></a>'
             f"<figcaption>{_esc(block.caption)}</figcaption></figure>"
         )
     if isinstance(block, Table):
+        block = varying(block)
         head = "".join(f"<th>{_esc(c)}</th>" for c in block.columns)
         rows = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in row) + "</tr>" for row in block.rows)
         caption = f"<caption>{_esc(block.caption)}</caption>" if block.caption else ""
-        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        html_table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        if len(block.rows) > FOLD_ROWS:
+            label = f"{_esc(block.caption or 'Table')} ({len(block.rows)} rows)"
+            return f"<details><summary>{label}</summary>{html_table}</details>"
+        return html_table
     return f"<p>{_esc(block)}</p>"
 
 
+def varying(table: Table) -> Table:
+    """The table without the columns whose every cell is the same (a table of two or more rows)."""
+    if len(table.rows) < 2 or table.fixed:
+        return table
+    keep = [i for i in range(len(table.columns)) if len({row[i] for row in table.rows}) > 1] or [0]
+    return Table(table.caption, [table.columns[i] for i in keep], [[row[i] for i in keep] for row in table.rows])
+
+
 def _table_markdown(table: Table) -> str:
+    table = varying(table)
     lines = [f"*{table.caption}*", ""] if table.caption else []
     lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(v.replace("|", "\\|") for v in row) + " |" for row in table.rows]
@@ -225,17 +246,22 @@ def _block_markdown(block: Block) -> str:
 
 
 _CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 72rem;
-       margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.5; }
-h1 { border-bottom: 2px solid #444; padding-bottom: .3rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #bbb; }
-table { border-collapse: collapse; margin: 1rem 0 1.5rem; font-size: .92rem; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 84rem;
+       margin: 1.2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .3rem; margin-top: .6rem; }
+h2 { margin-top: 2.2rem; border-bottom: 1px solid #bbb; }
+nav.pages { font-size: .95rem; color: #555; } nav.pages a { color: #1f5fa8; }
+table { border-collapse: collapse; margin: .8rem 0 1.2rem; font-size: .9rem; max-width: 100%; }
 caption { text-align: left; font-weight: 600; padding-bottom: .4rem; }
-th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; } th { background: #f0f0f0; }
-td:first-child, th:first-child { text-align: left; } tbody tr:nth-child(even) { background: #fafafa; }
-figure { margin: 1rem 0 2rem; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
-figcaption { font-size: .9rem; color: #555; } li { margin-bottom: .3rem; }
-.toc ul { margin: .2rem 0; } .toc li { margin-bottom: .1rem; } .toc h2 { border: none; }
-.headline { display: flex; flex-wrap: wrap; gap: 1rem; } .headline figure { flex: 1 1 30rem; margin: .5rem 0; }
+th, td { border: 1px solid #ccc; padding: .25rem .55rem; text-align: left; overflow-wrap: break-word; }
+th { background: #f0f0f0; }
+tbody tr:nth-child(even) { background: #fafafa; }
+figure { margin: 1rem 0 1.6rem; } figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: .9rem; color: #555; } li { margin-bottom: .2rem; }
+details { margin: .6rem 0 1rem; } summary { cursor: pointer; color: #1f5fa8; font-weight: 600; }
+.toc ul { margin: .2rem 0; columns: 2; } .toc li { margin-bottom: .1rem; }
+.headline figure { margin: .5rem 0; }
 .finding { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; border-top: 1px solid #eee; }
-.finding p { flex: 1 1 22rem; margin: .6rem 0; } .finding table { margin: .6rem 0; font-size: .85rem; }
+.finding p { flex: 1 1 26rem; margin: .6rem 0; } .finding table { margin: .6rem 0; font-size: .85rem; }
+.verdict-fair { color: #2a7a2a; } .verdict-unfair { color: #a33; }
 """

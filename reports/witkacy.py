@@ -205,7 +205,7 @@ def completion_chart(result: pl.DataFrame, data: GameData) -> Chart:
     axes[0].set_xlim(0, 1)
     axes[0].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     return finished_chart(fig, axes[0], f"{data.title}: completing paintings (95% intervals)",
-                          data.out_dir, f"{data.name}_completion.png",
+                          data.out_dir, f"{data.slug}_completion.png",
                           "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
                           "count: the share of players who complete at least one painting (left, Wilson intervals) "
                           "and the completed copies per player (right, bootstrap intervals).")
@@ -328,7 +328,7 @@ def painting_chart(result: dict, data: GameData) -> Chart:
             max(0.01, float(np.nan_to_num(grid).max())))
     axes[1].set(xlabel="Painting", title="By strategy (all player counts)")
     fig.suptitle(f"{data.title}: which paintings get copied")
-    return save_chart(fig, data.out_dir, f"{data.name}_paintings.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_paintings.png",
                       "Each painting's share of all completed copies: left, one bar per player count with 95% "
                       "bootstrap intervals over games (dashed: an even spread); right, the percentage of each "
                       "strategy's copies (strategies in order of win share; intervals in the table).")
@@ -402,7 +402,7 @@ def use_chart(result: dict, data: GameData) -> Chart:
             "Games in which the token is used")
     ax.set(xlabel="Action token", ylabel="Strategy")
     ax.set_title(f"{data.title}: how often each strategy uses each action token")
-    return save_chart(fig, data.out_dir, f"{data.name}_action_use.png",
+    return save_chart(fig, data.out_dir, f"{data.slug}_action_use.png",
                       "The percentage of its games in which each strategy uses each action token (each may be used "
                       "once a game), every experiment and player count together; 'all' is every player, strategies "
                       "in order of win share. Intervals are in the table.")
@@ -550,7 +550,7 @@ def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[0],
                           f"{data.title}: what each action token is worth "
                           "(BASE − BASE-no-TOKEN, 95% bootstrap intervals)",
-                          data.out_dir, f"{data.name}_action_worth.png",
+                          data.out_dir, f"{data.slug}_action_worth.png",
                           "What each action token is worth to the strategy in brackets: its points over the table "
                           "(its score minus the mean of the other players' in the same game; left) and its win share "
                           "(right) minus those of the same strategy never using that token, over the same deals. Bars "
@@ -707,7 +707,7 @@ def advanced_chart(result: dict, data: GameData) -> Chart:
             ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     return finished_chart(fig, axes[0],
                           f"{data.title}: the Advanced Variant against the basic rules (95% bootstrap intervals)",
-                          data.out_dir, f"{data.name}_advanced.png",
+                          data.out_dir, f"{data.slug}_advanced.png",
                           f"{result['basic']} (basic rules) and {result['advanced']} (Advanced Variant: a new card "
                           "must overlap at least 2 of its 4 cells) on the same deals, per player count: completed "
                           "copies per player, the share of players completing a painting, score per player and turns "
@@ -735,6 +735,8 @@ ANALYSES = [
              absent="No restricted strategies (BASE-no-TOKEN, e.g. saboteur-no-gift) played beside their BASE in "
                     "these experiments. Run experiments/witkacy_restricted.toml to measure what each action token is "
                     "worth."),
+]
+COMPARED = [  # across the game's experiments, each number from its own experiment
     Analysis("The Advanced Variant against the basic rules", advanced_variant, intro=advanced_intro,
              chart=advanced_chart, tables=advanced_tables, finding=advanced_finding,
              absent="No pair of experiments with the same strategies under the basic rules and the Advanced Variant. "

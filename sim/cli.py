@@ -111,16 +111,26 @@ def run_command(
 def report_command(
     results_dir: Annotated[Path, typer.Argument(help="A results folder, or a folder of them.", show_default=False)],
     out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("report"),
+    json_out: Annotated[bool, typer.Option("--json", help="Print every number the report states (findings.json) "
+                                           "as JSON, without drawing charts or writing the report.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
-    """Build the HTML report of finished experiments and print the page's path."""
-    if out.exists() and not out.is_dir():
-        raise AtelierError(f"--out {out} is a file; the report needs a folder")
+    """Build the HTML report of finished experiments and print where its pages, summary.md and findings.json are."""
     if not find_experiments(results_dir):
         raise AtelierError(f"{results_dir} holds no results; run an experiment first")
+    if json_out:
+        from reports.build import report_numbers
+
+        typer.echo(json.dumps(report_numbers(results_dir), indent=1))
+        return
+    if out.exists() and not out.is_dir():
+        raise AtelierError(f"--out {out} is a file; the report needs a folder")
     with _matplotlib_config_in_a_temporary_folder():
         from reports.build import build_report
 
-        typer.echo(printable(str(build_report(results_dir, out))))
+        index = build_report(results_dir, out, progress=not quiet)
+    for name in (index.name, "summary.md", "findings.json"):
+        typer.echo(printable(str(index.parent / name)))
 
 
 @contextmanager

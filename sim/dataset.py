@@ -5,7 +5,8 @@ A results folder, `<out>/<experiment name>/`, holds:
 - `parts/<chunk id>.parquet`: the rows of one chunk (see `sim.runner` for the columns). A chunk id is
   `P{players}-c{group:05d}`, or `P{players}-c{group:05d}-l{piece:04d}` where the seatings of one group of deals
   are split over several chunks.
-- `manifest.json`: `experiment`, `config_hash`, `game`, `title`, `lowest_wins`, `tie_breakers` (result columns
+- `manifest.json`: `experiment`, `config_hash`, `game`, `question` (what the experiment answers) and `headline`
+  (whether it is the game's headline experiment), `title`, `lowest_wins`, `tie_breakers` (result columns
   that settle equal scores), `facts` (per player count, what the report needs to know of the rules), `seed`,
   `resolved` (the experiment as `Experiment.resolved()`), `versions`, `plan` (per player count: `deals`,
   `deals_per_chunk`, `chunks`, and `lineups_per_chunk` where seatings are split), `finished` (chunk id ->
@@ -33,7 +34,8 @@ MANIFEST = "manifest.json"
 PARTS = "parts"
 CHUNK_ID = re.compile(r"P\d+-c\d{5,}(-l\d{4,})?")
 REQUIRED = {"experiment": str, "config_hash": str, "game": str, "finished": dict, "complete": bool}
-OPTIONAL = {"title": str, "lowest_wins": bool, "tie_breakers": list, "facts": dict, "seed": int, "resolved": dict,
+OPTIONAL = {"question": str, "headline": bool, "title": str, "lowest_wins": bool, "tie_breakers": list, "facts": dict,
+            "seed": int, "resolved": dict,
             "versions": dict, "plan": dict, "games": dict, "started": str, "finished_at": (str, type(None))}
 FINISHED = {"games": int, "rows": int, "bytes": int, "sha256": str}
 CONSTANT_COLUMNS = ("experiment", "game")  # the report joins rows to their manifest by these: they must agree

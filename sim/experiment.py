@@ -2,6 +2,8 @@
 
 ```toml
 name = "kintsugi_tournament"   # optional; default: the file's stem. Results go to <out>/<name>/
+question = "Is there a first-player advantage?"  # optional: the question it answers, the report's heading for it
+headline = true                # optional: the game's headline experiment, whose numbers open the report
 game = "kintsugi"
 players = [2, 3, 4]            # an integer or a list
 games = 30000                  # games per player count
@@ -17,6 +19,8 @@ connectivity = 4
 `games` is rounded down to a whole number of deals under every seating (whole matches in match mode); fewer
 games than one deal (one match) under every seating are refused, naming the least. A strategy's knob has one
 spelling (`planner@12`, not `planner@12.0`), so that one strategy never appears under two names.
+`question` and `headline` say how the report presents the experiment, not what is played: the config hash leaves
+them out, and a resumed run records their new values.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ DEFAULT_CHUNK = 4096
 MAX_GAMES = 10**12  # per player count; game ids stay far inside int64
 MAX_CHUNK = 65536  # games held in memory at once by one worker
 MAX_NAME = 100  # characters; the name is a folder name
-KEYS = ("name", "game", "players", "games", "seed", "pool", "seats", "match", "chunk", "params")
+KEYS = ("name", "question", "headline", "game", "players", "games", "seed", "pool", "seats", "match", "chunk",
+        "params")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _KNOB = re.compile(r"@([^@]*?)(?=(?<![eE])\+|-no-|$)")  # a knob runs to the name's next part (+), a -no- or the end
 _KIND = {int: "an integer", str: "a string", list: "a list", dict: "a table", bool: "true or false"}
@@ -66,6 +71,8 @@ class Experiment:
     params: dict[int, Any]
     files: dict[int, dict[str, str]]
     match: bool = False
+    question: str = ""  # what the experiment answers, for the report (not hashed)
+    headline: bool = False  # the game's headline experiment (not hashed)
 
     def games(self, players: int) -> int:
         """Games played at this player count: every deal under every lineup."""
@@ -131,6 +138,8 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
     if seed < 0:
         raise AtelierError(f"'seed' must be 0 or more, got {seed}")
     match = _value(data, "match", bool, False)
+    question = _value(data, "question", str, "")
+    headline = _value(data, "headline", bool, False)
     overrides = _value(data, "params", dict, {})
     params = {p: game.make_params(p, overrides) for p in players}
     lineups = _lineups(data, players, game)
@@ -145,6 +154,8 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
         params=params,
         files={p: data_files(params[p]) for p in players},
         match=match,
+        question=question.strip(),
+        headline=headline,
     )
 
 

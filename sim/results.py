@@ -65,6 +65,7 @@ class ResultStore:
         elif manifest.get("plan") != plan:
             raise AtelierError(f"{directory} holds this experiment cut into other chunks (by another version of "
                                "atelier?); run it into a new --out")
+        manifest |= _presentation(experiment)
         manifest["finished"] = {chunk_id: recorded for chunk_id, recorded in sorted(manifest["finished"].items())
                                 if part_is_intact(directory, chunk_id, recorded)}
         store = cls(directory, manifest)
@@ -177,6 +178,7 @@ def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any
         "experiment": experiment.name,
         "config_hash": experiment.config_hash,
         "game": experiment.game,
+        **_presentation(experiment),
         **_game_facts(experiment),
         "seed": experiment.seed,
         "resolved": experiment.resolved(),
@@ -188,6 +190,11 @@ def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any
         "started": _now(),
         "finished_at": None,
     }
+
+
+def _presentation(experiment: Experiment) -> dict[str, Any]:
+    """How the report presents the experiment: its question and whether it is the game's headline."""
+    return {"question": experiment.question, "headline": experiment.headline}
 
 
 def _game_facts(experiment: Experiment) -> dict[str, Any]:

@@ -37,22 +37,44 @@ def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Gene
     return Played(played.state, played.outcome, choices)
 
 
-def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, replay, check):
-    """Play the batch in the engine, recording every question, then every game g through the reference with the
-    decider `replay(log, g)`, which must be used up; `check(state, outcome, g, reference_game)` compares the ends.
-    Returns the engine's final State and the Recorder. For the references that ask one decider (play(params, one,
-    decider))."""
+def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, check, kind_of=None):
+    """Play the batch in the engine, recording every question, then every game g through the reference with a
+    Replay of the engine's questions for g, which must be used up; `check(state, outcome, g, reference_game)`
+    compares the ends. `kind_of(phase)`, if given, is the Decision kind the engine logs for a reference phase.
+    Returns the engine's final State and the Recorder."""
     spec = get_game(game)
     recorder = Recorder(spec.table(params, lineups, deal))
     state = play(spec.rules.engine, params, deal, recorder, rng)
     outcome = spec.rules.engine.outcome(params, state)
     reference = importlib.import_module(f"sim.{game}.reference")
     for g in range(len(lineups)):
-        decider = replay(recorder.log, g)
+        decider = Replay(recorder.log, g, kind_of)
         finished = reference.play(params, take(deal, [g]), decider)
         assert decider.done()
         check(state, outcome, g, finished)
     return state, recorder
+
+
+class Replay:
+    """A reference decider for game g: each question must be the engine's next one for g (the same phase, and the
+    same kind where `kind_of` maps the phase to it), with the same legal options; it answers with the engine's
+    choice."""
+
+    def __init__(self, log, g: int, kind_of=None):
+        self.log, self.g, self.kind_of, self.at = log, g, kind_of, 0
+
+    def __call__(self, game, phase: str, options: list[int]) -> int:
+        while not self.log[self.at][2][self.g]:
+            self.at += 1
+        kind, logged, _, legal, choice = self.log[self.at]
+        self.at += 1
+        assert logged == phase, (self.g, self.at, logged, phase)
+        assert self.kind_of is None or kind == self.kind_of(phase), (self.g, self.at, kind, phase)
+        assert np.flatnonzero(legal[self.g]).tolist() == sorted(options), (self.g, self.at, phase)
+        return int(choice[self.g])
+
+    def done(self) -> bool:
+        return not any(asked[self.g] for _, _, asked, _, _ in self.log[self.at:])
 
 
 class Recorder:

@@ -34,11 +34,13 @@ KALEIDO_TILES = {p: rules_facts("kaleido", p)["tiles_each"] for p in (2, 3, 4, 5
 
 def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, complete: bool = True, *,
                      title: str | None = None, lowest_wins: bool | None = None,
-                     facts: Callable[[int], dict] | None = None, params: dict | None = None) -> None:
+                     facts: Callable[[int], dict] | None = None, params: dict | None = None,
+                     question: str = "", headline: bool = False) -> None:
     """manifest.json and one finished Parquet part per frame; the config hash follows the experiment name.
 
     title, lowest_wins and facts (a function of the player count) default to the game's own; params are the
-    resolved Params recorded for every player count."""
+    resolved Params recorded for every player count; question and headline say how the report presents the
+    experiment, as an experiment file's keys of those names do."""
     (directory / "parts").mkdir(parents=True)
     name = frames[0]["experiment"][0]
     rules = rules_of(game)
@@ -50,6 +52,7 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                               **digest(part_path(directory, chunk_id))}
     counts = sorted({int(p) for frame in frames for p in frame["players"].unique()})
     manifest = {"experiment": name, "config_hash": hashlib.sha256(name.encode()).hexdigest()[:12], "game": game,
+                "question": question, "headline": headline,
                 "title": title or (rules.title if rules else game.replace("_", " ").title()),
                 "lowest_wins": (rules.lowest_wins if rules else False) if lowest_wins is None else lowest_wins,
                 "tie_breakers": list(rules.tie_breakers) if rules else [],
@@ -62,8 +65,9 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
 
 
 def game_data(rows: pl.DataFrame, game: str, out_dir: Path, **overrides):
-    """A GameData for report functions on rows, with manifests as write_experiment would write them."""
-    from reports import build
+    """A GameData for report functions on rows, with manifests as write_experiment would write them: of one
+    experiment when the rows hold one (as the report analyses every experiment), of all of them (as the report
+    compares experiments) when they hold several."""
     from reports.analysis import GameData
 
     manifests = []
@@ -71,7 +75,7 @@ def game_data(rows: pl.DataFrame, game: str, out_dir: Path, **overrides):
         directory = out_dir / "results" / str(experiment)
         write_experiment(directory, [frame], game, **overrides)
         manifests.append(json.loads((directory / "manifest.json").read_text()))
-    return GameData(game, rows, manifests, out_dir, build.options(game))
+    return GameData(game, rows, manifests, out_dir)
 
 
 def assert_start_advantage_above_zero(finding: str, players: int) -> None:
@@ -86,3 +90,9 @@ def assert_start_advantage_above_zero(finding: str, players: int) -> None:
 def finding(summary: str, label: str) -> str:
     """The text of one finding in a report's summary.md (bold marks removed), after its label."""
     return summary.split(f"- {label} ")[1].split("\n- ")[0]
+
+
+def section(summary: str, heading: str) -> str:
+    """One experiment's part of a report's summary.md: the text under `### heading` (its question, or its name),
+    up to the next heading."""
+    return re.split(r"\n##+ ", summary.split(f"\n### {heading}\n", 1)[1], maxsplit=1)[0]

@@ -141,6 +141,7 @@ def test_bench() -> None:
 
 def test_report_needs_results(tmp_path: Path) -> None:
     assert_user_error(invoke("report", tmp_path, "--out", tmp_path / "report"), "holds no results")
+    assert_user_error(invoke("report", tmp_path, "--json", "--out", tmp_path / "report"), "holds no results")
     assert not (tmp_path / "report").exists()
 
 

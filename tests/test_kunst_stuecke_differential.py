@@ -28,26 +28,6 @@ CASES = [(2, 50, 1, {}), (3, 50, 2, {}), (4, 50, 3, {}), (5, 50, 4, {}),  # play
          (3, 24, 12, {"placement_contact": "corner", "contact": "turn"})]  # 410 games in all
 
 
-class Replay:
-    """A reference decider for game g: each question must be the engine's next one for g, with the same legal
-    options; it answers with the engine's choice."""
-
-    def __init__(self, log, g: int):
-        self.log, self.g, self.at = log, g, 0
-
-    def __call__(self, game, phase: str, options: list[int]) -> int:
-        while not self.log[self.at][2][self.g]:
-            self.at += 1
-        logged_kind, logged_phase, _, legal, choice = self.log[self.at]
-        self.at += 1
-        assert (logged_kind, logged_phase) == (reference.kind_of(phase), phase), (self.g, self.at)
-        assert np.flatnonzero(legal[self.g]).tolist() == sorted(options), (self.g, logged_kind, phase)
-        return int(choice[self.g])
-
-    def done(self) -> bool:
-        return not any(asked[self.g] for _, _, asked, _, _ in self.log[self.at:])
-
-
 def same_game(state: engine.State, g: int, game: reference.Game) -> None:
     assert state.board[g].tolist() == game.board
     assert state.chips[g].tolist() == game.chips and state.discards[g].tolist() == game.discards
@@ -114,7 +94,7 @@ def against_reference(params: rules.Params, deal: rules.Deal, lineups: np.ndarra
         same_game(state, g, game)
         same_outcome(outcome, g, params, game)
 
-    return playback.against_reference("kunst_stuecke", params, deal, lineups, rng, Replay, check)
+    return playback.against_reference("kunst_stuecke", params, deal, lineups, rng, check, kind_of=reference.kind_of)
 
 
 def questions(recorder: Recorder, kind: str) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -1,27 +1,29 @@
+import html as html_lib
+import json
 import re
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import assert_start_advantage_above_zero, write_experiment
+from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
+from test_cli import invoke
 
 from reports.build import build_report, check_results
-from reports.generic import head_to_head
+from reports.fmt import p_value, pp, pp_ci
+from reports.generic import head_to_head, seat_analysis, seat_tables
 from reports.kintsugi import winner_changes
 from reports.load import ResultsError, load_results
 
 pytestmark = pytest.mark.xdist_group("test_report")  # one worker builds its module fixtures once
 
 STRATEGIES = ["greedy+oracle", "random+uniform", "camouflage+uniform"]
-CHARTS = [
-    "kintsugi_seat_win_share.png",
-    "kintsugi_score_by_seat.png",
-    "kintsugi_strategy_win_share.png",
-    "kintsugi_score_by_strategy.png",
-    "kintsugi_head_to_head.png",
-    "kintsugi_guess_accuracy.png",
-]
+EVERY_CHART = ["seat_win_share", "strategy_win_share", "guess_accuracy"]  # drawn for every experiment
+LEADING_CHART = ["score_by_seat", "handicaps", "score_by_strategy", "head_to_head"]  # for headline experiments
+MATCH_QUESTION = "Does a full match wash out the start player's edge?"
+# experiment -> (its heading on the game page and in summary.md, its player count)
+KINTSUGI = {"synthetic3m": (MATCH_QUESTION, 3), "synthetic2": ("synthetic2", 2), "synthetic3": ("synthetic3", 3),
+            "synthetic4": ("synthetic4", 4)}
 
 
 def synthetic_games(players: int, games: int, seed: int, match: bool = False) -> pl.DataFrame:
@@ -69,18 +71,28 @@ def synthetic_games(players: int, games: int, seed: int, match: bool = False) ->
     return pl.DataFrame(columns)
 
 
-def write_split(directory: Path, rows: pl.DataFrame, parts: int = 2) -> None:
+def write_split(directory: Path, rows: pl.DataFrame, parts: int = 2, **manifest) -> None:
     """An experiment folder with the rows split over several Parquet parts."""
     step = -(-rows.height // parts)
-    write_experiment(directory, [rows.slice(i * step, step) for i in range(parts)], "kintsugi")
+    write_experiment(directory, [rows.slice(i * step, step) for i in range(parts)], "kintsugi", **manifest)
+
+
+def mystery(players: int, games: int, seed: int, name: str) -> pl.DataFrame:
+    """Kintsugi-shaped rows of a game the report has no module for."""
+    return synthetic_games(players, games, seed).with_columns(game=pl.lit("mystery_game"), experiment=pl.lit(name))
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
+    """Four Kintsugi experiments (the match marked as the headline at 3 players, though it has fewer games than
+    synthetic3) and two of a second game at 2 players, neither marked."""
     root = tmp_path_factory.mktemp("results")
     for players in (2, 3, 4):
         write_split(root / f"exp{players}", synthetic_games(players, 1500, seed=players))
-    write_split(root / "match3", synthetic_games(3, 600, seed=9, match=True))
+    write_split(root / "match3", synthetic_games(3, 600, seed=9, match=True), question=MATCH_QUESTION, headline=True)
+    for name, games in (("mystery_big", 400), ("mystery_small", 200)):
+        write_experiment(root / name, [mystery(2, games, len(name), name)], "mystery_game", title="Mystery Game",
+                         lowest_wins=True)
     return root
 
 
@@ -89,47 +101,162 @@ def report(results, tmp_path_factory) -> Path:
     return build_report(results, tmp_path_factory.mktemp("report"))
 
 
-def test_report_writes_html_markdown_and_charts(report):
+@pytest.fixture(scope="module")
+def numbers(report) -> list[dict]:
+    return json.loads((report.parent / "findings.json").read_text())
+
+
+def page_table(page: str, caption: str) -> list[dict[str, str]]:
+    """The rows of the HTML table whose caption starts with `caption`, each as {column: cell}."""
+    found = re.search(r"<table><caption>" + re.escape(html_lib.escape(caption, quote=True)) + r".*?</table>", page)
+    assert found, f"no table {caption!r}"
+    columns = [html_lib.unescape(c) for c in re.findall(r"<th>(.*?)</th>", found.group())]
+    rows = re.findall(r"<tr>((?:<td>.*?</td>)+)</tr>", found.group())
+    return [dict(zip(columns, map(html_lib.unescape, re.findall(r"<td>(.*?)</td>", row)))) for row in rows]
+
+
+def test_report_writes_its_pages_findings_and_charts(report):
     out = report.parent
     assert report == out / "index.html"
-    html = report.read_text()
-    assert html.startswith("<!DOCTYPE html>") and "<table>" in html
-    assert "http://" not in html and "https://" not in html
-    for chart in CHARTS:
-        assert (out / chart).stat().st_size > 10_000
-        assert f'src="{chart}"' in html
-    assert (out / "summary.md").read_text().startswith("# Balance report: Kintsugi")
+    assert sorted(p.name for p in out.glob("*.html")) == ["index.html", "kintsugi.html", "mystery_game.html"]
+    for page in out.glob("*.html"):
+        text = page.read_text()
+        assert text.startswith("<!DOCTYPE html>") and "<table>" in text
+        assert "http://" not in text and "https://" not in text
+    page = (out / "kintsugi.html").read_text()
+    leading = {"synthetic2", "synthetic3m", "synthetic4"}  # the headline experiment at each player count
+    for experiment in KINTSUGI:
+        for chart in EVERY_CHART + (LEADING_CHART if experiment in leading else []):
+            assert (out / f"{experiment}_{chart}.png").stat().st_size > 10_000
+            assert f'src="{experiment}_{chart}.png"' in page
+    assert 'src="kintsugi_compared_seat_by_experiment.png"' in page
+    assert (out / "summary.md").read_text().startswith("# Balance report: Kintsugi, Mystery Game")
+    assert isinstance(json.loads((out / "findings.json").read_text()), list)
 
 
-def test_summary_findings_lead_with_their_label(report):
-    html = report.read_text()
-    assert '<div class="finding"><p><strong>Seat advantage.</strong> The start player wins' in html
-    assert "- **Strategy strength.** " in (report.parent / "summary.md").read_text()
+def test_pages_link_to_each_other_and_every_chart_is_shown(report):
+    out = report.parent
+    pages = {p.name: p.read_text() for p in out.glob("*.html")}
+    shown = set()
+    for name, text in pages.items():
+        links = set(re.findall(r'href="([^"#]+)"', text))
+        assert {link for link in links if link.endswith(".html")} == set(pages) - {name}  # every other page
+        shown |= set(re.findall(r'src="([^"]+)"', text))
+        for target in links | shown:
+            assert (out / target).is_file(), f"{name} links to {target}, which is not there"
+    assert shown == {p.name for p in out.glob("*.png")}  # no chart drawn for nobody
+    summary = (out / "summary.md").read_text()
+    for game in ("kintsugi", "mystery_game"):
+        assert f"[{game}.html]({game}.html)" in summary
 
 
-def test_summary_names_the_planted_first_player_advantage(report):
+def test_findings_lead_with_their_label(report):
+    page = (report.parent / "kintsugi.html").read_text()
+    assert '<div class="finding"><p><strong>Seat advantage.</strong> The start player wins' in page
+    for experiment, (heading, players) in KINTSUGI.items():
+        anchor = re.escape(html_lib.escape(heading, quote=True))
+        assert re.search(rf'<h2 id="[^"]+">{anchor}</h2>\n<div class="finding"><p><strong>What was played.</strong> '
+                         rf"Experiment {experiment}: [\d,]+ games at {players} players", page)
+    summary = (report.parent / "summary.md").read_text()
+    assert "- **Strategy strength.** " in summary
+    assert summary.count("- **What was played.** ") == 6  # one per experiment
+
+
+def test_summary_names_the_planted_first_player_advantage_in_every_experiment(report, numbers):
     summary = (report.parent / "summary.md").read_text().replace("**", "")  # content, not emphasis
-    finding = summary.split("- Seat advantage. ")[1].split("\n- ")[0]
-    assert finding.startswith("The start player wins clearly more than a fair share at every player count")
-    for players in (2, 3, 4):
-        assert_start_advantage_above_zero(finding, players)
+    for experiment, (heading, players) in KINTSUGI.items():
+        seats = finding(section(summary, heading), "Seat advantage.")
+        assert seats.startswith(f"The start player wins clearly more than a fair share at {players} players")
+        assert_start_advantage_above_zero(seats, players)
+        [start] = [r for r in numbers if r["experiment"] == experiment and r["metric"] == "start_advantage"]
+        assert 0 < start["low"] < start["estimate"] < start["high"]
 
 
-def test_summary_names_the_always_right_guesser_at_100_percent(report):
+def test_summary_names_the_always_right_guesser_at_100_percent_in_every_experiment(report):
     summary = (report.parent / "summary.md").read_text().replace("**", "")
-    assert re.search(r"oracle is right 100\.0% of the time \(95% CI [\d.]+–100(\.0+)?%, above chance\)", summary)
-    assert re.search(r"uniform is right 3\d\.\d% of the time", summary)
+    for heading, _ in KINTSUGI.values():
+        guessing = finding(section(summary, heading), "Guessing accuracy.")
+        assert re.search(r"oracle is right 100\.0% of the time \(95% CI [\d.]+–100(\.0+)?%, above chance\)", guessing)
+        assert re.search(r"uniform is right 3\d\.\d% of the time", guessing)
 
 
 def test_report_has_the_match_table_and_caveats(report):
-    html = report.read_text()
-    assert '<h3 id="matches">Matches</h3>' in html and "Match win share" in html
-    assert "Bots are not people" in html and "chance level" in html
+    page = (report.parent / "kintsugi.html").read_text()
+    assert '<h3 id="matches">Matches</h3>' in page and "Match win share" in page
+    assert "chance level" in page
+    summary = (report.parent / "summary.md").read_text()
+    assert "- **Matches.** " in section(summary, MATCH_QUESTION)
+    assert "- **Matches.** " not in section(summary, "synthetic3")  # not a match: no matches
+    overview = report.read_text()
+    assert "Bots are not people" in overview and "Bots are not people" in summary
+    assert "are pooled" not in overview + summary  # numbers never pool experiments
+
+
+def test_the_overview_has_a_row_per_game_and_player_count_from_its_headline_experiment(report, numbers):
+    rows = page_table(report.read_text(), "Seat balance at a glance")
+    assert [(r["Game"], r["Players"], r["From experiment"]) for r in rows] == [
+        ("Kintsugi", "2", "synthetic2"),
+        ("Kintsugi", "3", "synthetic3m"),  # marked as the headline, though synthetic3 has more games
+        ("Kintsugi", "4", "synthetic4"),
+        ("Mystery Game", "2", "mystery_big"),  # none marked: the one with the most games
+    ]
+    for row in rows:  # the row's numbers are its experiment's
+        [start] = [r for r in numbers if r["experiment"] == row["From experiment"] and r["metric"] == "start_advantage"]
+        assert row["Start player's edge (95% CI)"] == f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})"
+
+
+def test_findings_json_records_every_number_of_every_experiment(numbers):
+    experiments = {"synthetic2", "synthetic3", "synthetic4", "synthetic3m", "mystery_big", "mystery_small"}
+    for r in numbers:
+        assert {"game", "experiment", "players", "metric", "estimate", "low", "high", "games", "method"} <= set(r)
+        names = r["experiment"] if isinstance(r["experiment"], list) else [r["experiment"]]
+        assert set(names) <= experiments and len(set(names)) == len(names)  # one experiment, never pooled ...
+        assert isinstance(r["experiment"], str) or len(names) > 1  # ... or a list of those compared
+        assert {r["game"]} == {"mystery_game" if name.startswith("mystery") else "kintsugi" for name in names}
+        assert isinstance(r["players"], int) and isinstance(r["games"], int) and r["games"] > 0
+        assert isinstance(r["estimate"], float) and isinstance(r["method"], str) and r["method"]
+        assert all(v is None or isinstance(v, float) for v in (r["low"], r["high"]))
+    metrics = {r["metric"] for r in numbers}
+    assert {"seat_win_share", "start_advantage", "strategy_win_share", "handicap", "compensated_win_share",
+            "rating", "guess_accuracy"} <= metrics
+    players = {"synthetic2": 2, "synthetic3": 3, "synthetic4": 4, "synthetic3m": 3, "mystery_big": 2,
+               "mystery_small": 2}
+    for experiment, count in players.items():
+        mine = [r for r in numbers if r["experiment"] == experiment]
+        assert {r["metric"] for r in mine} >= metrics - {"guess_accuracy"}
+        assert sorted(r["seat"] for r in mine if r["metric"] == "seat_win_share") == list(range(count))
+        handicaps = [r for r in mine if r["metric"] == "handicap"]
+        assert {r["seat"] for r in handicaps} == set(range(count))
+        assert any(r["points"] % 1 == 0.5 for r in handicaps) and any(r["points"] % 1 == 0 for r in handicaps)
+        assert all(sum(r["fair_point"] for r in handicaps if r["seat"] == seat) == 1 for seat in range(count))
+        compensated = [r for r in mine if r["metric"] == "compensated_win_share"]
+        recommended = [r for r in compensated if r.get("recommended")]
+        assert sorted(r["seat"] for r in recommended) == list(range(count))  # one set, every seat
+        assert len({r["compensation"] for r in recommended}) == 1
+        assert sum(r["estimate"] for r in recommended) == pytest.approx(1)
+        rules = [r for r in compensated if r["tie_rule"] == "seat 0 loses ties"]
+        assert sorted(r["seat"] for r in rules) == list(range(count))
+        assert {r["strategy"] for r in mine if r["metric"] == "rating"} == set(STRATEGIES)
+
+
+def test_p_values_below_a_float_and_signed_zeros_are_written_in_words(report, tmp_path):
+    assert p_value(0.0) == p_value(1e-320) == "< 1e-300"
+    assert p_value(0.012345) == "0.0123" and p_value(2e-300) == "2e-300"
+    assert pp(-0.0001) == "+0.0 pp" and pp_ci(-0.0004, -0.0) == "+0.0 to +0.0 pp" and pp(-0.0006) == "-0.1 pp"
+    # seat 0 wins every game: within each strategy the seat test's p-value is far below 1e-300
+    rows = synthetic_games(2, 6000, seed=3).with_columns(win=(pl.col("seat") == 0).cast(pl.Float64),
+                                                         rank=pl.col("seat") + 1)
+    data = game_data(rows, "kintsugi", tmp_path)
+    by_strategy = seat_tables(seat_analysis(data), data)[2]
+    column = by_strategy.columns.index("p-value")
+    assert {row[column] for row in by_strategy.rows} == {"< 1e-300"}
+    for written in [*report.parent.glob("*.html"), report.parent / "summary.md"]:
+        assert not re.search(r"-0\.0( pp| to)", written.read_text()), written.name
 
 
 def test_loaded_win_shares_sum_to_one_per_game(results):
     rows, manifests = load_results(results)
-    assert len(manifests) == 4 and rows.height == 1500 * (2 + 3 + 4) + 600 * 3
+    assert len(manifests) == 6 and rows.height == 1500 * (2 + 3 + 4) + 600 * 3 + (400 + 200) * 2
     totals = rows.group_by("experiment", "game_id").agg(pl.col("win").sum())["win"]
     assert np.allclose(totals.to_numpy(), 1.0)
 
@@ -181,3 +308,105 @@ def test_winner_change_compares_winners_by_pieces_with_actual_winners():
     changes = winner_changes(rows).row(0, named=True)
     assert (changes["games"], changes["changed"], changes["with_correct"]) == (2, 1, 1)
     assert changes["rate"] == 0.5 and changes["rate_correct"] == 1.0
+
+
+# ---------------------------------------------------------------- two experiments of one game, different Params
+
+TWO_PARAMS = """\
+name = "{name}"
+question = "{question}"
+headline = {headline}
+game = "kintsugi"
+players = [2, 3]
+games = 120
+seed = 3
+pool = ["random+uniform", "greedy+tracker"]
+chunk = 60
+
+[params]
+connectivity = {connectivity}
+"""
+EDGES = "Does joining only edge neighbours change who wins?"
+CORNERS = "Who wins when gold lacquer joins fragments corner to corner?"
+
+
+@pytest.fixture(scope="module")
+def two_params(tmp_path_factory) -> Path:
+    """A results folder holding two Kintsugi experiments that differ in their Params only, run by `atelier run`;
+    the second is the game's headline experiment."""
+    root = tmp_path_factory.mktemp("two_params")
+    files = []
+    for name, question, headline, connectivity in (("edges", EDGES, "false", 4), ("corners", CORNERS, "true", 8)):
+        files.append(root / f"{name}.toml")
+        files[-1].write_text(TWO_PARAMS.format(name=name, question=question, headline=headline,
+                                               connectivity=connectivity))
+    result = invoke("run", *files, "--out", root / "results", "--quiet", "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    return root / "results"
+
+
+@pytest.fixture(scope="module")
+def joint_report(two_params, tmp_path_factory) -> Path:
+    """`atelier report` of both experiments; it prints where the overview, summary.md and findings.json are."""
+    out = tmp_path_factory.mktemp("joint_report") / "report"
+    result = invoke("report", two_params, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [str(out / name) for name in ("index.html", "summary.md", "findings.json")]
+    return out / "index.html"
+
+
+def report_json(results: Path, out: Path) -> list[dict]:
+    """`atelier report RESULTS --json`, parsed."""
+    result = invoke("report", results, "--json", "--out", out)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def about(record: dict) -> str:
+    """What a record measures, without its numbers: the key two experiments' records are matched on."""
+    return json.dumps({k: record.get(k) for k in ("metric", "players", "seat", "strategy", "points",
+                                                  "compensation", "recommended")})
+
+
+def test_two_experiments_with_different_params_are_answered_apart(two_params, joint_report, tmp_path):
+    joint = json.loads((joint_report.parent / "findings.json").read_text())
+    assert {r["experiment"] for r in joint} == {"edges", "corners"}
+    alone = {}
+    for name in ("edges", "corners"):
+        alone[name] = report_json(two_params / name, tmp_path / name)
+        assert alone[name] and {r["experiment"] for r in alone[name]} == {name}
+        assert [r for r in joint if r["experiment"] == name] == alone[name]  # the same answers as its folder alone
+        manifest = json.loads((two_params / name / "manifest.json").read_text())
+        assert manifest["resolved"]["params"]["2"]["connectivity"] == (4 if name == "edges" else 8)
+    edges, corners = ({about(r): r["estimate"] for r in alone[name]} for name in ("edges", "corners"))
+    assert any(edges[key] != corners[key] for key in edges.keys() & corners.keys())  # the Params show
+    page = (joint_report.parent / "kintsugi.html").read_text()
+    assert page.index(f">{html_lib.escape(CORNERS, quote=True)}</h2>") < page.index(
+        f">{html_lib.escape(EDGES, quote=True)}</h2>") < page.index(">Kintsugi: the experiments compared</h2>")
+    summary = (joint_report.parent / "summary.md").read_text()
+    assert "Experiment edges: " in section(summary, EDGES) and "Experiment corners: " in section(summary, CORNERS)
+
+
+def test_the_manifest_records_the_question_and_the_headline(two_params):
+    for name, question, headline in (("edges", EDGES, False), ("corners", CORNERS, True)):
+        manifest = json.loads((two_params / name / "manifest.json").read_text())
+        assert (manifest["question"], manifest["headline"]) == (question, headline)
+
+
+def test_report_json_prints_findings_json_and_writes_nothing(two_params, joint_report, tmp_path):
+    findings = json.loads((joint_report.parent / "findings.json").read_text())
+    assert report_json(two_params, tmp_path / "never") == findings
+    assert not (tmp_path / "never").exists()
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "index.html").write_text("an earlier report")
+    assert report_json(two_params, earlier) == findings
+    assert [p.name for p in earlier.iterdir()] == ["index.html"]
+    assert (earlier / "index.html").read_text() == "an earlier report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["earlier"]
+
+
+def test_the_overview_names_the_headline_experiment_when_it_gives_every_row(joint_report):
+    rows = page_table(joint_report.read_text(), "Seat balance at a glance")
+    assert [r["Players"] for r in rows] == ["2", "3"]
+    assert [r.get("From experiment") for r in rows] == ["corners", "corners"]

@@ -2,10 +2,12 @@
 
 Planted: the start player (seat 0) gets 2 extra tray points; "greedy-no-teapot" scores no teapot points
 (everyone else averages 6.5), so it loses far more often than greedy; "greedy-no-cup" moves its cup points
-to plates, so its scores are distributed exactly like greedy's and its win share should not change.
+to plates, so its scores are distributed exactly like greedy's and its win share should not change. Every
+seating of the strategies is played in turn, so each meets every other from every seat equally often.
 """
 
 import re
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
@@ -13,39 +15,34 @@ import polars as pl
 import pytest
 from matplotlib.figure import Figure
 from resultsdir import BB_TYPES as TYPES
-from resultsdir import assert_start_advantage_above_zero, game_data, write_experiment
+from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
 from test_report import synthetic_games
 
 from reports.analysis import run_section
 from reports.broken_beautiful import ANALYSES, restricted_play, restricted_variants, rounds_led
 from reports.build import build_report
 from reports.charts import bars_with_ci
-from reports.generic import start_player_compensation, tie_key
+from reports.handicap import NONE, Compensation, rescore
 from reports.stats import ratio_ci
 
 pytestmark = pytest.mark.xdist_group("test_report_broken_beautiful")  # one worker builds its module fixtures once
 
-KEY, UNIT = tie_key(("repaired", "items"))  # as the manifest of Broken and Beautiful records them
-
 STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
 ROUNDS = {2: 9, 3: 6, 4: 5}
-CHARTS = [
-    "broken_beautiful_seat_win_share.png",
-    "broken_beautiful_strategy_win_share.png",
-    "broken_beautiful_compensation.png",
-    "broken_beautiful_points_by_type.png",
-    "broken_beautiful_breakage.png",
-    "broken_beautiful_ingots.png",
-    "broken_beautiful_restricted_play.png",
-]
+EXPERIMENTS = {players: f"bb{players}" for players in ROUNDS}  # one experiment per player count
+CHARTS = ["seat_win_share", "strategy_win_share", "handicaps", "points_by_type", "breakage", "ingots",
+          "restricted_play"]  # every experiment's, as <experiment>_<chart>.png
+LABELS = ("First player marker.", "Points by type.", "Breakage and repair.", "Ingots held at the end.",
+          "Restricted play (which card types matter).")  # the game's own findings
 
 
 def synthetic_bb(players: int, games: int, seed: int, strategies: list[str] = STRATEGIES) -> pl.DataFrame:
-    """Broken-and-Beautiful-shaped rows with the planted effects described above; highest key wins."""
+    """Broken-and-Beautiful-shaped rows with the planted effects described above; highest key wins. Game g plays
+    the g-th seating of the strategies (every ordered choice of `players` of them, in turn)."""
     rng = np.random.default_rng(seed)
-    g = np.arange(games)[:, None]
+    lineups = np.array(list(permutations(range(len(strategies)), players)))
     seat = np.broadcast_to(np.arange(players), (games, players))
-    strategy = np.array(strategies)[(seat + g) % len(strategies)]
+    strategy = np.array(strategies)[lineups[np.arange(games) % len(lineups)]]
     t = {kind: i for i, kind in enumerate(TYPES)}
     points = rng.integers(0, 6, (games, players, len(TYPES)))
     points[..., t["teapot"]] += 4
@@ -104,77 +101,88 @@ def summary(report) -> str:
     return (report.parent / "summary.md").read_text().replace("**", "")  # content, not emphasis
 
 
-def test_both_games_get_their_sections_and_charts(report, summary):
-    html = report.read_text()
-    for chart in [*CHARTS, "kintsugi_guess_accuracy.png", "kintsugi_seat_win_share.png"]:
+def test_both_games_get_their_pages_and_charts(report, summary):
+    bb, kintsugi = ((report.parent / f"{game}.html").read_text() for game in ("broken_beautiful", "kintsugi"))
+    charts = [(bb, f"{experiment}_{chart}.png") for experiment in EXPERIMENTS.values() for chart in CHARTS]
+    for page, chart in [*charts, (kintsugi, "synthetic3_guess_accuracy.png"),
+                        (kintsugi, "synthetic3_seat_win_share.png")]:
         assert (report.parent / chart).stat().st_size > 10_000, chart
-        assert f'src="{chart}"' in html
+        assert f'src="{chart}"' in page, chart
     assert summary.startswith("# Balance report: Broken and Beautiful, Kintsugi")
-    assert "### Broken and Beautiful" in summary and "### Kintsugi" in summary
-    assert "## Broken and Beautiful: marker, card types, breakage, ingots and restricted play" in summary
-    assert "## Kintsugi: guessing, colours and matches" in summary
+    assert "\n## Broken and Beautiful\n" in summary and "\n## Kintsugi\n" in summary
+    for experiment in EXPERIMENTS.values():
+        for label in LABELS:
+            assert f"- {label} " in section(summary, experiment), (experiment, label)
+    assert "- Guessing accuracy. " in section(summary, "synthetic3")
 
 
-def test_score_direction_is_read_per_game(summary):
-    bb, kintsugi = summary.split("## Broken and Beautiful: seat advantage")[1].split("## Kintsugi: seat advantage")
-    assert "In this game higher scores win, so a positive score gap favours the start player." in bb
-    assert "In this game lower scores win, so a negative score gap favours the start player." in kintsugi
+def test_score_direction_is_read_per_game(report):
+    bb, kintsugi = ((report.parent / f"{game}.html").read_text() for game in ("broken_beautiful", "kintsugi"))
+    higher = "In this game higher scores win, so a positive score gap favours the start player."
+    lower = "In this game lower scores win, so a negative score gap favours the start player."
+    assert higher in bb and lower not in bb
+    assert lower in kintsugi and higher not in kintsugi
 
 
-def test_summary_names_the_planted_seat_advantage_and_its_compensation(summary):
-    bb = summary.split("### Broken and Beautiful")[1].split("### Kintsugi")[0]
-    seats = bb.split("- Seat advantage. ")[1].split("\n- ")[0]
-    assert seats.startswith("The start player wins clearly more than a fair share at every player count")
-    compensation = bb.split("- Seat compensation. ")[1].split("\n- ")[0]
-    assert re.search(r"subtracting \d points? from the start player's final score comes closest at every player "
-                     "count", compensation)
-    for players in (2, 3, 4):
+def test_summary_names_the_planted_seat_advantage_and_its_compensation(report, summary):
+    for players, experiment in EXPERIMENTS.items():
+        part = section(summary, experiment)
+        seats = finding(part, "Seat advantage.")
+        assert seats.startswith(f"The start player wins clearly more than a fair share at {players} players")
         assert_start_advantage_above_zero(seats, players)
-        assert re.search(rf"\| {players} \| [\d.]+% \| [\d.]+% \| -\d \| [\d.]+% \|", compensation)
-    assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in summary
+        handicaps = finding(part, "Handicaps.")
+        assert re.search(rf"^At {players} players the fairest compensation tried is seat 0: [-−]\d(\.5)? points?: ",
+                         handicaps)
+        fair = re.search(r"\| 0 \| −(\d(?:\.5)?) points? \| [\d.]+% \| ([\d.]+)–([\d.]+)% \|", handicaps)
+        assert fair, f"no fair handicap for the start player at {players} players"
+        points, lo, hi = map(float, fair.groups())
+        assert abs(points - 2) <= 0.5 and lo < 100 / players < hi  # the 2 tray points planted
+    page = (report.parent / "broken_beautiful.html").read_text()
+    assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in page
 
 
 def test_summary_names_the_planted_restricted_play_effect(summary):
-    finding = summary.split("- Restricted play (which card types matter). ")[1].split("\n- ")[0]
-    assert finding.startswith("Leaving out teapots changes greedy's win share the most, so teapots are worth wins "
-                              "to greedy.")
-    match = re.search(r"\| greedy-no-teapot \| [\d.]+% \| [\d.]+% \| (-[\d.]+) pp \| (-[\d.]+) to (-[\d.]+) pp \| "
-                      r"yes \|", finding)
-    assert match, "the planted teapot effect is not in the table"
-    diff, lo, hi = map(float, match.groups())
-    assert lo < diff < hi < -10
-    assert re.search(r"without cups there is no clear change: they matter least to greedy\.", finding, re.IGNORECASE)
+    for players, experiment in EXPERIMENTS.items():
+        text = finding(section(summary, experiment), "Restricted play (which card types matter).")
+        assert text.startswith("Leaving out teapots changes greedy's win share the most, so teapots are worth wins "
+                               "to greedy.")
+        # one base share in one experiment and player count: the table leaves that constant column out
+        match = re.search(r"\| greedy-no-teapot \| [\d.]+% \| (-[\d.]+) pp \| (-[\d.]+) to (-[\d.]+) pp \| "
+                          r"yes \|", text)
+        assert match, f"the planted teapot effect is not in the table at {players} players"
+        diff, lo, hi = map(float, match.groups())
+        assert lo < diff < hi < -10
+        assert re.search(r"without cups there is no clear change: they matter least to greedy\.", text,
+                         re.IGNORECASE), players
 
 
 def test_summary_says_where_the_points_come_from(summary):
-    assert "The most points come from teapots" in summary
-    assert "Winners out-score the other players of their game most on teapots" in summary
-    assert re.search(r"Breakage and repair\. [\d.]+% to [\d.]+% of kept items end the game broken", summary)
-    assert re.search(r"Ingots held at the end\. Players end the game holding [\d.]+ to [\d.]+ ingots each", summary)
-    assert re.search(r"\| 2 \| [\d.]+ \| [\d.]+ to [\d.]+ \| [\d.]+ \| [\d.]+% \| [\d.]+–[\d.]+% \|", summary)
+    for players, experiment in EXPERIMENTS.items():
+        part = section(summary, experiment)
+        assert "The most points come from teapots" in part
+        assert "Winners out-score the other players of their game most on teapots" in part
+        assert re.search(r"Breakage and repair\. [\d.]+% of kept items end the game broken", part)
+        assert re.search(r"Ingots held at the end\. Players end the game holding [\d.]+ ingots each", part)
+        assert re.search(rf"\| {players} \| [\d.]+ \| [\d.]+ to [\d.]+ \| [\d.]+ \| [\d.]+% \| [\d.]+–[\d.]+% \|",
+                         part)
 
 
-def test_compensation_without_adjustment_matches_the_actual_start_player_wins():
+def test_rescoring_without_compensation_gives_the_recorded_wins(tmp_path):
     rows = synthetic_bb(3, 500, seed=7)
-    actual = rows.filter(pl.col("seat") == 0)["win"].mean()
-    unadjusted = start_player_compensation(rows, True, KEY, UNIT).filter(pl.col("handicap") == 0)["share"][0]
-    assert unadjusted == pytest.approx(actual)
+    tie_breakers = game_data(rows, "broken_beautiful", tmp_path).tie_breakers  # as the manifest records them
+    assert tie_breakers == ("repaired", "items")
+    recorded = rows.select("game_id", "seat", "win").sort("game_id", "seat")
+    assert rescore(rows, NONE, False, tie_breakers).sort("game_id", "seat")["win"].to_numpy() == pytest.approx(
+        recorded["win"].to_numpy())
 
 
-def test_compensation_is_the_same_for_kintsugi_scores_read_the_other_way():
-    # Lower wins: seat 0 at 3 against 4 wins; adding 2 points (5 against 4) loses; adding 1 ties (half a win).
-    rows = pl.DataFrame({"experiment": ["e"] * 2, "game_id": [0, 0], "players": [2, 2], "seat": [0, 1],
-                         "score": [3, 4]})
-    shares = dict(start_player_compensation(rows, higher_wins=False).select("handicap", "share").iter_rows())
-    assert (shares[0], shares[1], shares[2], shares[-3]) == (1.0, 0.5, 0.0, 1.0)
-
-
-def test_compensation_applies_the_tie_breakers():
+def test_handicaps_apply_the_tie_breakers(tmp_path):
     # seat 0 ties on points but has fewer repaired items: it loses; one more point makes it win outright.
     rows = pl.DataFrame(
         {
             "experiment": ["e"] * 2,
             "game_id": [0, 0],
+            "deal": [0, 0],
             "players": [2, 2],
             "seat": [0, 1],
             "score": [10, 10],
@@ -182,8 +190,10 @@ def test_compensation_applies_the_tie_breakers():
             "items": [5, 5],
         }
     )
-    shares = dict(start_player_compensation(rows, True, KEY, UNIT).select("handicap", "share").iter_rows())
-    assert (shares[0], shares[1], shares[-1]) == (0.0, 1.0, 0.0)
+    tie_breakers = game_data(rows, "broken_beautiful", tmp_path).tie_breakers
+    shares = {points: rescore(rows, Compensation(seat=0, points=points), False, tie_breakers).sort("seat")["win"][0]
+              for points in (0, 1, -1)}
+    assert shares == {0: 0.0, 1: 1.0, -1: 0.0}
 
 
 def test_restricted_play_compares_each_variant_with_its_base_game_by_game():
@@ -204,7 +214,7 @@ def test_restricted_play_compares_each_variant_with_its_base_game_by_game():
     assert result["diff_lo"] <= result["diff"] <= result["diff_hi"]
 
 
-def test_restricted_play_ignores_experiments_without_the_base():
+def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
     with_base = synthetic_bb(3, 300, seed=1).with_columns(experiment=pl.lit("a"))
     # an experiment where the variant plays only against banker: no base there, so it must not count
     without_base = synthetic_bb(3, 300, seed=2, strategies=["greedy-no-teapot", "banker", "banker"])
@@ -213,14 +223,19 @@ def test_restricted_play_ignores_experiments_without_the_base():
         (pl.col("strategy") == "greedy-no-teapot") & (pl.col("players") == "all")
     )
     assert result["games"][0] == with_base.filter(pl.col("strategy") == "greedy-no-teapot").height
+    # experiment by experiment, as the report compares them: without its base the variant is not compared
+    own = run_section("own", ANALYSES, game_data(without_base, "broken_beautiful", tmp_path))
+    assert any("No restricted strategies" in b and "beside their unrestricted BASE" in b
+               for b in own.blocks if isinstance(b, str))
+    assert "Restricted play (which card types matter)." not in [f.label for f in own.findings]
 
 
 def test_section_without_restricted_strategies_says_so(tmp_path):
     rows = synthetic_bb(2, 300, seed=3, strategies=["greedy", "banker"])
     result = run_section("own", ANALYSES, game_data(rows, "broken_beautiful", tmp_path))
     assert any("No restricted strategies" in b for b in result.blocks if isinstance(b, str))
-    assert not (tmp_path / "broken_beautiful_restricted_play.png").exists()
-    assert (tmp_path / "broken_beautiful_points_by_type.png").exists()
+    assert not (tmp_path / "bb2_restricted_play.png").exists()  # charts are named after their experiment
+    assert (tmp_path / "bb2_points_by_type.png").exists()
 
 
 def test_rounds_led_follow_the_marker_round_by_round():

@@ -1,20 +1,26 @@
-"""The generic analyses and the report's layout: a table of contents that links every heading, a game the report
-has no module for, and the score direction read from the manifest (never from the data)."""
+"""The generic analyses and the report's layout: a game page whose table of contents links every section and whose
+headings all have their anchors, a game the report has no module for, and the score direction read from the
+manifest (never from the data)."""
 
+import html
+import json
 import re
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from resultsdir import game_data, write_experiment
+from resultsdir import finding, game_data, section, write_experiment
 from test_report import synthetic_games
 
+from reports import generic
 from reports.build import build_report
-from reports.generic import mixed_games, strategy_analysis
+from reports.generic import mixed_games, rating_analysis, strategy_analysis
 from reports.load import ResultsError
 from reports.render import slugs
 
 pytestmark = pytest.mark.xdist_group("test_report_generic")  # one worker builds its module fixtures once
+
+GENERIC = {a.title for a in generic.SEATS + generic.STRATEGIES + generic.COMPARED}
 
 
 def mystery(players: int, games: int, seed: int) -> pl.DataFrame:
@@ -32,18 +38,16 @@ def mystery_report(tmp_path_factory):
     return build_report(root, tmp_path_factory.mktemp("mystery_report"))
 
 
-def test_table_of_contents_links_every_heading(mystery_report):
-    html = mystery_report.read_text()
-    toc, body = html.split("</nav>", 1)
-    ids = re.findall(r'<h[23] id="([^"]+)">', body)
+def test_table_of_contents_links_every_section_and_every_heading_has_its_anchor(mystery_report):
+    page = (mystery_report.parent / "mystery_game.html").read_text()
+    toc, body = page.split('<nav class="toc">', 1)[1].split("</nav>", 1)
+    headings = re.findall(r'<h([23]) id="([^"]+)">([^<]+)</h[23]>', body)
+    ids = [anchor for _, anchor, _ in headings]
     assert len(ids) == len(set(ids)) > 10
-    assert re.findall(r'<a href="#([^"]+)">', toc) == ids  # every heading, in order, and nothing else
-    markdown = (mystery_report.parent / "summary.md").read_text()
-    contents, rest = markdown.split("## Contents\n", 1)[1].split("\n## Summary\n", 1)
-    headings = ["Summary", *re.findall(r"^#{2,3} (.+)$", rest, re.MULTILINE)]
-    links = re.findall(r"^\s*- \[(.+)\]\(#(.+)\)$", contents, re.MULTILINE)
-    assert [title for title, _ in links] == headings
-    assert [anchor for _, anchor in links] == slugs(headings) == ids
+    assert ids == slugs(html.unescape(text) for _, _, text in headings)  # GitHub's anchors, repeats numbered
+    sections = [anchor for level, anchor, _ in headings if level == "2"]
+    assert [s for s in sections if s != "caveats"] == ["mystery2", "mystery3", "mystery-game-the-experiments-compared"]
+    assert re.findall(r'<a href="#([^"]+)">', toc) == sections  # every section, in order, and nothing else
 
 
 def test_slugs_follow_github_and_number_repeats():
@@ -53,19 +57,33 @@ def test_slugs_follow_github_and_number_repeats():
 
 def test_generic_analyses_run_for_a_game_without_a_module(mystery_report):
     out = mystery_report.parent
-    html = mystery_report.read_text()
+    page = (out / "mystery_game.html").read_text()
     summary = (out / "summary.md").read_text().replace("**", "")
     assert summary.startswith("# Balance report: Mystery Game")
-    for section in ("seat advantage", "strategy strength"):
-        assert f"## Mystery Game: {section}" in summary
-    assert summary.count("\n## Mystery Game") == 2  # no game section of its own
-    for chart in ("seat_win_share", "strategy_win_share", "score_by_seat", "score_by_strategy", "head_to_head",
-                  "compensation", "seat_by_experiment"):
-        assert (out / f"mystery_game_{chart}.png").stat().st_size > 10_000
-        assert f'src="mystery_game_{chart}.png"' in html
-    # the planted start-player edge (one piece fewer, lowest wins) is found, and compensation goes the right way
-    assert "- Seat advantage. The start player wins clearly more than a fair share at every player count" in summary
-    assert re.search(r"adding \d points? to the start player's final score comes closest", summary)
+    assert summary.count("\n## ") == 2  # the game, then the caveats
+    assert re.findall(r"^### (.+)$", summary, re.MULTILINE) == ["mystery2", "mystery3",
+                                                              "Mystery Game: the experiments compared"]
+    assert set(re.findall(r'<h3 id="[^"]+">([^<]+)</h3>', page)) <= {html.escape(t, quote=True) for t in GENERIC}
+    for experiment in ("mystery2", "mystery3"):  # each the headline one at its player count: every chart
+        for chart in ("seat_win_share", "strategy_win_share", "score_by_seat", "score_by_strategy", "head_to_head",
+                      "handicaps"):
+            assert (out / f"{experiment}_{chart}.png").stat().st_size > 10_000
+            assert f'src="{experiment}_{chart}.png"' in page
+    assert (out / "mystery_game_compared_seat_by_experiment.png").stat().st_size > 10_000
+    assert 'src="mystery_game_compared_seat_by_experiment.png"' in page
+    # the planted start-player edge (one piece fewer, lowest wins) is found, and the handicaps go against it
+    numbers = json.loads((out / "findings.json").read_text())
+    for players in (2, 3):
+        seats = finding(section(summary, f"mystery{players}"), "Seat advantage.")
+        assert seats.startswith(f"The start player wins clearly more than a fair share at {players} players")
+        mine = [r for r in numbers if r["experiment"] == f"mystery{players}"]
+        [start_fair] = [r for r in mine if r["metric"] == "handicap" and r["seat"] == 0 and r["fair_point"]]
+        assert start_fair["points"] < 0  # points taken from the start player
+        [best] = [r for r in mine if r["metric"] == "compensated_win_share" and r.get("recommended") and r["seat"] == 0]
+        against_start = best["points"] < 0 if best["compensated_seat"] == 0 else best["points"] > 0
+        assert against_start or best["tie_rule"] == "seat 0 loses ties"
+        [start] = [r for r in mine if r["metric"] == "seat_win_share" and r["seat"] == 0]
+        assert best["estimate"] < start["estimate"]
 
 
 def test_score_direction_is_read_from_the_manifest(tmp_path):
@@ -73,11 +91,19 @@ def test_score_direction_is_read_from_the_manifest(tmp_path):
     for lowest in (True, False):
         write_experiment(tmp_path / f"r{lowest}" / "e", [rows], "mystery_game", lowest_wins=lowest)
         build_report(tmp_path / f"r{lowest}", tmp_path / f"out{lowest}")
-    lower, higher = ((tmp_path / f"out{flag}" / "summary.md").read_text() for flag in (True, False))
+    lower, higher = ((tmp_path / f"out{flag}" / "mystery_game.html").read_text() for flag in (True, False))
     assert "In this game lower scores win, so a negative score gap favours the start player." in lower
-    assert "(lowest score wins)" in lower and "(highest score wins)" not in lower
+    assert "lower scores win, so a negative gap favours the start player)" in lower
+    assert "higher scores win" not in lower
     assert "In this game higher scores win, so a positive score gap favours the start player." in higher
-    assert "(highest score wins)" in higher
+    assert "higher scores win, so a positive gap favours the start player)" in higher
+    # the handicaps re-score the recorded scores the manifest's way: with no points, the rows' own winners (lowest
+    # score) come back only where the manifest says the lowest score wins
+    recorded = rows.filter(pl.col("seat") == 0)["win"].mean()
+    for flag, same in ((True, True), (False, False)):
+        numbers = json.loads((tmp_path / f"out{flag}" / "findings.json").read_text())
+        [none] = [r for r in numbers if r["metric"] == "handicap" and r["seat"] == 0 and r["points"] == 0]
+        assert (none["estimate"] == pytest.approx(recorded)) is same
 
 
 def test_a_manifest_without_the_score_direction_is_refused(tmp_path):
@@ -90,13 +116,14 @@ def test_a_manifest_without_the_score_direction_is_refused(tmp_path):
 
 def test_strategy_strength_counts_only_games_where_strategies_meet(tmp_path):
     mixed = mystery(3, 600, 5)
-    mirror = mystery(3, 600, 6).with_columns(strategy=pl.lit("random+uniform"), experiment=pl.lit("mirror3"),
-                                             game_id=pl.col("game_id") + 10_000)
+    mirror = mystery(3, 600, 6).with_columns(strategy=pl.lit("random+uniform"), game_id=pl.col("game_id") + 10_000,
+                                             deal=pl.col("deal") + 10_000)  # the same experiment, one strategy
     data = game_data(pl.concat([mixed, mirror]), "mystery_game", tmp_path, title="Mystery Game", lowest_wins=True)
-    pooled = strategy_analysis(data)["pooled"]
-    alone = strategy_analysis(game_data(mixed, "mystery_game", tmp_path / "alone", title="Mystery Game",
-                                        lowest_wins=True))["pooled"]
+    alone = game_data(mixed, "mystery_game", tmp_path / "alone", title="Mystery Game", lowest_wins=True)
+    both, mixed_only = strategy_analysis(data)["per_count"], strategy_analysis(alone)["per_count"]
     # the 600 games of one strategy change nothing (up to the order in which polars adds floats)
-    assert_frame_equal(pooled.sort("strategy"), alone.sort("strategy"), check_exact=False, rel_tol=1e-9)
-    assert pooled.filter(pl.col("strategy") == "random+uniform")["games"].item() < 600 * 3
+    assert_frame_equal(both.sort("strategy"), mixed_only.sort("strategy"), check_exact=False, rel_tol=1e-9)
+    assert both.filter(pl.col("strategy") == "random+uniform")["games"].item() == 600
+    assert_frame_equal(rating_analysis(data)[3]["ratings"], rating_analysis(alone)[3]["ratings"], check_exact=False,
+                       rel_tol=1e-9)
     assert mixed_games(mirror).height == mirror.height  # with no mixed game at all, every row is kept

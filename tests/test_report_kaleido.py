@@ -6,6 +6,7 @@ mid-game points); the start player (seat 0) gets 6 extra mid-game points; 60% of
 hoarder never uses a white tile. The tournament carries board positions, the rotation experiment does not.
 """
 
+import json
 import re
 from pathlib import Path
 
@@ -13,14 +14,17 @@ import numpy as np
 import polars as pl
 import pytest
 from resultsdir import KALEIDO_TILES as TILES
-from resultsdir import game_data, write_experiment
+from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
 from test_report import synthetic_games
 
 from reports.analysis import run_section
 from reports.build import build_report
+from reports.findings import select
+from reports.fmt import pct
 from reports.kaleido import (
     ANALYSES,
     board_cells,
+    board_map,
     endgame_decides,
     experiments_without_positions,
     rotation_value,
@@ -43,17 +47,10 @@ ROTATION = ["greedy", "rotator"]
 STALLS = {2: 0.1, 3: 0.1, 4: 0.1, 5: 0.6}
 # cells around the starting boards (0, 0) and (1, 0), enough for every board of a 5-player game
 CELLS = [(1, -1), (0, 1), (-1, 1), (1, 1), (0, -1), (2, -1), (-1, 0), (2, 0), (-2, 1), (3, -1), (0, 2), (1, -2)]
-CHARTS = [
-    "kaleido_seat_win_share.png",
-    "kaleido_strategy_win_share.png",
-    "kaleido_seat_by_experiment.png",
-    "kaleido_points_split.png",
-    "kaleido_rotation.png",
-    "kaleido_stalls.png",
-    "kaleido_boards_whites.png",
-    "kaleido_board_map.png",
-    "kaleido_seat_heatmap.png",
-]
+EXPERIMENTS = ("kal_rotation", "kal_tournament")
+CHARTS = ["seat_win_share", "strategy_win_share", "points_split", "rotation", "stalls", "boards_whites",
+          "seat_heatmap"]  # every experiment's, as <experiment>_<chart>.png
+LABELS = ("Points.", "Rotation.", "Stalls.", "Boards and white tiles.")  # Kaleido's own findings
 
 
 def synthetic_kaleido(
@@ -134,68 +131,80 @@ def summary(report) -> str:
 
 
 @pytest.fixture(scope="module")
-def kaleido_summary(summary) -> str:
-    return summary.split("### Kaleido")[1].split("### Kintsugi")[0]
+def numbers(report) -> list[dict]:
+    return json.loads((report.parent / "findings.json").read_text())
 
 
-def test_both_games_get_their_sections_and_charts(report, summary):
-    html = report.read_text()
-    for chart in [*CHARTS, "kintsugi_guess_accuracy.png", "kintsugi_seat_win_share.png"]:
+def test_both_games_get_their_pages_and_charts(report, summary):
+    kaleido, kintsugi = ((report.parent / f"{game}.html").read_text() for game in ("kaleido", "kintsugi"))
+    charts = [f"{experiment}_{chart}.png" for experiment in EXPERIMENTS for chart in CHARTS]
+    for page, chart in [*((kaleido, c) for c in [*charts, "kal_tournament_board_map.png",
+                                                  "kaleido_compared_seat_by_experiment.png"]),
+                        (kintsugi, "synthetic3_guess_accuracy.png"), (kintsugi, "synthetic3_seat_win_share.png")]:
         assert (report.parent / chart).stat().st_size > 10_000, chart
-        assert f'src="{chart}"' in html
+        assert f'src="{chart}"' in page, chart
     assert summary.startswith("# Balance report: Kaleido, Kintsugi")
-    assert "### Kaleido" in summary and "### Kintsugi" in summary
-    assert "## Kaleido: points, rotation, stalls and boards" in summary
-    assert "## Kintsugi: guessing, colours and matches" in summary
-    assert "Without board positions, and so left out of the map: kal_rotation." in summary
+    assert "\n## Kaleido\n" in summary and "\n## Kintsugi\n" in summary
+    for experiment in EXPERIMENTS:
+        for label in LABELS:
+            assert f"- {label} " in section(summary, experiment), (experiment, label)
+    assert "- Guessing accuracy. " in section(summary, "synthetic3")
+    # the rotation run carries no board positions: its section says so and draws no map
+    rotation = kaleido.split(">kal_rotation</h2>")[1].split("<h2")[0]
+    assert "These results carry no board positions" in rotation
+    assert "These results carry no board positions" not in kaleido.split(">kal_tournament</h2>")[1].split("<h2")[0]
+    assert not (report.parent / "kal_rotation_board_map.png").exists()
 
 
-def test_summary_names_the_start_player_advantage(kaleido_summary):
-    seats = kaleido_summary.split("- Seat advantage. ")[1].split("\n- ")[0]
-    assert seats.startswith("The start player wins clearly more than a fair share at every player count")
-    for players in (2, 3, 4, 5):
-        match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "
-                          r"([+-][\d.]+) to ([+-][\d.]+) pp \|", seats)
-        assert match, f"no seat numbers for {players} players"
-        advantage, lo, hi = map(float, match.groups())
-        assert 0 < lo < advantage < hi
-    by_experiment = re.findall(r"\| \d \| kal_rotation \(greedy, rotator\) \| (.*?) \|", kaleido_summary)
+def test_summary_names_the_start_player_advantage(summary):
+    for experiment in EXPERIMENTS:
+        seats = finding(section(summary, experiment), "Seat advantage.")
+        assert seats.startswith("The start player wins clearly more than a fair share at every player count")
+        for players in (2, 3, 4, 5):
+            assert_start_advantage_above_zero(seats, players)
+    compared = section(summary, "Kaleido: the experiments compared")
+    by_experiment = re.findall(r"\| \d \| kal_rotation \(greedy, rotator\) \| (.*?) \|", compared)
     assert len(by_experiment) == 4 and all(a.startswith("+") for a in by_experiment)
 
 
-def test_summary_names_what_rotation_is_worth(kaleido_summary):
-    finding = kaleido_summary.split("- Rotation. ")[1].split("\n- ")[0]
-    assert finding.startswith("Turning scored boards (rotator against greedy in the same games, in kal_rotation) "
-                              "is worth +")
+def test_summary_names_what_rotation_is_worth(summary):
+    rotation = finding(section(summary, "kal_rotation"), "Rotation.")
+    assert rotation.startswith("Turning scored boards (rotator against greedy in the same games, in kal_rotation) "
+                               "is worth +")
     for players in (2, 3, 4, 5):
-        match = re.search(rf"\| {players} \| kal_rotation \| ([+-][\d.]+) pp \| ([+-][\d.]+) to ([+-][\d.]+) pp \| "
-                          r"([+-][\d.]+) \| ([+-][\d.]+) to ([+-][\d.]+) \|", finding)
+        match = re.search(rf"\| {players} \| ([+-][\d.]+) pp \| ([+-][\d.]+) to ([+-][\d.]+) pp \| "
+                          r"([+-][\d.]+) \| ([+-][\d.]+) to ([+-][\d.]+) \|", rotation)
         assert match, f"no rotation numbers at {players} players"
         diff, lo, hi, points, points_lo, points_hi = map(float, match.groups())
         assert 0 < lo < diff < hi
         assert 8 < points_lo < points < points_hi < 12 and abs(points - 10) < 1.2
-    tournament = re.findall(r"\| \d \| kal_tournament \| (.*?) \|", finding)
-    assert tournament and all(diff.startswith("+") for diff in tournament)
-    assert "rotator wins clearly more often at every player count" in finding
-    assert "The difference comes from the end-game hexagons" in finding
+    assert "rotator wins clearly more often at every player count" in rotation
+    assert "The difference comes from the end-game hexagons" in rotation
+    tournament = finding(section(summary, "kal_tournament"), "Rotation.")
+    assert tournament.startswith("Turning scored boards (rotator against greedy in the same games, in "
+                                 "kal_tournament) is worth +")
+    differences = re.findall(r"\| \d \| (.*?) pp \|", tournament)
+    assert differences and all(diff.startswith("+") for diff in differences)
 
 
-def test_summary_names_the_stalls_and_who_they_hurt(kaleido_summary, summary):
-    match = re.search(r"Stalls\. The rules stall in ([\d.]+)% of 5-player games in (kal_\w+)", kaleido_summary)
-    assert match, "no stall finding"
-    rate, experiment = float(match.group(1)), match.group(2)
-    rates = summary.split("*How often the rules stall, per experiment and player count*")[1]
-    interval = re.search(rf"\| {experiment} \| 5 \| 700 \| {rate}% \| ([\d.]+)–([\d.]+)% \|", rates)
-    lo, hi = map(float, interval.groups())
-    assert lo < rate < hi and 55 < rate < 65
-    assert "stalls change who wins, as the players left holding tiles win far less often" in kaleido_summary
+def test_summary_names_the_stalls_and_who_they_hurt(summary, numbers):
+    for experiment in EXPERIMENTS:
+        part = section(summary, experiment)
+        match = re.search(rf"Stalls\. The rules stall in ([\d.]+)% of 5-player games in {experiment}[;.]", part)
+        assert match, f"no stall finding in {experiment}"
+        (stalls,) = select(numbers, experiment=experiment, players=5, metric="stall_rate")
+        assert stalls["games"] == 700 and match.group(1) + "%" == pct(stalls["estimate"])
+        assert stalls["low"] < stalls["estimate"] < stalls["high"] and 0.55 < stalls["estimate"] < 0.65
+        assert "stalls change who wins, as the players left holding tiles win far less often" in part
 
 
-def test_summary_says_where_the_points_come_from(kaleido_summary):
-    assert re.search(r"Points\. The end-game hexagons bring [\d.]+% to [\d.]+% of all points", kaleido_summary)
-    assert re.search(r"\| 2 \| [\d.]+% \| [\d.]+–[\d.]+% \| rotator \|", kaleido_summary)
-    assert "rotator takes the largest share of its points from them at every player count" in kaleido_summary
-    assert re.search(r"Fewest white tiles: hoarder, 0\.00 of [24] ", kaleido_summary)
+def test_summary_says_where_the_points_come_from(summary):
+    for experiment in EXPERIMENTS:
+        points = finding(section(summary, experiment), "Points.")
+        assert re.search(r"^The end-game hexagons bring [\d.]+% to [\d.]+% of all points", points)
+        assert re.search(r"\| 2 \| [\d.]+% \| [\d.]+–[\d.]+% \|", points)
+        assert "rotator takes the largest share of its points from them at every player count" in points
+    assert re.search(r"Fewest white tiles: hoarder, 0\.00 of [24] ", section(summary, "kal_tournament"))
 
 
 def test_rotation_value_pairs_rotator_and_greedy_in_the_same_games():
@@ -266,7 +275,7 @@ def test_stalls_by_strategy_compares_games_with_and_without_it():
     assert (result["rotator"]["with_n"], result["rotator"]["without_n"]) == (2, 2)
 
 
-def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions():
+def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions(tmp_path):
     with_positions = synthetic_kaleido(3, 200, 2, ROTATION, "a")
     without = synthetic_kaleido(3, 200, 3, ROTATION, "b", positions=False)
     rows = pl.concat([with_positions, without], how="diagonal_relaxed")
@@ -275,6 +284,11 @@ def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions
     assert cells["games"].unique().to_list() == [200]
     assert cells["boards"].sum() == with_positions["boards_placed"].sum()
     assert cells["share"].sum() == pytest.approx(with_positions["boards_placed"].sum() / 200)
+    # experiment by experiment, as the report maps them: the one without positions gets no map
+    mapped = board_map(game_data(with_positions, "kaleido", tmp_path / "a"))
+    cell = ["players", "board_q", "board_r"]
+    assert mapped["missing"] == [] and mapped["cells"].sort(cell).equals(cells.sort(cell))
+    assert board_map(game_data(without, "kaleido", tmp_path / "b")) is None
 
 
 def test_section_without_rotator_or_positions_says_so(tmp_path):
@@ -283,9 +297,9 @@ def test_section_without_rotator_or_positions_says_so(tmp_path):
     text = " ".join(b for b in result.blocks if isinstance(b, str))
     assert "No game in these data has both rotator and greedy" in text
     assert "These results carry no board positions" in text
-    assert not (tmp_path / "kaleido_rotation.png").exists()
-    assert not (tmp_path / "kaleido_board_map.png").exists()
-    for chart in ("kaleido_points_split.png", "kaleido_stalls.png", "kaleido_seat_heatmap.png"):
+    assert not (tmp_path / "e_rotation.png").exists()  # charts are named after their experiment
+    assert not (tmp_path / "e_board_map.png").exists()
+    for chart in ("e_points_split.png", "e_stalls.png", "e_seat_heatmap.png"):
         assert (tmp_path / chart).exists()
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, write_experiment
+from resultsdir import finding, game_data, section, write_experiment
 
 from reports import build
-from reports.analysis import run_section
+from reports.analysis import GameData, run_section
 from reports.build import build_report
 from reports.kunst_stuecke import (
     ANALYSES,
@@ -21,12 +21,17 @@ from reports.kunst_stuecke import (
     discards,
     look_finding,
     spending,
+    sweep,
     sweep_experiments,
+    sweep_finding,
     target_finding,
     targets,
     tiles,
     with_look_timing,
     with_spent,
+)
+from reports.kunst_stuecke import (
+    COMPARED as ACROSS,
 )
 from reports.load import load_results
 from reports.stats import wilson
@@ -39,8 +44,10 @@ SUCCESS = np.array([0.0, 0.9, 0.8, 0.6, 0.5, 0.3, 0.2])  # by size; 6 = 6+
 DISCARDS = {"random": 1, "planner": 0, "planner@6": 0, "slider": 3, "spoiler": 2}
 SPACES = np.array([15, 10, 10, 5, 5])
 PIECES = {2: 26, 3: 18, 4: 13, 5: 11}
-CHARTS = ["kunst_stuecke_targets.png", "kunst_stuecke_chips_spent.png", "kunst_stuecke_chips_sweep.png",
-          "kunst_stuecke_first_looks.png", "kunst_stuecke_discards.png"]
+EXPERIMENTS = ["kunst_stuecke_tournament", *(f"kunst_stuecke_chips{chips}" for chips in (0, 5, 10, 15))]
+CHARTS = ["targets", "chips_spent", "first_looks", "discards"]  # every experiment's, as <experiment>_<chart>.png
+LABELS = ("Target tiles.", "Chips.", "First looks.", "Discards.")  # every experiment's own findings
+COMPARED = "Kunst Stücke: the experiments compared"  # the section that holds the chips sweep, across experiments
 
 
 def synthetic_kunst(players: int, games: int, seed: int, strategies: list[str], experiment: str,
@@ -113,6 +120,13 @@ def results(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def everything(results, tmp_path_factory) -> GameData:
+    """Every experiment of the folder in one GameData, as the report compares them."""
+    rows, manifests = load_results(results)
+    return GameData("kunst_stuecke", rows, manifests, tmp_path_factory.mktemp("kunst_compared"))
+
+
+@pytest.fixture(scope="module")
 def report(results, tmp_path_factory) -> Path:
     return build_report(results, tmp_path_factory.mktemp("kunst_report"))
 
@@ -131,27 +145,37 @@ def two_players(tmp_path: Path, **columns) -> object:
 
 
 def test_the_section_builds_end_to_end_with_its_charts(report, summary):
-    html = report.read_text()
-    for chart in CHARTS:
-        assert (report.parent / chart).stat().st_size > 10_000, chart
-        assert f'src="{chart}"' in html
+    page = (report.parent / "kunst_stuecke.html").read_text()
+    charts = [f"{experiment}_{chart}.png" for experiment in EXPERIMENTS for chart in CHARTS]
     assert summary.startswith("# Balance report: Kunst Stücke")
-    assert "## Kunst Stücke: target tiles, chips, first looks and discards" in summary
-    for label in ("Target tiles.", "Chips.", "Chips sweep.", "First looks.", "Discards."):
-        assert f"- {label} " in summary, label
+    assert "\n## Kunst Stücke\n" in summary
+    for experiment in EXPERIMENTS:
+        for label in LABELS:
+            assert f"- {label} " in section(summary, experiment), (experiment, label)
+    # the chips sweep compares the chips experiments, so it belongs with the experiments compared
+    for chart in [*charts, "kunst_stuecke_compared_chips_sweep.png"]:
+        assert (report.parent / chart).stat().st_size > 10_000, chart
+        assert f'src="{chart}"' in page, chart
+    assert "- Chips sweep. " in section(summary, COMPARED)
 
 
 def test_summary_names_the_surest_and_least_sure_targets(summary):
-    text = finding(summary, "Target tiles.")
-    assert "the surest are size 1 (" in text and "the least sure size 6+ (" in text
-    assert "Tiles with a 15-point bonus come true in" in text and "with a 5-point bonus" in text
+    for experiment in EXPERIMENTS:
+        text = finding(section(summary, experiment), "Target tiles.")
+        assert "the surest are size 1 (" in text and "the least sure size 6+ (" in text, experiment
+        assert "Tiles with a 15-point bonus come true in" in text and "with a 5-point bonus" in text, experiment
 
 
-def test_summary_says_spending_goes_with_winning_and_slider_gains_from_chips(summary):
-    assert "spending more goes with winning more" in finding(summary, "Chips.")
-    sweep = finding(summary, "Chips sweep.")
-    assert sweep.startswith("With 0 chips each, players score") and "with 15 chips," in sweep
-    assert "Of the strategies, slider gains most from more chips" in sweep and "loses most" in sweep
+def test_summary_says_spending_goes_with_winning_and_slider_gains_from_chips(summary, everything):
+    for experiment in EXPERIMENTS:
+        chips = finding(section(summary, experiment), "Chips.")
+        if experiment == "kunst_stuecke_chips0":
+            assert chips.startswith("Every player spent 0 chips, so spending cannot be set against winning here.")
+        else:
+            assert "spending more goes with winning more" in chips, experiment
+    text = sweep_finding(sweep(everything), everything).text  # the sweep needs every chips experiment at once
+    assert text.startswith("With 0 chips each, players score") and "with 15 chips," in text
+    assert "Of the strategies, slider gains most from more chips" in text and "loses most" in text
 
 
 def test_tiles_rates_by_size_and_by_bonus(tmp_path):
@@ -211,26 +235,27 @@ def test_discards_per_player_have_bootstrap_intervals(tmp_path):
     assert everyone["share"] == pytest.approx(1.2 / 13)
 
 
-def test_the_sweep_is_the_experiments_that_differ_only_in_chips(results, tmp_path):
+def test_the_sweep_is_the_experiments_that_differ_only_in_chips(results, everything, tmp_path):
+    assert sweep_experiments(everything) == [f"kunst_stuecke_chips{c}" for c in (0, 5, 10, 15)]
     rows, manifests = load_results(results)
-    data = build.game_data(rows, manifests, tmp_path)[0]
-    assert sweep_experiments(data) == [f"kunst_stuecke_chips{c}" for c in (0, 5, 10, 15)]
-    sweep = ANALYSES[2].compute(data)
-    slider = sweep["pooled"].filter(pl.col("strategy") == "slider").sort("chips")
+    for data in build.game_data(rows, manifests, tmp_path)["kunst_stuecke"]:  # one experiment alone is no sweep
+        assert sweep_experiments(data) == [], data.experiment
+    result = ACROSS[0].compute(everything)
+    slider = result["pooled"].filter(pl.col("strategy") == "slider").sort("chips")
     assert slider["chips"].to_list() == [0, 5, 10, 15]
     assert slider["vs_fair"][0] < slider["vs_fair"][-1] and slider["vs_fair_hi"][0] < slider["vs_fair_lo"][-1]
 
 
 def test_a_tournament_alone_says_it_has_no_sweep(tmp_path):
     rows = synthetic_kunst(3, 200, 7, TOURNAMENT, "kunst_stuecke_tournament")
-    section = run_section("own", ANALYSES, game_data(rows, "kunst_stuecke", tmp_path))
-    text = " ".join(b for b in section.blocks if isinstance(b, str))
+    own = run_section("own", [*ANALYSES, *ACROSS],  # an experiment alone: its comparisons too
+                       game_data(rows, "kunst_stuecke", tmp_path))
+    text = " ".join(b for b in own.blocks if isinstance(b, str))
     assert "No chips sweep in these data" in text
-    assert not (tmp_path / "kunst_stuecke_chips_sweep.png").exists()
+    assert not (tmp_path / "kunst_stuecke_tournament_chips_sweep.png").exists()
     for chart in CHARTS:
-        if chart != "kunst_stuecke_chips_sweep.png":
-            assert (tmp_path / chart).exists(), chart
-    assert [f.label for f in section.findings] == ["Target tiles.", "Chips.", "First looks.", "Discards."]
+        assert (tmp_path / f"kunst_stuecke_tournament_{chart}.png").exists(), chart
+    assert [f.label for f in own.findings] == ["Target tiles.", "Chips.", "First looks.", "Discards."]
 
 
 def test_the_first_look_finding_compares_no_group_of_a_handful_of_players():

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, rules_facts, write_experiment
+from resultsdir import finding, game_data, rules_facts, section, write_experiment
 
 from reports import build
-from reports.analysis import run_section
+from reports.analysis import GameData, run_section
 from reports.build import build_report
 from reports.load import load_results
 from reports.stats import wilson
@@ -31,6 +31,9 @@ from reports.witkacy import (
     token_values,
     with_margin,
 )
+from reports.witkacy import (
+    COMPARED as ACROSS,
+)
 
 pytestmark = pytest.mark.xdist_group("test_report_witkacy")  # one worker builds its module fixtures once
 
@@ -44,8 +47,9 @@ EVEN_WEIGHTS = [0.3, 0.25, 0.2, 0.15, 0.1]
 USE = {"random": [0.5] * 5, "completer": [0.9, 0.0, 0.9, 0.0, 0.9], "popular": [0.8, 0.3, 0.5, 0.3, 0.8],
        "saboteur": [0.95] * 5}
 EXTRA = np.array([0.6, 0.0, 0.5, -0.6, 1.0])  # copies a used token adds (negative: takes away), as a chance
-CHARTS = ["witkacy_completion.png", "witkacy_paintings.png", "witkacy_action_use.png", "witkacy_action_worth.png",
-          "witkacy_advanced.png"]
+CHARTS = ["completion", "paintings", "action_use", "action_worth", "advanced"]  # as <experiment>_<chart>.png
+BASIC = ("witkacy_tournament", "witkacy_restricted", "witkacy_basic")  # the experiments under the basic rules
+COMPARED = "Witkacy: the experiments compared"  # the section that holds the Advanced Variant, across experiments
 LABELS = ("Seats and completed paintings.", "Completing paintings.", "Which paintings get copied.",
           "Action tokens used.", "Action tokens (what each is worth).", "The Advanced Variant.")
 
@@ -118,9 +122,18 @@ def results(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def data(results, tmp_path_factory):
+def experiments(results, tmp_path_factory) -> dict[str, GameData]:
+    """Every experiment on its own, as the report analyses them."""
     rows, manifests = load_results(results)
-    return build.game_data(rows, manifests, tmp_path_factory.mktemp("witkacy_charts"))[0]
+    found = build.game_data(rows, manifests, tmp_path_factory.mktemp("witkacy_charts"))["witkacy"]
+    return {data.experiment: data for data in found}
+
+
+@pytest.fixture(scope="module")
+def everything(results, tmp_path_factory) -> GameData:
+    """Every experiment in one GameData, as the report compares them."""
+    rows, manifests = load_results(results)
+    return GameData("witkacy", rows, manifests, tmp_path_factory.mktemp("witkacy_compared"))
 
 
 @pytest.fixture(scope="module")
@@ -134,31 +147,42 @@ def summary(report) -> str:
 
 
 def test_the_section_builds_end_to_end_with_its_charts(report, summary):
-    html = report.read_text()
-    for chart in CHARTS:
-        assert (report.parent / chart).stat().st_size > 10_000, chart
-        assert f'src="{chart}"' in html
+    page = (report.parent / "witkacy.html").read_text()
+    charts = [*(f"{experiment}_{chart}.png" for experiment in BASIC for chart in CHARTS[:3]),
+              "witkacy_advanced_action_use.png", "witkacy_restricted_action_worth.png"]
     assert summary.startswith("# Balance report: Witkacy")
-    assert "## Witkacy: completed paintings, action tokens and the Advanced Variant" in summary
-    for label in LABELS:
-        assert f"- {label} " in summary, label
+    assert "\n## Witkacy\n" in summary
+    for experiment in BASIC:
+        for label in LABELS[:4]:
+            assert f"- {label} " in section(summary, experiment), (experiment, label)
+    assert f"- {LABELS[3]} " in section(summary, "witkacy_advanced")
+    assert f"- {LABELS[4]} " in section(summary, "witkacy_restricted")
+    # the Advanced Variant compares two experiments, so it belongs with the experiments compared
+    for chart in [*charts, "witkacy_compared_advanced.png"]:
+        assert (report.parent / chart).stat().st_size > 10_000, chart
+        assert f'src="{chart}"' in page, chart
+    assert f"- {LABELS[5]} " in section(summary, COMPARED)
 
 
-def test_the_start_player_completes_more(data):
-    gap = seat_copies(data)["gap"].sort("players")
-    assert gap["players"].to_list() == [2, 3, 4]
-    assert (gap["gap_lo"] > 0).all() and gap["gap"].to_numpy() == pytest.approx([0.5] * 3, abs=0.35)
+def test_the_start_player_completes_more(experiments):
+    for experiment in BASIC:
+        gap = seat_copies(experiments[experiment])["gap"].sort("players")
+        assert gap["players"].to_list() == ([2, 3, 4] if experiment == "witkacy_tournament" else [3])
+        assert (gap["gap_lo"] > 0).all() and gap["gap"].to_numpy() == pytest.approx([0.5] * gap.height, abs=0.35)
+    assert seat_copies(experiments["witkacy_advanced"]) is None  # the basic game only
 
 
-def test_completion_by_strategy_recovers_the_planted_rates(data):
-    result = completion(data)
+def test_completion_by_strategy_recovers_the_planted_rates(experiments):
+    result = completion(experiments["witkacy_tournament"])
     by = {r["strategy"]: r for r in result.filter(pl.col("players") == 4).iter_rows(named=True)}
     assert by["completer"]["copies_lo"] > by["popular"]["copies_hi"] > by["random"]["copies_hi"]
     assert by["random"]["completed"] < by["completer"]["completed"]
     assert by["all"]["completed_lo"] < by["all"]["completed"] < by["all"]["completed_hi"]
-    three = result.filter((pl.col("players") == 3) & (pl.col("strategy") == "all"))["n"][0]
-    basic = pl.col("experiment") != "witkacy_advanced"
-    assert three == data.rows.filter((pl.col("players") == 3) & basic).height  # the Advanced Variant left out
+    for experiment in BASIC:  # every player at 3 players counts once
+        data = experiments[experiment]
+        three = completion(data).filter((pl.col("players") == 3) & (pl.col("strategy") == "all"))["n"][0]
+        assert three == data.rows.filter(pl.col("players") == 3).height
+    assert completion(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # four rows: some resamples complete nothing
@@ -177,29 +201,38 @@ def test_completion_counts_cards_per_copy_and_leaves_the_advanced_variant_out(tm
     assert completion(advanced) is None
 
 
-def test_painting_shares_follow_the_weights(data):
-    result = painting_shares(data)
-    pooled = result["pooled"].row(0, named=True)
-    shares = [pooled[p] for p in "ABCDE"]
-    assert shares == sorted(shares, reverse=True) and sum(shares) == pytest.approx(1.0)
-    assert pooled["copies"] == data.rows.filter(pl.col("experiment") != "witkacy_advanced")["paintings"].sum()
-    popular = result["by_strategy"].filter(pl.col("strategy") == "popular").row(0, named=True)
-    assert popular["A"] == pytest.approx(0.6, abs=0.03) and popular["A_lo"] < popular["A"] < popular["A_hi"]
-    assert result["by_strategy"]["strategy"].to_list() == data.order  # strongest first
+def test_painting_shares_follow_the_weights(experiments):
+    for experiment in BASIC:
+        data = experiments[experiment]
+        result = painting_shares(data)
+        pooled = result["pooled"].row(0, named=True)
+        shares = [pooled[p] for p in "ABCDE"]
+        assert shares == sorted(shares, reverse=True) and sum(shares) == pytest.approx(1.0), experiment
+        assert pooled["copies"] == data.rows["paintings"].sum()
+        assert result["by_strategy"]["strategy"].to_list() == data.order  # strongest first
+        if "popular" in data.order:
+            popular = result["by_strategy"].filter(pl.col("strategy") == "popular").row(0, named=True)
+            assert popular["A"] == pytest.approx(0.6, abs=0.03) and popular["A_lo"] < popular["A"] < popular["A_hi"]
+    assert painting_shares(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
 
 
 def test_painting_finding_names_the_favourites(summary):
-    text = finding(summary, "Which paintings get copied.")
-    assert text.startswith("A is copied most (") and "and E least (" in text
-    assert "players clearly favour some paintings over others" in text
-    assert "The strategy whose copies concentrate most on one painting is popular:" in text
-    assert "of them are of A." in text
+    for experiment in BASIC:
+        text = finding(section(summary, experiment), "Which paintings get copied.")
+        assert text.startswith("A is copied most (") and "and E least (" in text, experiment
+        assert "players clearly favour some paintings over others" in text, experiment
+        if experiment != "witkacy_restricted":  # where popular plays
+            assert "The strategy whose copies concentrate most on one painting is popular:" in text
+            assert "of them are of A." in text
 
 
-def test_action_use_recovers_the_planted_chances(data):
-    pooled = {r["strategy"]: r for r in action_use(data)["pooled"].iter_rows(named=True)}
-    assert pooled["completer"]["solvent"] == 0 and pooled["completer"]["gift"] == 0
-    assert pooled["completer"]["stash"] == pytest.approx(0.9, abs=0.02)
+def test_action_use_recovers_the_planted_chances(experiments):
+    for experiment in ("witkacy_tournament", "witkacy_basic"):
+        pooled = {r["strategy"]: r for r in action_use(experiments[experiment])["pooled"].iter_rows(named=True)}
+        assert pooled["completer"]["solvent"] == 0 and pooled["completer"]["gift"] == 0
+        assert pooled["completer"]["stash"] == pytest.approx(0.9, abs=0.02)
+        assert next(iter(pooled)) == "all"
+    pooled = {r["strategy"]: r for r in action_use(experiments["witkacy_restricted"])["pooled"].iter_rows(named=True)}
     for action in ACTIONS:
         assert pooled[f"saboteur-no-{action}"][action] == 0
         assert pooled["saboteur"][action] == pytest.approx(0.95, abs=0.02)
@@ -208,13 +241,15 @@ def test_action_use_recovers_the_planted_chances(data):
 
 
 def test_the_use_finding_ranks_the_actions(summary):
-    text = finding(summary, "Action tokens used.")
-    assert text.startswith("All strategies together, players use ")
-    assert "Of the strategies, saboteur uses the most tokens" in text and "random the fewest" in text
+    for experiment in (*BASIC, "witkacy_advanced"):
+        text = finding(section(summary, experiment), "Action tokens used.")
+        assert text.startswith("All strategies together, players use "), experiment
+        assert "Of the strategies, saboteur uses the most tokens" in text, experiment
+    assert "random the fewest" in finding(section(summary, "witkacy_tournament"), "Action tokens used.")
 
 
-def test_token_worth_recovers_the_planted_values(data):
-    worth = {r["action"]: r for r in token_values(data).iter_rows(named=True)}
+def test_token_worth_recovers_the_planted_values(experiments):
+    worth = {r["action"]: r for r in token_values(experiments["witkacy_restricted"]).iter_rows(named=True)}
     assert set(worth) == set(ACTIONS)
     assert worth["rush"]["point_worth_lo"] > worth["stash"]["point_worth_hi"]
     assert worth["stash"]["point_worth_lo"] > 0 and worth["correction"]["point_worth_lo"] > 0
@@ -222,10 +257,11 @@ def test_token_worth_recovers_the_planted_values(data):
     assert worth["solvent"]["point_worth_lo"] < 0 < worth["solvent"]["point_worth_hi"]
     assert worth["rush"]["win_worth_lo"] > 0
     assert {(r["experiment"], r["players"]) for r in worth.values()} == {("witkacy_restricted", 3)}
+    assert token_values(experiments["witkacy_tournament"]) is None  # no restricted strategies there
 
 
 def test_the_worth_finding_reads_in_plain_words(summary):
-    text = finding(summary, "Action tokens (what each is worth).")
+    text = finding(section(summary, "witkacy_restricted"), "Action tokens (what each is worth).")
     assert text.startswith("What each token is worth to saboteur (witkacy_restricted at 3 players), in points over "
                            "its table a game: rush +")
     assert "Clearly worth points: rush, stash and correction." in text
@@ -254,9 +290,10 @@ def test_token_worth_on_hand_made_deals(tmp_path):
     assert (worth["win_worth_lo"], worth["win_worth_hi"]) == pytest.approx((-1.0, 1.0))
 
 
-def test_the_rules_pair_is_found_by_pool_and_compared_on_the_same_deals(data):
-    assert rules_pair(data) == ("witkacy_basic", "witkacy_advanced")
-    effects = {r["measure"]: r for r in advanced_variant(data)["effects"].iter_rows(named=True)}
+def test_the_rules_pair_is_found_by_pool_and_compared_on_the_same_deals(everything, experiments):
+    assert rules_pair(everything) == ("witkacy_basic", "witkacy_advanced")
+    assert all(rules_pair(data) is None for data in experiments.values())  # one experiment alone is no pair
+    effects = {r["measure"]: r for r in advanced_variant(everything)["effects"].iter_rows(named=True)}
     copies, turns = effects["copies"], effects["turns"]
     assert copies["deals"] == 200 and copies["games"] == 1200
     assert copies["diff"] == pytest.approx(-0.4 * np.mean([COPIES[s] for s in RULES]), abs=0.15)
@@ -265,8 +302,8 @@ def test_the_rules_pair_is_found_by_pool_and_compared_on_the_same_deals(data):
     assert turns["diff"] == turns["diff_lo"] == turns["diff_hi"] == 0  # the same deals, the same length
 
 
-def test_the_advanced_finding_gives_a_plain_verdict(summary):
-    text = finding(summary, "The Advanced Variant.")
+def test_the_advanced_finding_gives_a_plain_verdict(everything):
+    text = ACROSS[0].finding(advanced_variant(everything), everything).text  # it needs both experiments at once
     assert text.startswith("The Advanced Variant makes completing paintings harder, as the rulebook intends "
                            "(witkacy_advanced against witkacy_basic, on the same deals): at 3 players, players "
                            "complete")
@@ -275,11 +312,12 @@ def test_the_advanced_finding_gives_a_plain_verdict(summary):
 
 def test_a_tournament_alone_skips_restricted_play_and_the_variant(tmp_path):
     rows = synthetic_witkacy(3, 240, 7, TOURNAMENT, "witkacy_tournament")
-    section = run_section("own", ANALYSES, game_data(rows, "witkacy", tmp_path))
-    text = " ".join(b for b in section.blocks if isinstance(b, str))
+    own = run_section("own", [*ANALYSES, *ACROSS],  # an experiment alone: its comparisons too
+                       game_data(rows, "witkacy", tmp_path))
+    text = " ".join(b for b in own.blocks if isinstance(b, str))
     assert "Run experiments/witkacy_restricted.toml" in text and "Run witkacy_basic and witkacy_advanced" in text
     for chart in CHARTS:
-        skipped = chart in ("witkacy_action_worth.png", "witkacy_advanced.png")
-        assert (tmp_path / chart).exists() != skipped, chart
-    assert [f.label for f in section.findings] == [label for label in LABELS
+        skipped = chart in ("action_worth", "advanced")
+        assert (tmp_path / f"witkacy_tournament_{chart}.png").exists() != skipped, chart
+    assert [f.label for f in own.findings] == [label for label in LABELS
                                                    if label not in LABELS[4:]]

@@ -27,26 +27,6 @@ CASES = [(2, 300, 1, {}), (3, 300, 2, {}), (4, 300, 3, {}),  # players, games, s
                      "gift_from": "display_and_deck", "rush_both": "optional", "entirely": "card"})]
 
 
-class Replay:
-    """A reference decider for game g: each question must be the engine's next one for g, with the same legal
-    options; it answers with the engine's choice."""
-
-    def __init__(self, log, g: int):
-        self.log, self.g, self.at = log, g, 0
-
-    def __call__(self, game, phase: str, options: list[int]) -> int:
-        while not self.log[self.at][2][self.g]:
-            self.at += 1
-        _, logged, _, legal, choice = self.log[self.at]
-        self.at += 1
-        assert logged == phase, (self.g, game.turn, logged, phase)
-        assert np.flatnonzero(legal[self.g]).tolist() == options, (self.g, game.turn, phase)
-        return int(choice[self.g])
-
-    def done(self) -> bool:
-        return not any(asked[self.g] for _, _, asked, _, _ in self.log[self.at:])
-
-
 def same_game(state: engine.State, g: int, game: reference.Game, outcome: Outcome, row: int) -> None:
     """Game g of the engine's batch (its outcome's row `row`) is the reference's game: the same collections, hands,
     display (and the side each display card shows), deck (and each card's side up), tokens, turns; and the
@@ -95,7 +75,7 @@ def replay_agrees(params, deal, lineups: np.ndarray, rng: np.random.Generator, g
         if games is not None:
             games.append(game)
 
-    return playback.against_reference("witkacy", params, deal, lineups, rng, Replay, check)
+    return playback.against_reference("witkacy", params, deal, lineups, rng, check)
 
 
 @pytest.mark.parametrize(("players", "games", "seed", "switches"), CASES)
