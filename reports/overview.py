@@ -86,7 +86,7 @@ def overview_table(rows: list[dict]) -> Table:
     cells = [[r["game"], str(r["players"]), r["start"], r["best"], r["worst"], r["verdict"], r["handicap"],
               r["strongest"], r["key"], r["holes"], r["experiment"]] for r in rows]
     return Table("Seat balance at a glance (seat 0 starts; the edge is the start player's win share minus 1/P)",
-                 columns, cells, fixed=True)
+                 columns, cells, whole=True)
 
 
 def bots_played(experiments: dict[str, list[GameData]]) -> str:

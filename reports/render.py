@@ -13,12 +13,12 @@ from reports.fmt import num, num_ci, pct, pct_ci
 
 @dataclass(frozen=True)
 class Table:
-    """A table of already formatted cells. Columns whose every cell is the same are left out when it is shown,
-    unless it is `fixed`."""
+    """A table of already formatted cells. Shown, it leaves out the columns whose every cell is the same and folds
+    away when long, unless it is shown `whole`."""
     caption: str
     columns: list[str]
     rows: list[list[str]]
-    fixed: bool = False
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ def _block_html(block: Block) -> str:
         rows = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in row) + "</tr>" for row in block.rows)
         caption = f"<caption>{_esc(block.caption)}</caption>" if block.caption else ""
         html_table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        if len(block.rows) > FOLD_ROWS:
+        if len(block.rows) > FOLD_ROWS and not block.whole:
             label = f"{_esc(block.caption or 'Table')} ({len(block.rows)} rows)"
             return f"<details><summary>{label}</summary>{html_table}</details>"
         return html_table
@@ -221,7 +221,7 @@ def _block_html(block: Block) -> str:
 
 def varying(table: Table) -> Table:
     """The table without the columns whose every cell is the same (a table of two or more rows)."""
-    if len(table.rows) < 2 or table.fixed:
+    if len(table.rows) < 2 or table.whole:
         return table
     keep = [i for i in range(len(table.columns)) if len({row[i] for row in table.rows}) > 1] or [0]
     return Table(table.caption, [table.columns[i] for i in keep], [[row[i] for i in keep] for row in table.rows])

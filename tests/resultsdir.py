@@ -96,3 +96,29 @@ def section(summary: str, heading: str) -> str:
     """One experiment's part of a report's summary.md: the text under `### heading` (its question, or its name),
     up to the next heading."""
     return re.split(r"\n##+ ", summary.split(f"\n### {heading}\n", 1)[1], maxsplit=1)[0]
+
+
+def report_fixtures(game: str) -> tuple:
+    """The module fixtures of a game's report tests over a `results` fixture (a folder of its experiments):
+    `everything` (every experiment in one GameData, as the report compares them), `report` (the built report's
+    index.html) and `summary` (its summary.md without bold marks)."""
+    import pytest
+
+    from reports.analysis import GameData
+    from reports.build import build_report
+    from reports.load import load_results
+
+    @pytest.fixture(scope="module", name="everything")
+    def everything(results, tmp_path_factory) -> GameData:
+        rows, manifests = load_results(results)
+        return GameData(game, rows, manifests, tmp_path_factory.mktemp(f"{game}_compared"))
+
+    @pytest.fixture(scope="module", name="report")
+    def report(results, tmp_path_factory) -> Path:
+        return build_report(results, tmp_path_factory.mktemp(f"{game}_report"))
+
+    @pytest.fixture(scope="module", name="summary")
+    def summary(report) -> str:
+        return (report.parent / "summary.md").read_text().replace("**", "")
+
+    return everything, report, summary

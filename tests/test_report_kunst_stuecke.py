@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, section, write_experiment
+from resultsdir import finding, game_data, report_fixtures, section, write_experiment
 
 from reports import build
-from reports.analysis import GameData, run_section
-from reports.build import build_report
+from reports.analysis import run_section
 from reports.kunst_stuecke import (
     ANALYSES,
     correct_rates,
@@ -119,21 +118,7 @@ def results(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def everything(results, tmp_path_factory) -> GameData:
-    """Every experiment of the folder in one GameData, as the report compares them."""
-    rows, manifests = load_results(results)
-    return GameData("kunst_stuecke", rows, manifests, tmp_path_factory.mktemp("kunst_compared"))
-
-
-@pytest.fixture(scope="module")
-def report(results, tmp_path_factory) -> Path:
-    return build_report(results, tmp_path_factory.mktemp("kunst_report"))
-
-
-@pytest.fixture(scope="module")
-def summary(report) -> str:
-    return (report.parent / "summary.md").read_text().replace("**", "")
+everything, report, summary = report_fixtures("kunst_stuecke")
 
 
 def two_players(tmp_path: Path, **columns) -> object:

@@ -12,11 +12,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, rules_facts, section, write_experiment
+from resultsdir import finding, game_data, report_fixtures, rules_facts, section, write_experiment
 
 from reports import build
 from reports.analysis import GameData, run_section
-from reports.build import build_report
 from reports.load import load_results
 from reports.stats import wilson
 from reports.witkacy import (
@@ -129,21 +128,7 @@ def experiments(results, tmp_path_factory) -> dict[str, GameData]:
     return {data.experiment: data for data in found}
 
 
-@pytest.fixture(scope="module")
-def everything(results, tmp_path_factory) -> GameData:
-    """Every experiment in one GameData, as the report compares them."""
-    rows, manifests = load_results(results)
-    return GameData("witkacy", rows, manifests, tmp_path_factory.mktemp("witkacy_compared"))
-
-
-@pytest.fixture(scope="module")
-def report(results, tmp_path_factory) -> Path:
-    return build_report(results, tmp_path_factory.mktemp("witkacy_report"))
-
-
-@pytest.fixture(scope="module")
-def summary(report) -> str:
-    return (report.parent / "summary.md").read_text().replace("**", "")
+everything, report, summary = report_fixtures("witkacy")
 
 
 def test_the_section_builds_end_to_end_with_its_charts(report, summary):
