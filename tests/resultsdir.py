@@ -122,3 +122,20 @@ def report_fixtures(game: str) -> tuple:
         return (report.parent / "summary.md").read_text().replace("**", "")
 
     return everything, report, summary
+
+
+def seat_columns(experiment: str, game: str, players: int, lineups: int, strategy, score, rank, win) -> dict:
+    """The columns every results row has, for synthetic (games, players) arrays of strategy, score, rank and win,
+    each deal played under `lineups` seatings in turn, as `atelier run` writes them."""
+    import numpy as np
+
+    games = len(score)
+    seat = np.broadcast_to(np.arange(players), (games, players))
+    return {"experiment": np.full(games * players, experiment), "game": np.full(games * players, game),
+            "players": np.full(games * players, players, dtype=np.int8),
+            "game_id": np.repeat(100_000 * players + np.arange(games), players),
+            "deal": np.repeat(np.arange(games) // lineups, players),
+            "lineup": np.repeat(np.arange(games) % lineups, players),
+            "seat": seat.ravel().astype(np.int8), "player": seat.ravel().astype(np.int8),
+            "strategy": np.asarray(strategy).ravel(), "score": np.asarray(score).ravel().astype(np.int32),
+            "rank": np.asarray(rank).ravel(), "win": np.asarray(win).ravel()}

@@ -30,8 +30,6 @@ from sim.game import play, take
 from sim.registry import GAMES, get_game
 from strategies.common import Table
 
-pytestmark = pytest.mark.xdist_group("test_boundscheck")  # one worker builds its module fixtures once
-
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 6  # engine games per case: enough for each seat to meet several strategies
 

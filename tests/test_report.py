@@ -15,8 +15,6 @@ from reports.generic import head_to_head, seat_analysis, seat_tables
 from reports.kintsugi import winner_changes
 from reports.load import ResultsError, load_results
 
-pytestmark = pytest.mark.xdist_group("test_report")  # one worker builds its module fixtures once
-
 STRATEGIES = ["greedy+oracle", "random+uniform", "camouflage+uniform"]
 EVERY_CHART = ["seat_win_share", "strategy_win_share", "guess_accuracy"]  # drawn for every experiment
 LEADING_CHART = ["score_by_seat", "handicaps", "score_by_strategy", "head_to_head"]  # for headline experiments

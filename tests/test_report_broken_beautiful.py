@@ -25,8 +25,6 @@ from reports.charts import bars_with_ci
 from reports.handicap import NONE, Compensation, rescore
 from reports.stats import ratio_ci
 
-pytestmark = pytest.mark.xdist_group("test_report_broken_beautiful")  # one worker builds its module fixtures once
-
 STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
 ROUNDS = {2: 9, 3: 6, 4: 5}
 EXPERIMENTS = {players: f"bb{players}" for players in ROUNDS}  # one experiment per player count

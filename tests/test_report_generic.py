@@ -18,8 +18,6 @@ from reports.generic import mixed_games, rating_analysis, strategy_analysis
 from reports.load import ResultsError
 from reports.render import slugs
 
-pytestmark = pytest.mark.xdist_group("test_report_generic")  # one worker builds its module fixtures once
-
 GENERIC = {a.title for a in generic.SEATS + generic.STRATEGIES + generic.COMPARED}
 
 

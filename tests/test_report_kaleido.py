@@ -34,8 +34,6 @@ from reports.kaleido import (
     stalls_by_strategy,
 )
 
-pytestmark = pytest.mark.xdist_group("test_report_kaleido")  # one worker builds its module fixtures once
-
 
 def allotment(players: int) -> int:
     """Boards (and white tiles) each player gets: 4 in the 2-player variant, otherwise 2."""

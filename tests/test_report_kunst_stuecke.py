@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, report_fixtures, section, write_experiment
+from resultsdir import finding, game_data, report_fixtures, seat_columns, section, write_experiment
 
 from reports import build
 from reports.analysis import run_section
@@ -29,13 +29,9 @@ from reports.kunst_stuecke import (
     with_look_timing,
     with_spent,
 )
-from reports.kunst_stuecke import (
-    COMPARED as ACROSS,
-)
+from reports.kunst_stuecke import COMPARED as ACROSS  # the analyses across experiments
 from reports.load import load_results
 from reports.stats import wilson
-
-pytestmark = pytest.mark.xdist_group("test_report_kunst_stuecke")  # one worker builds its module fixtures once
 
 TOURNAMENT = ["random", "planner", "planner@6", "slider", "spoiler"]
 SWEEP = ["random", "planner", "slider"]
@@ -74,19 +70,8 @@ def synthetic_kunst(players: int, games: int, seed: int, strategies: list[str], 
     n = games * players
     flat_sizes, flat_correct = sizes.reshape(n, 5), correct.reshape(n, 5)
     return pl.DataFrame({
-        "experiment": np.full(n, experiment),
+        **seat_columns(experiment, "kunst_stuecke", players, len(strategies), strategy, score, rank, win),
         "config_hash": np.full(n, "ks123"),
-        "game": np.full(n, "kunst_stuecke"),
-        "players": np.full(n, players, dtype=np.int8),
-        "game_id": np.repeat(100_000 * players + np.arange(games), players),
-        "deal": np.repeat(np.arange(games) // len(strategies), players),
-        "lineup": np.repeat(np.arange(games) % len(strategies), players),
-        "seat": seat.ravel().astype(np.int8),
-        "player": seat.ravel().astype(np.int8),
-        "strategy": strategy.ravel(),
-        "score": score.ravel().astype(np.int32),
-        "rank": rank.ravel(),
-        "win": win.ravel(),
         "targets_taken": taken.sum(axis=2).ravel().astype(np.int8),
         "targets_correct": correct.sum(axis=2).ravel().astype(np.int8),
         "target_points": score.ravel().astype(np.int32),

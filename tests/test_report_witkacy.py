@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, report_fixtures, rules_facts, section, write_experiment
+from resultsdir import finding, game_data, report_fixtures, rules_facts, seat_columns, section, write_experiment
 
 from reports import build
 from reports.analysis import GameData, run_section
@@ -30,11 +30,7 @@ from reports.witkacy import (
     token_values,
     with_margin,
 )
-from reports.witkacy import (
-    COMPARED as ACROSS,
-)
-
-pytestmark = pytest.mark.xdist_group("test_report_witkacy")  # one worker builds its module fixtures once
+from reports.witkacy import COMPARED as ACROSS  # the analyses across experiments
 
 ACTIONS = ["stash", "solvent", "correction", "gift", "rush"]
 TOURNAMENT = ["random", "completer", "popular", "saboteur"]
@@ -81,18 +77,7 @@ def synthetic_witkacy(players: int, games: int, seed: int, strategies: list[str]
     rank = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
     n = games * players
     return pl.DataFrame({
-        "experiment": np.full(n, experiment),
-        "game": np.full(n, "witkacy"),
-        "players": np.full(n, players, dtype=np.int8),
-        "game_id": np.repeat(100_000 * players + np.arange(games), players),
-        "deal": np.repeat(np.arange(games) // len(lineups), players),
-        "lineup": np.repeat(np.arange(games) % len(lineups), players),
-        "seat": seat.ravel().astype(np.int8),
-        "player": seat.ravel().astype(np.int8),
-        "strategy": strategy.ravel(),
-        "score": score.ravel().astype(np.int32),
-        "rank": rank.ravel(),
-        "win": win.ravel(),
+        **seat_columns(experiment, "witkacy", players, len(lineups), strategy, score, rank, win),
         "paintings": total.ravel().astype(np.int8),
         "cards_played": (turns // players + used[..., 4]).ravel().astype(np.int8),
         "turns": turns.ravel().astype(np.int16),
