@@ -49,9 +49,9 @@ def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Pa
 
     results_dir is one experiment folder (manifest.json + parts/*.parquet) or a folder of them.
     Writes out_dir/index.html, a page per game, summary.md, findings.json and PNG charts; returns the path of
-    index.html. The report is
-    written into a temporary folder beside out_dir and moved into place only when whole, so a failed report leaves
-    out_dir as it was; an existing out_dir is replaced, and only if it holds nothing but a report.
+    index.html. The report is written into a temporary folder beside out_dir and moved into place only when whole,
+    so a failed report leaves out_dir as it was; an existing out_dir is replaced, and only if it holds nothing but a
+    report. `progress` shows a bar on stderr while the games are analysed.
     Raises ResultsError when there are no results or the results are inconsistent, or out_dir cannot be used."""
     given, out_dir = Path(out_dir), Path(os.path.abspath(out_dir))
     results_dir = Path(results_dir)
