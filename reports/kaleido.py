@@ -302,7 +302,7 @@ def rule_holes(numbers: list[dict], players: int) -> str | None:
 
 
 def stall_winners(rows: pl.DataFrame, by: tuple[str, ...] = ("players",)) -> pl.DataFrame:
-    """Per group (default: player count, experiments pooled): in stalled games, the win share of players left
+    """Per group (default: player count): in stalled games, the win share of players left
     holding tiles and of the others; and the start player's win share in stalled and in completed games
     (Wilson). `by` must include "players"."""
     out = []
@@ -489,7 +489,7 @@ def stall_chart(result: dict, data: GameData) -> Chart:
     fig.suptitle(f"{data.title}: stalls (95% Wilson intervals)")
     return save_chart(fig, data.out_dir, f"{data.slug}_stalls.png",
                       "Left: share of games in which every hole filled while everyone still holding tiles had placed "
-                      "all their boards, per player count and experiment. Right: in those games (experiments pooled), "
+                      "all their boards, per player count. Right: in those games, "
                       "the win share of the players left holding tiles and of the others; dashes mark the fair share "
                       "1/P. Missing bars: no such games or players.")
 
@@ -727,8 +727,8 @@ CAVEATS = (
     "they are not independent. The rotation comparison resamples whole deals (every seating of a game index "
     "together); the Wilson intervals on stall rates and win shares treat games as independent and may be a little "
     "narrow.",
-    "Kaleido: strategies' means (points, boards, white tiles) pool every experiment they played in, so they mix "
-    "tables of different company; the rotation comparison and the per-experiment seat and stall numbers do not.",
+    "Kaleido: a strategy's means (points, boards, white tiles) pool the tables it sat at within one experiment, "
+    "whatever company it had there; the rotation comparison sets rotator against greedy on the same games.",
     "Kaleido: stalled and completed games differ in who sat where (stalls come with particular strategies and "
     "seatings), so the start player's share in stalled against completed games describes what happened rather "
     "than what the stall caused; the stuck-against-others comparison is within the same games.",

@@ -265,7 +265,8 @@ SPENDING_INTRO = (
     "Sliding a piece costs a chip. Players are grouped by the chips they spent (the chips they started with, as the "
     "manifest records, minus those left). Win shares per player count carry Wilson intervals; '× fair' is the win "
     "share over the fair share 1/P, pooled over player counts (bootstrap). Who spends is up to the strategy, so this "
-    "describes how spenders fare, not what a chip is worth: the chips sweep below measures that.")
+    "describes how spenders fare, not what a chip is worth: the chips sweep, where the experiments that differ only "
+    "in chips are compared, measures that.")
 
 
 # ---------------------------------------------------------------- the chips sweep

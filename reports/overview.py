@@ -29,7 +29,8 @@ def headlines(experiments: list[GameData]) -> dict[int, GameData]:
         marked = [data for data in played if data.headline]
         games = {data.experiment: data.rows.filter(data.rows["players"] == players)["game_id"].n_unique()
                  for data in played}
-        out[players] = max(marked or played, key=lambda data: (games[data.experiment], data.experiment))
+        by_name = sorted(marked or played, key=lambda data: data.experiment)  # of equal games, the first name
+        out[players] = max(by_name, key=lambda data: games[data.experiment])
     return out
 
 

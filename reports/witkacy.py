@@ -24,7 +24,8 @@ from reports.stats import ratio_ci, resampled_sums, wilson
 
 SECTION = "completed paintings, action tokens and the Advanced Variant"
 RESTRICTED = "-no-"  # "saboteur-no-gift" = saboteur that never uses the gift token
-BASIC_ONLY = "Experiments that play the Advanced Variant are left out here; it is compared with the basic game below."
+BASIC_ONLY = ("Experiments that play the Advanced Variant are left out here; it is compared with the basic game "
+              "where the game's experiments are compared.")
 NO_BASIC = "Every experiment here plays the Advanced Variant; this part describes the basic game."
 # Advanced against basic: name -> (words, numerator, denominator), summed over the games of a deal
 MEASURES = {"copies": ("completed copies per player", "copies", "seats"),
@@ -404,7 +405,7 @@ def use_chart(result: dict, data: GameData) -> Chart:
     ax.set_title(f"{data.title}: how often each strategy uses each action token")
     return save_chart(fig, data.out_dir, f"{data.slug}_action_use.png",
                       "The percentage of its games in which each strategy uses each action token (each may be used "
-                      "once a game), every experiment and player count together; 'all' is every player, strategies "
+                      "once a game), every player count of the experiment together; 'all' is every player, strategies "
                       "in order of win share. Intervals are in the table.")
 
 
