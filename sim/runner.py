@@ -191,8 +191,19 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _interruption(error: BaseException | None) -> BaseException | None:
+    """The SIGTERM or Ctrl-C behind an error, if any: joblib may fail on its way out when the signal lands while it
+    starts its workers ("cannot join thread before it is started"), and the user still stopped the run."""
+    while error is not None:
+        if isinstance(error, (_SigTerm, KeyboardInterrupt)):
+            return error
+        error = error.__context__
+    return None
+
+
 def _explained(error: BaseException, directory: Path, kept: int) -> AtelierError | None:
     """The error as the user should read it, saying what became of the results folder; None for a bug."""
+    error = _interruption(error) or error
     outcome = (f"{kept} finished part(s) kept in {directory}; the same command resumes the run" if kept
                else "no results were written")
     if isinstance(error, _SigTerm):

@@ -512,3 +512,18 @@ def test_a_report_writes_nothing_outside_out(write_toml, tmp_path: Path) -> None
     assert (report / "index.html").is_file()
     assert list(home.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["exp.toml", "home", results_dir.name, report.name])
+
+
+def test_an_error_joblib_raises_while_a_sigterm_stops_it_still_reads_as_terminated(tmp_path: Path) -> None:
+    """A SIGTERM that lands while joblib starts its workers makes joblib's clean-up fail ("cannot join thread before
+    it is started", seen on a busy machine); the run was still terminated, and says so in one line."""
+    try:
+        try:
+            raise runner._SigTerm
+        except runner._SigTerm:
+            raise RuntimeError("cannot join thread before it is started") from None
+    except RuntimeError as error:
+        explained = runner._explained(error, tmp_path, 0)
+    assert isinstance(explained, runner.Terminated)
+    assert str(explained) == "terminated; no results were written"
+    assert runner._explained(RuntimeError("a bug"), tmp_path, 0) is None
