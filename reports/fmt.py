@@ -34,8 +34,8 @@ def pp_ci(lo: float, hi: float) -> str:
 
 
 def num(x: float, digits: int = 2) -> str:
-    """A plain number with fixed decimals."""
-    return f"{x:.{digits}f}"
+    """A plain number with fixed decimals ('–' for one the data cannot give)."""
+    return UNKNOWN if math.isnan(x) else f"{x:.{digits}f}"
 
 
 def num_ci(lo: float, hi: float, digits: int = 2) -> str:
