@@ -34,6 +34,7 @@ class GameData:
     memo: dict = field(default_factory=dict)  # results computed once and used by several analyses
     leading: bool = False  # the game's headline experiment at some player count (overview.headlines)
     alone: bool = True  # the game's only experiment: its section also says which comparisons it cannot make
+    draw: bool = True  # False: compute every analysis but draw no chart (`atelier report --json`)
 
     def computed(self, key: str, compute: Callable[[], Any]) -> Any:
         """`compute()`, once per data: a result that the page and findings.json both use."""
@@ -130,6 +131,14 @@ class GameData:
                 for (e,), g in sorted(self.rows.partition_by("experiment", as_dict=True).items())}
 
 
+def record(data: GameData, players: int, metric: str, estimate: float, low: float, high: float, games: int,
+           method: str, **about: Any) -> dict[str, Any]:
+    """One number of findings.json (reports/findings.py), its keys in the order the file writes them."""
+    return {"game": data.name, "experiment": data.experiment, "players": int(players), **about, "metric": metric,
+            "estimate": float(estimate), "low": float(low), "high": float(high), "games": int(games),
+            "method": method}
+
+
 def mean_ci(values, prefix: str = "") -> dict:
     """{prefix, prefix_lo, prefix_hi}: a mean with its percentile bootstrap interval ({mean, lo, hi} without)."""
     values = np.asarray(values, dtype=float)
@@ -173,7 +182,7 @@ class Analysis:
 
     def run(self, data: GameData, section: Section) -> None:
         """Compute, then add this analysis's blocks, finding, headline chart and caveats to section."""
-        drawn = self.chart is not None and (data.leading or not self.leading_only)
+        drawn = self.chart is not None and data.draw and (data.leading or not self.leading_only)
         if self.chart is not None and not drawn and not (self.tables or self.finding):
             return  # a chart alone, not drawn for this experiment
         result = self.compute(data)

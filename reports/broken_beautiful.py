@@ -5,21 +5,27 @@ Broken and Beautiful rows carry `rounds`, `ingots` (held at the end), `repaired`
 items at the end), `items` (items in the collection, broken ones counted) and `points_TYPE` for each scored type
 (they sum to `score`); the manifest's facts give the scored `types` and the `rounds` per player count. Strategies
 are named `base[@knob][-no-TYPE]`, e.g. "greedy", "hater@3", "greedy-no-teapot".
+
+Every interval is a cluster bootstrap over deals (matches in match mode), reports.stats.paired_ratio and
+paired_difference: the games of one deal share its cards, so they are not independent.
 """
+
+from itertools import pairwise
 
 import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
-from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels, save_chart
-from reports.fmt import at_counts, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
-from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import ratio_ci, resampled_sums, wilson
+from reports.analysis import GAME_KEY, Analysis, GameData, record
+from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels
+from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
+from reports.render import Chart, Finding, Table, est, table
+from reports.stats import cluster_unit, paired_difference, paired_ratio
 
-SECTION = "marker, card types, breakage, ingots and restricted play"
 PLURALS = {"tray": "serving trays", "box": "storage boxes"}
 RESTRICTED = "-no-"  # "greedy-no-teapot" = greedy that never keeps a teapot
+ONE = pl.lit(1.0)  # the weight of a mean per player (or per game)
+NAMES = {"mean": "Points per player", "edge": "Winner − others"}  # the measures of the points-by-type finding
 
 
 def type_name(kind: str) -> str:
@@ -35,6 +41,72 @@ def scored_types(data: GameData) -> list[str]:
     """The scored card types in the manifest's order (every player count's), that have a points column."""
     kinds = [k for facts in data.facts["types"].to_list() for k in facts]
     return [k for k in dict.fromkeys(kinds) if f"points_{k}" in data.rows.columns]
+
+
+def cluster_columns(rows: pl.DataFrame) -> list[str]:
+    """The columns that name a row's cluster (reports.stats.clusters): deal, and match_id in match mode."""
+    return [c for c in ("deal", "match_id") if c in rows.columns]
+
+
+def games_at(data: GameData, players: int) -> int:
+    return data.rows.filter(pl.col("players") == players)["game_id"].n_unique()
+
+
+# ---------------------------------------------------------------- clustered estimates and their records
+
+
+def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]) -> pl.DataFrame:
+    """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
+    and NAME_hi: one cluster bootstrap over deals (matches in match mode) for every measure and group, the same
+    draw; with the group's games and the method."""
+    keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
+    named = pl.Enum(list(measures))  # an Enum groups faster than a string
+    long = pl.concat([rows.select(*keys, measure=pl.lit(name, named), value=value.cast(pl.Float64),
+                                  weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
+    found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
+    frame = None
+    for name in measures:
+        one = found.filter(pl.col("measure") == name).select(*by, "games", "method", **{
+            name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"})
+        frame = one if frame is None else frame.join(one.drop("games", "method"), on=by, maintain_order="left")
+    return frame
+
+
+def per_strategy(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]]) -> pl.DataFrame:
+    """Per player count and strategy, 'all' (every player) first: each measure NAME: (value, weight) as NAME,
+    NAME_lo and NAME_hi (clustered), with the games of the group and the method."""
+    everyone = pl.concat([rows.with_columns(strategy=pl.lit("all")), rows])
+    return clustered(everyone, measures, ["players", "strategy"]).sort("players", pl.col("strategy") != "all",
+                                                                        "strategy")
+
+
+def records(data: GameData, frame: pl.DataFrame, metric: str, name: str, **about: str) -> list[dict]:
+    """A record of findings.json for every row of frame: the estimate NAME with NAME_lo and NAME_hi; `about` maps a
+    record key to the column that gives it (type=, seat=)."""
+    return [record(data, r["players"], metric, r[name], r[f"{name}_lo"], r[f"{name}_hi"], r["games"], r["method"],
+                   **{key: r[column] for key, column in about.items()}) for r in frame.iter_rows(named=True)]
+
+
+def leaders(strategies: pl.DataFrame, name: str, every: list[int]) -> str:
+    """Per player count, the strategy with the highest NAME, and whether its interval lies above the next's:
+    'greedy at 2 and 3 players and banker at 4 players (not clearly above hater)'."""
+    phrases = {}
+    for (players,), group in sorted(strategies.partition_by("players", as_dict=True).items()):
+        top, *rest = group.sort(name, descending=True).iter_rows(named=True)
+        behind = rest and top[f"{name}_lo"] <= rest[0][f"{name}_hi"]
+        phrases[players] = top["strategy"] + (f" (not clearly above {rest[0]['strategy']})" if behind else "")
+    return by_phrase(phrases, every)
+
+
+def pool_make_up(rows: pl.DataFrame) -> str:
+    """How the strategies' games are made up, in words: the same deals or not, and whether a strategy ever faces
+    itself."""
+    per_deal = rows.group_by("players", "deal").agg(kinds=pl.col("strategy").n_unique())
+    pools = rows.group_by("players").agg(pool=pl.col("strategy").n_unique())
+    same = per_deal.join(pools, on="players").select((pl.col("kinds") == pl.col("pool")).all()).item()
+    itself = rows.group_by(*GAME_KEY, "strategy").len()["len"].max() > 1
+    return (f"every strategy plays {'the same deals' if same else 'partly different deals'}, against the others of "
+            f"the pool{' and sometimes itself' if itself else ', never against itself'}")
 
 
 # ---------------------------------------------------------------- the first player marker
@@ -66,91 +138,153 @@ def rounds_led_sentence(led: pl.DataFrame, _=None) -> str:
         parts.append(f"at {players} players {first} {'is' if len(more) == 1 else 'are'} first player in {counts[0]} "
                      f"of the {rounds} rounds, {rest} in {counts[-1]}")
     text = "; ".join(parts)
-    return ("Seat 0 holds the first player marker in round 1; the marker then passes clockwise every round. "
+    return ("Seat 0 holds the first player marker in round 1; the marker then passes to the next seat every round. "
             + text[0].upper() + text[1:] + ".")
 
 
 def marker_finding(led: pl.DataFrame, data: GameData) -> Finding:
+    """Which seats are first player in one round more than the others, at which player counts."""
     per_count = led.group_by("players").agg(rounds=pl.col("rounds").first(), led=pl.col("led").sort_by("seat"))
-    uneven = per_count.filter(pl.col("led").list.max() > pl.col("led").list.min())["players"].sort().to_list()
-    even = sorted(set(data.player_counts) - set(uneven))
-    text = (f"The marker gives seat 0 one round more as first player than the last seat at {at_counts(uneven)}"
-            if uneven else "Every seat is first player equally often at every player count")
-    text += f"; every seat leads equally at {at_counts(even)}." if uneven and even else "."
+    ahead: dict[str, list[int]] = {}
+    for players, each in per_count.select("players", "led").sort("players").iter_rows():
+        leading = each.count(max(each))
+        if leading < players:
+            ahead.setdefault("seat 0 is" if leading == 1 else f"seats 0–{leading - 1} are", []).append(players)
+    even = sorted(set(data.player_counts) - {p for counts in ahead.values() for p in counts})
+    clauses = [f"at {at_counts(counts)} {seats} first player in one round more than the other seats"
+               for seats, counts in ahead.items()]
+    clauses += [f"at {at_counts(even, data.player_counts)} every seat is first player equally often"] if even else []
+    text = "The marker starts at seat 0 and passes to the next seat every round, so " + "; ".join(clauses) + "."
     led_by_seat = ("Rounds as first player, by seat", "led", lambda led: ", ".join(map(str, led)))
     return Finding("First player marker.", text, table("", per_count.sort("players"), ("Players", "players"),
-                                                       ("Rounds", "rounds"), led_by_seat))
+                                                       ("Rounds", "rounds"), led_by_seat),
+                   tuple(marker_numbers(led, data)))
+
+
+def marker_numbers(led: pl.DataFrame, data: GameData) -> list[dict]:
+    """The rounds at each player count and each seat's rounds as first player (counts from the manifest's rules)."""
+    method = "count (the manifest's rounds; the marker passes to the next seat every round)"
+    out = []
+    for (players,), group in sorted(led.partition_by("players", as_dict=True).items()):
+        games, rounds = games_at(data, players), group["rounds"][0]
+        out.append(record(data, players, "rounds", rounds, rounds, rounds, games, method))
+        out += [record(data, players, "rounds_as_first_player", n, n, n, games, method, seat=seat)
+                for seat, n in group.select("seat", "led").iter_rows()]
+    return out
 
 
 # ---------------------------------------------------------------- points by type
 
 
-def type_points(rows: pl.DataFrame, kinds: list[str], by: list[str]) -> pl.DataFrame:
-    """Long frame: per group and card type, mean points per player (bootstrap) and share of all points."""
-    out = []
-    for key, group in groups(rows, by):
-        total = group["score"].sum()
-        for kind in kinds:
-            values = group[f"points_{kind}"].to_numpy()
-            share = values.sum() / total if total else float("nan")
-            out.append({**key, "type": kind, "players_n": group.height, **mean_ci(values), "share": share})
-    return pl.DataFrame(out)
+def by_type(rows: pl.DataFrame, kinds: list[str], keep: list[str]) -> pl.DataFrame:
+    """rows (with points_KIND columns) as one row per row and type: the columns keep, type and points."""
+    keys = [*dict.fromkeys([*keep, *cluster_columns(rows), "game_id"])]
+    return (rows.unpivot([f"points_{k}" for k in kinds], index=keys, variable_name="type", value_name="points")
+            .with_columns(type=pl.col("type").str.strip_prefix("points_")))
+
+
+def type_points(rows: pl.DataFrame, kinds: list[str], by: list[str], share: bool = True) -> pl.DataFrame:
+    """Long frame: per group of `by` and card type, the mean points per player from the type (mean, mean_lo,
+    mean_hi) and, with share, the type's share of all points (share, share_lo, share_hi), clustered."""
+    points = pl.col("points")
+    measures = {"mean": (points, ONE), **({"share": (points, pl.col("score"))} if share else {})}
+    return clustered(by_type(rows, kinds, [*by, "score"]), measures, [*by, "type"])
 
 
 def winner_edges(rows: pl.DataFrame, kinds: list[str], by: list[str]) -> pl.DataFrame:
     """Per group and type: in games with a single winner, the winner's points from the type minus the mean of the
-    other players' (bootstrap over games)."""
+    other players' (edge, edge_lo, edge_hi: clustered over the deals of those games)."""
     sole = rows.filter((pl.col("win").max() >= 1 - 1e-9).over(GAME_KEY))
+    if sole.is_empty():
+        return pl.DataFrame(schema={**{b: rows.schema[b] for b in by}, "type": pl.String, "games": pl.Int64,
+                                    "method": pl.String, "edge": pl.Float64, "edge_lo": pl.Float64,
+                                    "edge_hi": pl.Float64})
     won, lost = pl.col("win") >= 1 - 1e-9, pl.col("win") < 1 - 1e-9
     games = sole.group_by(GAME_KEY).agg(
-        players=pl.col("players").first(),
-        **{k: pl.col(f"points_{k}").filter(won).first() - pl.col(f"points_{k}").filter(lost).mean() for k in kinds})
-    return pl.DataFrame([{**key, "type": kind, "games": group.height, **mean_ci(group[kind].to_numpy(), "edge")}
-                         for key, group in groups(games, by) for kind in kinds])
+        pl.col(*by, *cluster_columns(rows)).first(),
+        **{f"points_{k}": pl.col(f"points_{k}").filter(won).first() - pl.col(f"points_{k}").filter(lost).mean()
+           for k in kinds})
+    return clustered(by_type(games, kinds, by), {"edge": (pl.col("points"), ONE)}, [*by, "type"])
 
 
 def card_types(data: GameData) -> dict:
     kinds, rows = scored_types(data), data.rows
-    return {"kinds": kinds, "by_count": type_points(rows, kinds, ["players"]), "pooled": type_points(rows, kinds, []),
-            "by_strategy": type_points(rows, kinds, ["players", "strategy"]),
-            "edges": winner_edges(rows, kinds, ["players"]), "pooled_edges": winner_edges(rows, kinds, [])}
+    return {"kinds": kinds, "by_count": type_points(rows, kinds, ["players"]),
+            "by_strategy": type_points(rows, kinds, ["players", "strategy"], share=False),
+            "edges": winner_edges(rows, kinds, ["players"])}
 
 
-def type_finding(result: dict, _) -> Finding:
-    """Which card types bring the points, and which winners score on."""
-    pooled = result["pooled"].join(result["pooled_edges"], on="type", how="left").sort("mean", descending=True)
-    top = pooled.head(3)
-    text = f"The most points come from {listing(plural(t) for t in top['type'])} (all player counts together)."
-    edges = pooled.filter(pl.col("edge").is_not_null())
-    if not edges.is_empty():
-        high, low = edges.sort("edge", descending=True).row(0, named=True), edges.sort("edge").row(0, named=True)
-        text += (f" Winners out-score the other players of their game most on {plural(high['type'])} and least on "
-                 f"{plural(low['type'])}" + ("; winners score less there than the others." if low["edge_hi"] < 0
-                                                else "."))
-    return Finding("Points by type.", text, table("", pooled, ("Type", "type", type_name),
-                                                  *est("Points per player", "mean", lo="lo", hi="hi"),
-                                                  ("Share of points", "share", pct), *est("Winner − others", "edge")))
+def type_phrase(means: pl.DataFrame, edges: pl.DataFrame) -> str:
+    """One player count's types, richest first (means), and winners' edges, largest first, in words; where two
+    neighbours' intervals overlap, it says so."""
+    top = means.head(4).to_dicts()
+    close = [f"{plural(a['type'])} and {plural(b['type'])}" for a, b in pairwise(top) if a["mean_lo"] <= b["mean_hi"]]
+    text = (f"the most points per player come from {listing(plural(r['type']) for r in top[:3])}"
+            + (f" ({'; '.join(close)} not clearly apart)" if close else ", each clearly ahead of the next"))
+    if edges.height < 2:
+        return text
+    (high, second), (low, above) = edges.head(2).to_dicts(), edges.tail(2).reverse().to_dicts()
+    most = plural(high["type"]) + ("" if high["edge_lo"] > second["edge_hi"] else f" or {plural(second['type'])}")
+    if low["edge_hi"] >= above["edge_lo"]:
+        least = f"{plural(low['type'])} or {plural(above['type'])}"
+    else:
+        least = plural(low["type"]) + (", where the winner scores less than the others" if low["edge_hi"] < 0 else "")
+    return (f"{text}; in games with a single winner, the winner out-scores the other players most on {most} and "
+            f"least on {least}")
+
+
+def type_finding(result: dict, data: GameData) -> Finding:
+    """Per player count: which card types bring the most points, and on which winners out-score the others most."""
+    by_count, edges = result["by_count"], result["edges"]
+    phrases = {players: type_phrase(group.sort("mean", descending=True),
+                                    edges.filter(pl.col("players") == players).sort("edge", descending=True))
+               for (players,), group in by_count.partition_by("players", as_dict=True).items()}
+    grouped: dict[str, list[int]] = {}
+    for players, phrase in sorted(phrases.items()):
+        grouped.setdefault(phrase, []).append(players)
+    text = " ".join(f"At {at_counts(counts, data.player_counts)} {phrase}." for phrase, counts in grouped.items())
+    numbers = (records(data, by_count, "points_per_player", "mean", type="type")
+               + records(data, edges, "winner_points_lead", "edge", type="type"))
+    return Finding("Points by type.", text, type_table(by_count, edges), tuple(numbers))
+
+
+def type_table(by_count: pl.DataFrame, edges: pl.DataFrame) -> Table:
+    """One row per type, richest first at the first player count; per player count its points per player and the
+    winner's lead on it, each with its interval."""
+    counts = by_count["players"].unique().sort().to_list()
+    joined = by_count.join(edges.drop("games", "method"), on=["players", "type"], how="left")
+    cells = {(r["players"], r["type"]): r for r in joined.iter_rows(named=True)}
+    order = by_count.filter(pl.col("players") == counts[0]).sort("mean", descending=True)["type"].to_list()
+
+    def cell(r: dict | None, name: str) -> str:
+        return "–" if r is None or r[name] is None else f"{num(r[name])} ({num_ci(r[f'{name}_lo'], r[f'{name}_hi'])})"
+
+    rows = [{"type": kind, **{f"{name}{p}": cell(cells.get((p, kind)), name) for p in counts for name in NAMES}}
+            for kind in order]
+    return table("", rows, ("Type", "type", type_name),
+                 *((f"{header}, {p} players (95% CI)", f"{name}{p}") for p in counts for name, header in NAMES.items()))
 
 
 def type_tables(result: dict, data: GameData) -> list:
     index = {t: i for i, t in enumerate(result["kinds"])}
-    joined = sorted(result["by_count"].join(result["edges"], on=["players", "type"], how="left").iter_rows(named=True),
+    joined = sorted(result["by_count"].join(result["edges"].drop("games", "method"), on=["players", "type"],
+                                            how="left").iter_rows(named=True),
                     key=lambda r: (r["players"], index[r["type"]]))
     per_strategy = result["by_strategy"]
-    below, above = per_strategy["mean"] - per_strategy["lo"], per_strategy["hi"] - per_strategy["mean"]
+    below, above = per_strategy["mean"] - per_strategy["mean_lo"], per_strategy["mean_hi"] - per_strategy["mean"]
     half = float(np.nanmax(np.maximum(below.to_numpy(), above.to_numpy())))
     means = {(r["players"], r["strategy"], r["type"]): r["mean"] for r in per_strategy.iter_rows(named=True)}
     rank = {s: i for i, s in enumerate(data.order)}
     keys = sorted({(p, s) for p, s, _ in means}, key=lambda k: (k[0], rank.get(k[1], len(rank))))
     kinds = result["kinds"]
     return [
-        table("Points by card type and player count (all strategies together)", joined, ("Players", "players"),
-              ("Type", "type", type_name), ("Mean points per player", "mean", num),
-              ("95% CI (bootstrap)", ("lo", "hi"), num_ci), ("Share of points", "share", pct),
-              ("Winner − others (same game)", "edge", num), ("95% CI (bootstrap)", ("edge_lo", "edge_hi"), num_ci)),
-        table(f"Mean points per player by strategy and card type (every mean's 95% bootstrap interval lies within "
-              f"±{num(half)} points of it)", [{"p": p, "s": s} for p, s in keys], ("Players", "p"), ("Strategy", "s"),
-              *((type_name(t), lambda r, t=t: num(means[(r["p"], r["s"], t)], 1)) for t in kinds),
+        table("Points by card type and player count (all strategies together; 95% cluster-bootstrap intervals over "
+              "deals)", joined, ("Players", "players"), ("Type", "type", type_name),
+              *est("Mean points per player", "mean"), *est("Share of points", "share", pct, pct_ci),
+              *est("Winner − others (same game)", "edge")),
+        table(f"Mean points per player by strategy and card type (every mean's 95% cluster-bootstrap interval lies "
+              f"within ±{num(half)} points of it)", [{"p": p, "s": s} for p, s in keys], ("Players", "p"),
+              ("Strategy", "s"), *((type_name(t), lambda r, t=t: num(means[(r["p"], r["s"], t)], 1)) for t in kinds),
               ("Total", lambda r: num(sum(means[(r["p"], r["s"], t)] for t in kinds), 1))),
     ]
 
@@ -182,42 +316,42 @@ def type_points_chart(result: dict, data: GameData) -> Chart:
 
 
 def breakage_rates(data: GameData) -> pl.DataFrame:
-    """Per player count and strategy (and 'all'): broken and repaired items per player (bootstrap), the share
-    of kept items that end broken and the share of breakages mended (ratios, bootstrap over players)."""
-    out = []
-    for key, group in with_all(data.rows):
-        broken, repaired, items = (group[c].to_numpy().astype(float) for c in ("broken", "repaired", "items"))
-        fixable = (repaired + broken).sum()
-        ended, mended = ratio_ci(broken, items), ratio_ci(repaired, repaired + broken)
-        out.append({**key, "n": group.height, **mean_ci(broken, "broken"), **mean_ci(repaired, "repaired"),
-                    "ended_broken": broken.sum() / items.sum() if items.sum() else float("nan"),
-                    "ended_lo": ended[0], "ended_hi": ended[1], "mended_lo": mended[0], "mended_hi": mended[1],
-                    "mended": repaired.sum() / fixable if fixable else float("nan")})
-    return pl.DataFrame(out)
+    """Per player count and strategy ('all' first): broken and repaired items per player, the share of kept items
+    that end broken and the share of breakages mended, each clustered."""
+    broken, repaired, items = pl.col("broken"), pl.col("repaired"), pl.col("items")
+    return per_strategy(data.rows, {"broken": (broken, ONE), "repaired": (repaired, ONE),
+                                    "ended_broken": (broken, items), "mended": (repaired, repaired + broken)})
+
+
+def by_count(counts: list[int]) -> str:
+    """', depending on the player count' where there are several."""
+    return ", depending on the player count" if len(counts) > 1 else ""
 
 
 def breakage_finding(breakage: pl.DataFrame, data: GameData) -> Finding:
-    """How much breaks and how much is mended, per player count in the table; who repairs most."""
+    """How much breaks and how much is mended, per player count; which strategy repairs most."""
     overall = breakage.filter(pl.col("strategy") == "all").sort("players")
-    text = (f"{spread(overall['ended_broken']).capitalize()} of kept items end the game broken and "
-            f"{spread(overall['mended'])} of the items that broke are mended, by player count.")
+    counts = overall["players"].to_list()
+    text = (f"At {at_counts(counts)} {spread(overall['ended_broken'])} of kept items end the game broken and "
+            f"{spread(overall['mended'])} of the items that broke are mended{by_count(counts)}.")
     strategies = breakage.filter(pl.col("strategy") != "all")
     if strategies["strategy"].n_unique() > 1:
-        most = strategies.sort("repaired", descending=True).row(0, named=True)
-        text += (f" Most repairs: {most['strategy']}, {num(most['repaired'])} items per player at "
-                 f"{most['players']} players, the most of any strategy at any player count.")
+        text += (f" Most repairs per player: {leaders(strategies, 'repaired', data.player_counts)} "
+                 f"({pool_make_up(data.rows)}).")
+    numbers = (records(data, overall, "kept_items_broken_share", "ended_broken")
+               + records(data, overall, "breakages_mended_share", "mended")
+               + records(data, overall, "repairs_per_player", "repaired"))
     return Finding("Breakage and repair.", text, table("", overall, ("Players", "players"),
-                                                       *est("Kept items ending broken", "ended_broken", pct, pct_ci,
-                                                            "ended_lo", "ended_hi"),
+                                                       *est("Kept items ending broken", "ended_broken", pct, pct_ci),
                                                        *est("Breakages mended", "mended", pct, pct_ci),
-                                                       ("Repairs per player", "repaired", num)))
+                                                       *est("Repairs per player", "repaired")), tuple(numbers))
 
 
 def breakage_table(breakage: pl.DataFrame, _) -> list:
-    return [table("Breakage and repair by player count and strategy ('all' = every player)", breakage,
-                  ("Players", "players"), ("Strategy", "strategy"), ("Player results", "n", count),
-                  *est("Broken at end", "broken"), *est("Repaired", "repaired"),
-                  *est("Kept items ending broken", "ended_broken", pct, pct_ci, "ended_lo", "ended_hi"),
+    return [table("Breakage and repair by player count and strategy ('all' = every player; 95% cluster-bootstrap "
+                  "intervals over deals)", breakage, ("Players", "players"), ("Strategy", "strategy"),
+                  ("Games", "games", count), *est("Broken at end", "broken"), *est("Repaired", "repaired"),
+                  *est("Kept items ending broken", "ended_broken", pct, pct_ci),
                   *est("Breakages mended", "mended", pct, pct_ci))]
 
 
@@ -228,13 +362,13 @@ def breakage_chart(breakage: pl.DataFrame, data: GameData) -> Chart:
     for ax, players in zip(axes, counts):
         panel = aligned(breakage.filter(pl.col("players") == players), "strategy", labels)
         bars_with_ci(ax, labels, {
-            "kept items that end broken": (panel["ended_broken"], panel["ended_lo"], panel["ended_hi"]),
+            "kept items that end broken": (panel["ended_broken"], panel["ended_broken_lo"], panel["ended_broken_hi"]),
             "broken items that were mended": (panel["mended"], panel["mended_lo"], panel["mended_hi"])},
             horizontal=True)
         ax.set_xlim(0, 1)
         ax.set(title=f"{players} players", xlabel="Share of items")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[-1], f"{data.title}: breakage and repair (95% bootstrap intervals)",
+    return finished_chart(fig, axes[-1], f"{data.title}: breakage and repair (95% cluster-bootstrap intervals)",
                           data.out_dir, f"{data.slug}_breakage.png",
                           "Per strategy and player count: the share of kept items that are broken at the end of the "
                           "game, and the share of the items that broke which were repaired; 'all' is every player.")
@@ -244,44 +378,44 @@ def breakage_chart(breakage: pl.DataFrame, data: GameData) -> Chart:
 
 
 def ingot_flow(data: GameData) -> pl.DataFrame:
-    """Per player count and strategy (and 'all'): ingots held at the end, how many sit beside a scoring
-    storage box, the share of players scoring a box (Wilson) and their box points (bootstrap)."""
-    out = []
-    for key, group in with_all(data.rows):
-        ingots = group["ingots"].to_numpy().astype(float)
-        box = group["points_box"].to_numpy().astype(float) if "points_box" in group.columns else np.zeros_like(ingots)
-        boxed = box > 0
-        lo, hi = wilson(boxed.sum(), boxed.size)
-        out.append({**key, "n": group.height, **mean_ci(ingots, "ingots"),
-                    "boxed_ingots": float((ingots * boxed).mean()), **mean_ci(ingots * ~boxed, "idle"),
-                    "box_share": float(boxed.mean()), "box_lo": lo, "box_hi": hi, **mean_ci(box, "box_points")})
-    return pl.DataFrame(out)
+    """Per player count and strategy ('all' first): ingots held at the end, those held with no scoring storage box
+    (per player, and as a share of the ingots), the share of players scoring a box and their box points; clustered.
+    boxed_ingots: the ingots per player held beside a scoring box."""
+    box = pl.col("points_box") if "points_box" in data.rows.columns else pl.lit(0)
+    ingots = pl.col("ingots")
+    idle = pl.when(box > 0).then(0).otherwise(ingots)
+    flow = per_strategy(data.rows, {"ingots": (ingots, ONE), "idle": (idle, ONE), "idle_share": (idle, ingots),
+                                    "box_share": (box > 0, ONE), "box_points": (box, ONE)})
+    return flow.with_columns(boxed_ingots=pl.col("ingots") - pl.col("idle"))
 
 
-def ingot_finding(ingots: pl.DataFrame, _) -> Finding:
-    """The ingots left at the end and what storage boxes make of them."""
+def ingot_finding(ingots: pl.DataFrame, data: GameData) -> Finding:
+    """The ingots left at the end and how many of them no storage box scores, per player count; who keeps most."""
     overall = ingots.filter(pl.col("strategy") == "all").sort("players")
-    idle = float(overall["idle"].sum() / overall["ingots"].sum()) if overall["ingots"].sum() else float("nan")
-    text = (f"Players end the game holding {spread(overall['ingots'], num)} ingots each, by player count; "
-            f"{pct(idle)} of them with no storage box to score them.")
+    counts = overall["players"].to_list()
+    text = (f"A player ends the game holding {spread(overall['ingots'], num)} ingots on average at "
+            f"{at_counts(counts)}{by_count(counts)}; {spread(overall['idle_share'])} of those ingots are held by "
+            "players with no scoring storage box, so they score nothing.")
     strategies = ingots.filter(pl.col("strategy") != "all")
     if strategies["strategy"].n_unique() > 1:
-        most = strategies.sort("ingots", descending=True).row(0, named=True)
-        text += (f" Most ingots left: {most['strategy']}, {num(most['ingots'])} per player at {most['players']} "
-                 "players, the most of any strategy at any player count.")
+        text += (f" Most ingots left per player: {leaders(strategies, 'ingots', data.player_counts)} "
+                 f"({pool_make_up(data.rows)}).")
+    numbers = (records(data, overall, "ingots_per_player", "ingots")
+               + records(data, overall, "ingots_without_box_share", "idle_share")
+               + records(data, overall, "box_scoring_share", "box_share"))
     return Finding("Ingots held at the end.", text, table("", overall, ("Players", "players"),
                                                           *est("Ingots per player", "ingots"),
-                                                          ("With no scoring box", "idle", num),
-                                                          *est("Players scoring a box", "box_share", pct, pct_ci,
-                                                               "box_lo", "box_hi")))
+                                                          *est("Of them, held with no scoring box", "idle_share",
+                                                               pct, pct_ci),
+                                                          *est("Players scoring a box", "box_share", pct, pct_ci)),
+                   tuple(numbers))
 
 
 def ingot_table(ingots: pl.DataFrame, _) -> list:
-    return [table("Ingots held at the end, and storage boxes ('all' = every player)", ingots, ("Players", "players"),
-                  ("Strategy", "strategy"), ("Player results", "n", count), *est("Ingots at end", "ingots"),
-                  *est("Without a scoring box", "idle"),
-                  *est("Scores a storage box", "box_share", pct, pct_ci, "box_lo", "box_hi"),
-                  *est("Box points", "box_points"))]
+    return [table("Ingots held at the end, and storage boxes ('all' = every player; 95% cluster-bootstrap intervals "
+                  "over deals)", ingots, ("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count),
+                  *est("Ingots at end", "ingots"), *est("Held with no scoring box", "idle"),
+                  *est("Scores a storage box", "box_share", pct, pct_ci), *est("Box points", "box_points"))]
 
 
 def ingot_chart(ingots: pl.DataFrame, data: GameData) -> Chart:
@@ -302,8 +436,8 @@ def ingot_chart(ingots: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[-1], f"{data.title}: ingots left at the end of the game",
                           data.out_dir, f"{data.slug}_ingots.png",
                           "Mean ingots per player at the end of the game, split by whether the player scores a "
-                          "storage box (which counts ingots, up to a cap); error bars are 95% bootstrap intervals on "
-                          "the total.")
+                          "storage box (which counts ingots, up to a cap); error bars are 95% cluster-bootstrap "
+                          "intervals on the total.")
 
 
 # ---------------------------------------------------------------- restricted play
@@ -317,149 +451,205 @@ def restricted_variants(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def restricted_play(rows: pl.DataFrame, variants: pl.DataFrame) -> pl.DataFrame:
-    """Each variant's win share against its base's, per player count and 'all', in the experiments where both
-    played at that player count (so both faced the same pool of opponents).
-
-    Shares pool those (experiment, player count) strata, each weighted by the variant's games in it; the base
-    is standardised to the same weights. A single stratum's shares carry Wilson intervals; standardised base
-    shares and every difference (variant − base) carry percentile bootstrap intervals that resample whole
-    games within each stratum, so a variant and its base at the same table move together."""
-    seats = rows.group_by(*GAME_KEY, "players", "strategy").agg(wins=pl.col("win").sum(), seats=pl.len())
+    """Each variant against its base in every experiment and player count where both played (never pooled): the
+    difference of their win shares, variant − base, with its paired interval (a cluster bootstrap over deals,
+    matches in match mode: reports.stats.paired_difference) and the unpaired one beside it; and how their games
+    are made up (make_up)."""
     out = []
-    for variant, base, banned in variants.iter_rows():
-        pair = seats.filter(pl.col("strategy").is_in([variant, base]))
-        both = (pair.group_by("experiment", "players").agg(kinds=pl.col("strategy").n_unique())
-                .filter(pl.col("kinds") == 2).sort("players", "experiment"))
-        strata = [restricted_stratum(pair.filter((pl.col("experiment") == e) & (pl.col("players") == p)), variant,
-                                     base, i) for i, (e, p, _) in enumerate(both.iter_rows())]
-        names = {"strategy": variant, "base": base, "banned": banned}
-        if not strata:
-            out.append({"players": "all", **names, "counts": 0, "games": 0})
-            continue
-        counts = sorted({s["players"] for s in strata})
-        pooled = [("all", strata)] + [(str(p), [s for s in strata if s["players"] == p]) for p in counts]
-        out += [{"players": label, **names, "counts": len(counts), **combine_strata(group)} for label, group in pooled]
+    for (experiment, players), stratum in sorted(rows.partition_by("experiment", "players", as_dict=True).items()):
+        present = set(stratum["strategy"].unique())
+        for variant, base, banned in variants.iter_rows():
+            if variant in present and base in present:
+                difference = paired_difference(stratum, pl.col("strategy") == variant, pl.col("strategy") == base)
+                out.append({"experiment": experiment, "players": players, "strategy": variant, "base": base,
+                            "banned": banned, **difference, **make_up(stratum, variant, base)})
     return pl.DataFrame(out)
 
 
-def restricted_stratum(pair: pl.DataFrame, variant: str, base: str, seed: int) -> dict:
-    """One (experiment, player count): the variant's and base's wins and seats, and bootstrap shares."""
-    is_v, is_b = pl.col("strategy") == variant, pl.col("strategy") == base
-    games = (pair.group_by(GAME_KEY).agg(vw=pl.col("wins").filter(is_v).sum(), vn=pl.col("seats").filter(is_v).sum(),
-                                         bw=pl.col("wins").filter(is_b).sum(), bn=pl.col("seats").filter(is_b).sum())
-             .select("vw", "vn", "bw", "bn").to_numpy().astype(float))
-    sums = resampled_sums(games, seed=seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot_v, boot_b = sums[:, 0] / sums[:, 1], sums[:, 2] / sums[:, 3]
-    vw, vn, bw, bn = games.sum(axis=0)
-    return {"players": int(pair["players"][0]), "vw": vw, "vn": vn, "bw": bw, "bn": bn, "boot_v": boot_v,
-            "boot_b": boot_b}
+def make_up(stratum: pl.DataFrame, variant: str, base: str) -> dict:
+    """How a variant's games and its base's are made up: same_deals (both play exactly the same deals),
+    faces_itself (some game seats the variant, or the base, twice); base_met, the share of the variant's opponent
+    seats that the base holds, and variants_met, the share of the base's that its variants (BASE-no-*) hold; and
+    others: 'variants' where every other strategy of the stratum is a restricted variant, 'mixed' where some is
+    not, 'none' where there is none."""
+    pair = stratum.filter(pl.col("strategy").is_in([variant, base]))
+    deals = [set(pair.filter(pl.col("strategy") == s)["deal"]) for s in (variant, base)]
+    others = set(stratum["strategy"].unique()) - {variant, base}
+    return {"same_deals": deals[0] == deals[1],
+            "faces_itself": bool(pair.group_by(*GAME_KEY, "strategy").len()["len"].max() > 1),
+            "base_met": opponent_share(stratum, variant, pl.col("strategy") == base),
+            "variants_met": opponent_share(stratum, base, pl.col("strategy").str.starts_with(base + RESTRICTED)),
+            "others": "none" if not others else "variants" if all(RESTRICTED in s for s in others) else "mixed"}
 
 
-def combine_strata(strata: list[dict]) -> dict:
-    """Win shares of variant and base over strata weighted by the variant's games, and their difference."""
-    total = sum(s["vn"] for s in strata)
-    weights = [s["vn"] / total for s in strata]
-    share = sum(s["vw"] for s in strata) / total
-    base_share = sum(w * s["bw"] / s["bn"] for w, s in zip(weights, strata))
-    boot_b = sum(w * s["boot_b"] for w, s in zip(weights, strata))
-    boot_v = sum(w * s["boot_v"] for w, s in zip(weights, strata))
-    lo, hi = wilson(sum(s["vw"] for s in strata), total)
-    if len(strata) == 1:
-        base_lo, base_hi = wilson(strata[0]["bw"], strata[0]["bn"])
-    else:
-        base_lo, base_hi = (float(q) for q in np.nanquantile(boot_b, [0.025, 0.975]))
-    diff_lo, diff_hi = (float(q) for q in np.nanquantile(boot_v - boot_b, [0.025, 0.975]))
-    return {"games": int(total), "share": share, "lo": lo, "hi": hi, "base_games": int(sum(s["bn"] for s in strata)),
-            "base_share": base_share, "base_lo": base_lo, "base_hi": base_hi, "diff": share - base_share,
-            "diff_lo": diff_lo, "diff_hi": diff_hi}
+def opponent_share(stratum: pl.DataFrame, player: str, opponent: pl.Expr) -> float:
+    """The share of `player`'s opponent seats (the other seats of its games) that the rows matching `opponent` hold."""
+    held = opponent.cast(pl.Float64)
+    seats = stratum.select("strategy", met=held.sum().over(GAME_KEY) - held, opponents=pl.col("players") - 1)
+    mine = seats.filter(pl.col("strategy") == player)
+    return float(mine["met"].sum() / mine["opponents"].sum())
 
 
 def restricted(data: GameData) -> pl.DataFrame | None:
     """Restricted play, where some variant played beside its base (None otherwise: nothing to compare)."""
     variants = restricted_variants(data.rows)
     result = None if variants.is_empty() else restricted_play(data.rows, variants)
-    return result if result is not None and (result["games"] > 0).any() else None
+    return None if result is None or result.is_empty() else result
 
 
-def restricted_finding(result: pl.DataFrame, _) -> Finding:
-    """Which card types' removal changes each base strategy's win share most; the differences in the table."""
-    pooled = result.filter((pl.col("players") == "all") & (pl.col("games") > 0))
-    by_size = pooled.with_columns(size=pl.col("diff").abs()).sort("size", descending=True)
-    sentences = [restricted_sentence(base, group.to_dicts())
-                 for (base,), group in sorted(by_size.partition_by("base", as_dict=True, maintain_order=True).items())]
-    missing = result.filter(pl.col("games") == 0)["strategy"].to_list()
-    if missing:
-        sentences.append(f"No unrestricted base in the same experiment and player count for {', '.join(missing)}.")
-    return Finding("Restricted play (which card types matter).", " ".join(sentences), table(
-        "", by_size, ("Variant", "strategy"), ("Win share", "share", pct), ("Base's", "base_share", pct),
-        *est("Difference", "diff", pp, pp_ci), ("Clear?", ("diff_lo", "diff_hi"), lambda lo, hi: yes(clear(lo, hi)))))
+def restricted_finding(result: pl.DataFrame, data: GameData) -> Finding:
+    """Per player count and base: which card types' removal changes the base's win share (with intervals), how a
+    variant's games and its base's are made up, and how the paired intervals compare with the unpaired ones."""
+    ranked = by_size(result)
+    sentences = []
+    for (players, base), group in ranked.partition_by("players", "base", as_dict=True, maintain_order=True).items():
+        sentences += [restricted_sentence(players, base, group.to_dicts()), make_up_sentence(base, group),
+                      width_sentence(group, cluster_unit(data.rows))]
+    sentences += unmatched(data.rows)
+    return Finding("Restricted play (which card types matter).", " ".join(s for s in sentences if s), table(
+        "", ranked, ("Players", "players"), ("Variant", "strategy"), ("Base", "base"), ("Win share", "share_a", pct),
+        ("Base's", "share_b", pct), ("Difference", "estimate", pp), ("95% CI, paired", ("lo", "hi"), pp_ci),
+        ("95% CI, unpaired", ("lo_unpaired", "hi_unpaired"), pp_ci), ("Paired ÷ unpaired width", "width_ratio", num),
+        ("Clear?", ("lo", "hi"), lambda lo, hi: yes(clear(lo, hi)))), tuple(restricted_numbers(result, data)))
 
 
-def restricted_sentence(base: str, ranked: list[dict]) -> str:
-    """One base strategy's variants in two sentences: the largest change and its verdict; the other clear losses,
-    gains and no-changes."""
+def by_size(result: pl.DataFrame) -> pl.DataFrame:
+    """The differences by player count and base, largest change first."""
+    return (result.with_columns(size=pl.col("estimate").abs())
+            .sort("players", "base", "size", "strategy", descending=[False, False, True, False]))
+
+
+def magnitude(r: dict) -> tuple[float, float]:
+    """The interval of a difference's size |variant − base| (from 0 where the interval holds 0)."""
+    low, high = sorted((abs(r["lo"]), abs(r["hi"])))
+    return (low if clear(r["lo"], r["hi"]) else 0.0), high
+
+
+def restricted_sentence(players: int, base: str, ranked: list[dict]) -> str:
+    """One base strategy's variants at one player count: the largest change, its interval and verdict; then the
+    other clear losses, clear gains and unclear changes."""
     def kinds(rs: list[dict]) -> str:
         return listing(plural(r["banned"]) for r in rs)
 
     top = ranked[0]
-    if not any(clear(r["diff_lo"], r["diff_hi"]) for r in ranked):
-        return (f"No card type's removal changes {base}'s win share clearly; the largest change is without "
-                f"{kinds([top])}.")
-    verdict = (f"so {plural(top['banned'])} are worth wins to {base}" if top["diff"] < 0 else
-               f"so {base} does better without {plural(top['banned'])}: it overvalues them")
-    text = f"Leaving out {kinds([top])} changes {base}'s win share the most, {verdict}."
-    losses = [r for r in ranked[1:] if r["diff_hi"] < 0]
-    gains = [r for r in ranked[1:] if r["diff_lo"] > 0]
-    unclear = [r for r in ranked if not clear(r["diff_lo"], r["diff_hi"])]
-    rest = ([f"losses also without {kinds(losses)}"] if losses else []) + \
-        ([f"gains without {kinds(gains)} ({base} overvalues them)"] if gains else [])
-    if unclear:
-        text += (f" {'Clear ' + listing(rest) + '; w' if rest else 'W'}ithout {kinds(unclear)} there is no clear "
-                 f"change: they matter least to {base}.")
-    elif rest:
-        text += f" Clear {listing(rest)}."
-    return text
+    if any(np.isnan(r["lo"]) for r in ranked):
+        return f"At {players} players there are too few deals for an interval on {base}'s variants: no verdict."
+    interval = f"({pp(top['estimate'])}, {pp_ci(top['lo'], top['hi'])})"
+    opening = f"At {players} players {base} wins {pct(top['share_b'])} of its games"
+    if not any(clear(r["lo"], r["hi"]) for r in ranked):
+        return (f"{opening}, and no card type's removal changes that clearly; the largest change is without "
+                f"{kinds([top])} {interval}.")
+    largest = ("the most" if len(ranked) == 1 or magnitude(top)[0] > magnitude(ranked[1])[1] else
+               f"the most by its estimate, not clearly more than leaving out {kinds([ranked[1]])}")
+    verdict = (f"so {plural(top['banned'])} are worth wins to {base}" if top["hi"] < 0 else
+               f"so {base} wins more without them" if top["lo"] > 0 else "though that change is not clear")
+    text = f"{opening}; leaving out {kinds([top])} changes its win share {largest} {interval}, {verdict}."
+    losses = [r for r in ranked[1:] if r["hi"] < 0]
+    gains = [r for r in ranked[1:] if r["lo"] > 0]
+    unclear = [r for r in ranked[1:] if not clear(r["lo"], r["hi"])]
+    clauses = ([f"without {kinds(losses)} {base} also wins clearly less"] if losses else []) + \
+        ([f"without {kinds(gains)} {'clearly more' if losses else base + ' wins clearly more'}"] if gains else []) + \
+        ([f"without {kinds(unclear)} the change is not clear"] if unclear else [])
+    rest = "; ".join(clauses)
+    return text + (f" {rest[0].upper()}{rest[1:]}." if rest else "")
+
+
+def make_up_sentence(base: str, group: pl.DataFrame) -> str:
+    """How the games of one base's variants and of the base are made up, in words."""
+    deals = "on the same deals" if group["same_deals"].all() else "on partly different deals"
+    selves = "but some games seat one of them twice" if group["faces_itself"].any() else \
+        "but neither ever faces itself"
+    others = set(group["others"])
+    rest = ("" if others == {"none"} else "; their other opponents are other variants" if others == {"variants"}
+            else "; their other opponents are the pool's other strategies")
+    return (f"Each variant and {base} play in the same pool {deals}, {selves}: {base} holds "
+            f"{spread(group['base_met'])} of a variant's opponent seats and {base}'s variants hold "
+            f"{spread(group['variants_met'])} of {base}'s{rest}.")
+
+
+def width_sentence(group: pl.DataFrame, unit: str) -> str:
+    """How the paired intervals of one base's variants compare with the unpaired ones, in words."""
+    shown = group.filter(pl.col("width_ratio").is_not_nan())
+    if shown.is_empty():
+        return ""
+    wider, narrower = shown.filter(pl.col("width_ratio") > 1), shown.filter(pl.col("width_ratio") < 1)
+    unpaired = "the unpaired one (Newcombe, every game an independent sample)"
+    if narrower.is_empty():
+        return (f"Every paired interval is wider than {unpaired}: the difference varies from {unit} to {unit} "
+                "more than independent games would make it vary.")
+    if wider.is_empty():
+        return (f"Every paired interval is narrower than {unpaired}: a variant and its base play the same "
+                f"{unit}s, and pairing them takes the luck of the {unit} out of the difference.")
+    return (f"The paired interval is narrower than {unpaired} without {listing(plural(t) for t in narrower['banned'])}"
+            f" and wider without {listing(plural(t) for t in wider['banned'])}.")
+
+
+def unmatched(rows: pl.DataFrame) -> list[str]:
+    """A sentence for each player count where some variant played without its base."""
+    variants = restricted_variants(rows)
+    out = []
+    for players, strategies in rows.group_by("players").agg(pl.col("strategy").unique()).sort("players").iter_rows():
+        alone = [v for v, base, _ in variants.iter_rows() if v in strategies and base not in strategies]
+        out += [f"No unrestricted base at {players} players for {listing(alone)}."] if alone else []
+    return out
+
+
+def restricted_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
+    """Each difference variant − base, with its paired and unpaired intervals and both win shares; and whom each side
+    met (opponent_share, as a count)."""
+    out = []
+    for r in result.iter_rows(named=True):
+        variants = f"{r['base']}{RESTRICTED}TYPE"
+        out += [record(data, r["players"], "restricted_win_share_difference", r["estimate"], r["lo"], r["hi"],
+                       r["games"], r["method"], experiment=r["experiment"], strategy=r["strategy"], base=r["base"],
+                       banned=r["banned"], share_variant=r["share_a"], share_base=r["share_b"],
+                       low_unpaired=r["lo_unpaired"], high_unpaired=r["hi_unpaired"], width_ratio=r["width_ratio"],
+                       games_factor=r["games_factor"], method_unpaired=r["method_unpaired"])]
+        out += [record(data, r["players"], "opponent_share", share, share, share, games,
+                       "count: the share of the strategy's opponent seats that the opponent held",
+                       experiment=r["experiment"], strategy=player, opponent=opponent)
+                for share, player, opponent, games in ((r["base_met"], r["strategy"], r["base"], r["games_a"]),
+                                                       (r["variants_met"], r["base"], variants, r["games_b"]))]
+    return out
 
 
 def restricted_table(result: pl.DataFrame, _) -> list:
-    """Each variant against its base, per player count and pooled, biggest loss first."""
-    size = result.filter(pl.col("players") == "all").select("strategy", size=pl.col("diff").abs())
-    position = pl.when(pl.col("players") == "all").then(0).otherwise(pl.col("players").cast(pl.Int64, strict=False))
-    ordered = (result.join(size, on="strategy", how="left").with_columns(position=position)
-               .sort("base", "size", "strategy", "position", descending=[False, True, False, False], nulls_last=True)
-               .filter((pl.col("players") != "all") | (pl.col("counts") != 1)))  # with one count 'all' repeats it
-    return [table("Restricted play: win share of BASE-no-TYPE against BASE (difference = variant − base; 'all' "
-                  "standardises the base to the variant's player counts)", ordered, ("Players", "players"),
-                  ("Variant", "strategy"), ("Type never kept", "banned", type_name), ("Base", "base"),
-                  ("Variant games", "games", count), *share_ci("Variant wins"),
-                  *share_ci("Base wins", "base_share", "base_lo", "base_hi"), ("Difference", "diff", pp),
-                  ("95% CI (bootstrap)", ("diff_lo", "diff_hi"), pp_ci),
-                  ("Clear?", ("diff_lo", "diff_hi"), lambda lo, hi: yes(clear(lo, hi))))]
+    """Each variant against its base, per player count, largest change first."""
+    return [table("Restricted play: win share of BASE-no-TYPE against BASE (difference = variant − base; paired: a "
+                  "cluster bootstrap over deals, matches in match mode; unpaired: Newcombe, games as independent)",
+                  by_size(result), ("Players", "players"), ("Variant", "strategy"),
+                  ("Type never kept", "banned", type_name), ("Base", "base"), ("Variant games", "games_a", count),
+                  ("Base games", "games_b", count), ("Deals", "clusters", count), ("Variant wins", "share_a", pct),
+                  ("Base wins", "share_b", pct), ("Difference", "estimate", pp),
+                  ("95% CI, paired", ("lo", "hi"), pp_ci), ("95% CI, unpaired", ("lo_unpaired", "hi_unpaired"), pp_ci),
+                  ("Unpaired needs × the games", "games_factor", lambda f: num(f, 1)),
+                  ("Clear?", ("lo", "hi"), lambda lo, hi: yes(clear(lo, hi))))]
 
 
 def restricted_chart(result: pl.DataFrame, data: GameData) -> Chart:
-    """Horizontal bars: variant − base win share with 95% intervals; 'all' first, then each player count."""
-    shown = result.filter(pl.col("games") > 0)
-    order = (shown.filter(pl.col("players") == "all").with_columns(size=pl.col("diff").abs())
-             .sort("size", descending=True)["strategy"].to_list())
-    counts = sorted(p for p in shown["players"].unique() if p != "all")
-    labels = counts if len(counts) == 1 else ["all", *counts]
-    fig, axes = panels(len(labels), max(6.4, 3.2 * len(labels) + 2.2), 2.4 + 0.42 * len(order), sharey=True,
+    """Horizontal bars: variant − base win share with its paired and unpaired 95% intervals, one panel per player
+    count; largest change (at the first player count) first."""
+    ranked = by_size(result)
+    counts = ranked["players"].unique().sort().to_list()
+    order = ranked.filter(pl.col("players") == counts[0])["strategy"].to_list()
+    order += [s for s in ranked["strategy"].unique().sort() if s not in order]
+    fig, axes = panels(len(counts), max(6.4, 3.2 * len(counts) + 2.2), 2.4 + 0.42 * len(order), sharey=True,
                        sharex=True)
-    for ax, players in zip(axes, labels):
-        panel = aligned(shown.filter(pl.col("players") == players), "strategy", order)
-        bars_with_ci(ax, order, {"variant − base": (panel["diff"], panel["diff_lo"], panel["diff_hi"])},
+    for ax, players in zip(axes, counts):
+        panel = aligned(ranked.filter(pl.col("players") == players), "strategy", order)
+        bars_with_ci(ax, order, {"paired over deals": (panel["estimate"], panel["lo"], panel["hi"]),
+                                 "unpaired": (panel["estimate"], panel["lo_unpaired"], panel["hi_unpaired"])},
                      horizontal=True)
         ax.axvline(0, color="#555", linewidth=1.0)
-        ax.set_title("all player counts" if players == "all" else f"{players} players")
+        ax.set_title(f"{players} players")
         ax.set_xlabel("Win share: variant − base (pp)")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=""))
-    fig.suptitle(f"{data.title}: restricted play\nwin share of BASE-no-TYPE minus BASE (95% bootstrap intervals)")
-    return save_chart(fig, data.out_dir, f"{data.slug}_restricted_play.png",
-                      "How much each BASE-no-TYPE strategy's win share differs from its unrestricted BASE, in "
-                      "percentage points; bars left of zero mean the type is worth wins to that strategy. Largest "
-                      "change first.")
+    return finished_chart(fig, axes[-1], f"{data.title}: restricted play\nwin share of BASE-no-TYPE minus BASE "
+                          "(95% intervals)", data.out_dir, f"{data.slug}_restricted_play.png",
+                          "How much each BASE-no-TYPE strategy's win share differs from its unrestricted BASE's, in "
+                          "percentage points, with the paired interval (cluster bootstrap over deals) and the unpaired "
+                          "one (Newcombe) on the same estimate; bars left of zero mean the type is worth wins to that "
+                          "strategy. Largest change first.")
 
 
 def caveats(_, data: GameData) -> list[str]:
@@ -469,10 +659,12 @@ def caveats(_, data: GameData) -> list[str]:
     items = ("`items` counts broken items too (tie_items_count_broken = true)" if not off else
              f"`items` counts broken items too, except in {listing(off)} (tie_items_count_broken = false), where the "
              "share is of unbroken items instead")
-    return [f"{data.title}: restricted-play differences compare a variant with its base in the same pool of opponents, "
-            "but not the same opponents game by game (the variant never faces itself, the base never faces itself), "
-            "and they describe what the type is worth to that bot's way of playing, not to a person.",
-            f"{data.title}: for 'kept items that end broken', {items}."]
+    return [f"{data.title}: for 'kept items that end broken', {items}."]
+
+
+def restricted_caveats(_, data: GameData) -> list[str]:
+    return [f"{data.title}: restricted-play differences describe what a card type is worth to that bot's way of "
+            "playing, against that pool of bots, not what it is worth to a person."]
 
 
 ANALYSES = [
@@ -480,27 +672,30 @@ ANALYSES = [
     Analysis("Points by card type", card_types, chart=type_points_chart, tables=type_tables, finding=type_finding,
              intro="Where the points come from: the mean points per player from each card type (broken pottery "
                    "scores nothing). 'Winner − others' compares, within each game with a single winner, the winner's "
-                   "points from a type with the mean of the other players': the types winners score on."),
+                   "points from a type with the mean of the other players' points from it. Intervals resample deals "
+                   "(a cluster bootstrap), since the games of one deal share its cards.", leading_only=True),
     Analysis("Breakage and repair", breakage_rates, chart=breakage_chart, tables=breakage_table,
              finding=breakage_finding, caveats=caveats,
-             intro="Items are the cards kept in a collection (trays and boxes included; they never break). An item "
-                   "'ends broken' if it is broken and unrepaired at the end; of the items that broke, 'mended' is the "
-                   "share repaired (repaired items never break again). One leftover breaks every matching item at "
-                   "once, so the items of one collection break together: the intervals on these shares resample "
-                   "players, not items (bootstrap)."),
+             intro="Items are the cards kept in a collection (trays and boxes included; they never break). After "
+                   "each round's draft, the card left over and the top card of the deck each break every unbroken, "
+                   "never-repaired item of their type in every collection, so the items of one collection break "
+                   "together. An item 'ends broken' if it is broken and unrepaired at the end; of the items that "
+                   "broke, 'mended' is the share repaired (repaired items never break again). The intervals on these "
+                   "shares resample deals (a cluster bootstrap), not items.", leading_only=True),
     Analysis("Ingots", ingot_flow, chart=ingot_chart, tables=ingot_table, finding=ingot_finding,
              intro="Ingots held at the end of the game are worth nothing, except through a storage box (each box "
                    "scores its owner's ingots, up to a cap). A player 'scores a box' if the box points are above "
-                   "zero."),
+                   "zero.", leading_only=True),
     Analysis("Restricted play: which card types matter", restricted, chart=restricted_chart, tables=restricted_table,
-             finding=restricted_finding,
+             finding=restricted_finding, caveats=restricted_caveats,
              intro="A BASE-no-TYPE strategy plays like BASE but never keeps a card of TYPE (it sells it, or drafts "
-                   "something else). Its win share minus BASE's, counted only in the experiments and at the player "
-                   "counts where both played (so both faced the same pool of opponents), shows what the type is "
-                   "worth: a large loss means the type carries the strategy, no change means it is dead weight, a "
-                   "gain means BASE overvalues it. Intervals on the difference resample whole games (bootstrap), "
-                   "since a variant and its base often sit at the same table. Where several experiments or player "
-                   "counts are pooled, each weighs by the variant's games in it.",
+                   "something else). Its win share minus BASE's, in each experiment and player count where both "
+                   "played (never pooled over experiments or player counts), shows what the type is worth to BASE's "
+                   "way of playing: a clear loss means the type is worth wins to it, a clear gain that it wins more "
+                   "without the type. The interval of each difference is paired: a cluster bootstrap over deals "
+                   "(matches in match mode) that draws both win shares from the same resampled deals, a k-way tie's "
+                   "1/k of a win summed as it is. Beside it stands the unpaired interval (Newcombe), which treats "
+                   "every game as an independent sample.",
              absent="No restricted strategies (BASE-no-TYPE, e.g. greedy-no-teapot) took part in these experiments "
                     "beside their unrestricted BASE. Run experiments/broken_beautiful_restricted.toml to see how much "
                     "each card type is worth to a strategy."),

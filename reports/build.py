@@ -3,9 +3,10 @@ overview), a page per game, summary.md, findings.json (every number stated, as d
 
 Every experiment is analysed on its own: a number never pools experiments. Each gets the generic analyses
 (reports/generic.py), from its rows and manifest alone, and its game's own: reports/<game>.py, found by the game's
-name, lists them (SECTION, ANALYSES, and optionally COMPARED, its analyses across experiments, `numbers` for
-findings.json, `key_finding` and `rule_holes` for the overview). A game with several experiments also gets them
-compared side by side. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
+name, lists them (ANALYSES, and optionally COMPARED, its analyses across experiments, `numbers`, the
+records of what its overview row states, `key_finding` and `rule_holes` for the overview). A game with several
+experiments also gets them compared side by side. findings.json is the records every finding carries, and a
+game's `numbers`. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
 
 import json
@@ -24,10 +25,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reports import generic
-from reports.analysis import GAME_KEY, GameData, Section, run_section
+from reports.analysis import GAME_KEY, GameData, Section, record, run_section
 from reports.charts import chart_style
-from reports.findings import experiment_numbers, json_ready
-from reports.fmt import count, yes
+from reports.findings import json_ready, section_numbers
+from reports.fmt import count, listing, yes
 from reports.load import ResultsError, load_results
 from reports.overview import BOTS, bots_played, headlines, overview_row, overview_table
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
@@ -142,11 +143,13 @@ def check_results(rows: pl.DataFrame) -> None:
 
 
 def report_numbers(results_dir: Path) -> list[dict]:
-    """Every number the report states (findings.json), computed without drawing a chart."""
+    """Every number the report states (findings.json), computed without drawing a chart, the sections side by side."""
     rows, manifests = load_results(Path(results_dir))
     check_results(rows)
-    return json_ready([n for name, experiments in game_data(rows, manifests, Path(".")).items()
-                       for n in game_numbers(name, experiments)])
+    games = game_data(rows, manifests, Path("."))
+    sections = analysed(games, draw=False)
+    numbers = [game_numbers(name, experiments, sections[name]) for name, experiments in games.items()]
+    return json_ready([n for game in numbers for n in game])
 
 
 def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> dict[str, list[GameData]]:
@@ -169,64 +172,104 @@ def own_analyses(game: str) -> ModuleType | None:
     return import_module(name)
 
 
-def game_numbers(game: str, experiments: list[GameData]) -> list[dict]:
-    """Every number of every experiment of a game."""
+def game_numbers(game: str, experiments: list[GameData], sections: list[Section]) -> list[dict]:
+    """Every number the game's findings state, and those its overview rows state (the game's own `numbers`)."""
     own = getattr(own_analyses(game), "numbers", None)
-    return [n for data in experiments for n in experiment_numbers(data, own)]
+    return section_numbers(sections) + [n for data in experiments for n in (own(data) if own else [])]
 
 
 def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, progress: bool = False
                     ) -> tuple[Report, list[dict]]:
-    """Run every analysis, draw the charts into out_dir and collect the pages and the numbers. The games are
-    analysed side by side, one worker process each (up to the cores); `progress` shows a bar on stderr."""
+    """Run every analysis, draw the charts into out_dir and collect the pages and the numbers. The sections
+    (one per experiment, one per game comparing its experiments) are analysed side by side, one worker process per
+    core, the largest first; `progress` shows a bar on stderr."""
     games = game_data(rows, manifests, out_dir)
-    jobs = min(len(games), os.cpu_count() or 1)
-    work = [delayed(game_page)(name, experiments) for name, experiments in games.items()]
-    pages = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(work) if jobs > 1 else \
-        (job(*a, **k) for job, a, k in work)
-    columns = (TextColumn("report"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("games analysed"),
-               TimeElapsedColumn())
-    console = Console(stderr=True)
-    with Progress(*columns, console=console, disable=not (progress and console.is_terminal)) as bar:
-        task = bar.add_task("report", total=len(work))
-        analysed = []
-        for page in pages:
-            analysed.append(page)
-            bar.advance(task)
-    overview_rows = [row for _, _, game_rows in analysed for row in game_rows]
-    opening = [f"{count(rows.select(GAME_KEY).unique().height)} simulated games from {len(manifests)} experiment(s). "
-               "Each row below comes from one experiment, its game's headline one; every rate carries a 95% "
+    sections = analysed(games, progress)
+    pages, numbers, overview_rows = [], [], []
+    for name, experiments in games.items():
+        page, game_numbers_, game_rows = game_page(name, experiments, sections[name])
+        pages.append(page)
+        numbers += game_numbers_
+        overview_rows += game_rows
+    opening = ["Each row below comes from one experiment, its game's headline one; every rate carries a 95% "
                "confidence interval. Each game's page (linked above) answers every experiment's own question.",
                overview_table(overview_rows), BOTS,
-               bots_played({data[0].title: data for data in games.values()}), experiments_table(rows, manifests)]
+               bots_played({data[0].title: data for data in games.values()})]
     caveats = GENERAL_CAVEATS + incomplete_experiment_caveats(manifests)
+    played = f"{count(rows.select(GAME_KEY).unique().height)} simulated games from {len(manifests)} experiment(s)."
     overview = Page("index.html", "Balance report: " + ", ".join(d[0].title for d in games.values()), opening,
-                    caveats=caveats)
-    numbers = [n for _, game_numbers_, _ in analysed for n in game_numbers_]
-    return Report(overview.title, [overview, *(page for page, _, _ in analysed)]), numbers
+                    caveats=caveats, provenance=[played, experiments_table(rows, manifests)])
+    return Report(overview.title, [overview, *pages]), numbers
 
 
-def game_page(name: str, experiments: list[GameData]) -> tuple[Page, list[dict], list[dict]]:
+def analysed(games: dict[str, list[GameData]], progress: bool = False, draw: bool = True) -> dict[str, list[Section]]:
+    """Every game's sections (section_units), computed side by side; `draw` False draws no chart."""
+    plan = {name: section_units(name, experiments) for name, experiments in games.items()}
+    for data in (d for units in plan.values() for d in units):
+        data.draw = draw
+    done = iter(run_units([(name, data) for name, units in plan.items() for data in units], progress))
+    return {name: [next(done) for _ in units] for name, units in plan.items()}
+
+
+def run_units(units: list[tuple[str, GameData]], progress: bool) -> list[Section]:
+    """Each unit's section, in the order of units, computed and drawn in worker processes (the largest first)."""
+    largest_first = sorted(range(len(units)), key=lambda k: -units[k][1].rows.height)
+    work = [delayed(drawn_section)(*units[k]) for k in largest_first]
+    jobs = min(len(work), os.cpu_count() or 1)
+    done = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(work) if jobs > 1 else \
+        (job(*a, **k) for job, a, k in work)
+    columns = (TextColumn("report"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("sections analysed"),
+               TimeElapsedColumn())
+    console = Console(stderr=True)
+    out: dict[int, Section] = {}
+    with Progress(*columns, console=console, disable=not (progress and console.is_terminal)) as bar:
+        task = bar.add_task("report", total=len(work))
+        for k, section in zip(largest_first, done):
+            out[k] = section
+            bar.advance(task)
+    return [out[k] for k in range(len(units))]
+
+
+def drawn_section(name: str, data: GameData) -> Section:
+    """A unit's section with its charts drawn in the report's style."""
+    with matplotlib.rc_context(chart_style()):
+        return section_of(name, data)
+
+
+def game_page(name: str, experiments: list[GameData], sections: list[Section]) -> tuple[Page, list[dict], list[dict]]:
     """A game's page (a section per experiment, then the experiments compared), its numbers and its overview rows."""
-    module = own_analyses(name)
-    numbers = game_numbers(name, experiments)
+    numbers = game_numbers(name, experiments, sections)
     title = experiments[0].title
+    opening = [f"{title}: {len(experiments)} experiment(s), each answering its own question below, each from its "
+               "own games. Every table and chart of an experiment is one click away, under its findings."]
+    caveats = [c for section in sections for c in section.caveats]
+    module = own_analyses(name)
+    rows = [overview_row(data, players, numbers, module) for players, data in headlines(experiments).items()]
+    return Page(f"{name}.html", title, opening, sections, caveats), numbers, rows
+
+
+def section_units(name: str, experiments: list[GameData]) -> list[GameData]:
+    """What a game's sections are made of: each experiment, then, when there are several, all of them (data whose
+    `experiment` is None), to be compared."""
     for data in headlines(experiments).values():
         data.leading = True
     for data in experiments:
         data.alone = len(experiments) == 1
-    with matplotlib.rc_context(chart_style()):
-        sections = [experiment_section(data, module) for data in experiments]
-        if len(experiments) > 1:
-            everything = GameData(name, pl.concat([d.rows for d in experiments], how="diagonal_relaxed"),
-                                  [m for d in experiments for m in d.manifests], experiments[0].out_dir)
-            compared = generic.COMPARED + list(getattr(module, "COMPARED", []))
-            sections.append(run_section(f"{title}: the experiments compared", compared, everything))
-    opening = [f"{title}: {len(experiments)} experiment(s), each answering its own question below, each from its "
-               "own games. Every table and chart of an experiment is one click away, under its findings."]
-    caveats = [c for section in sections for c in section.caveats]
-    rows = [overview_row(data, players, numbers, module) for players, data in headlines(experiments).items()]
-    return Page(f"{name}.html", title, opening, sections, caveats), numbers, rows
+    if len(experiments) == 1:
+        return list(experiments)
+    everything = GameData(name, pl.concat([d.rows for d in experiments], how="diagonal_relaxed"),
+                          [m for d in experiments for m in d.manifests], experiments[0].out_dir,
+                          draw=experiments[0].draw)
+    return [*experiments, everything]
+
+
+def section_of(name: str, data: GameData) -> Section:
+    """The section of one experiment, or of a game's experiments compared."""
+    module = own_analyses(name)
+    if data.experiment is not None:
+        return experiment_section(data, module)
+    compared = generic.COMPARED + list(getattr(module, "COMPARED", []))
+    return run_section(f"{data.title}: the experiments compared", compared, data)
 
 
 def experiment_section(data: GameData, module: ModuleType | None) -> Section:
@@ -234,11 +277,18 @@ def experiment_section(data: GameData, module: ModuleType | None) -> Section:
     own = [*module.ANALYSES, *(getattr(module, "COMPARED", []) if data.alone else [])] if module else []
     analyses = generic.SEATS + generic.STRATEGIES + own
     section = run_section(data.question, analyses, data)
-    games = data.rows.select(GAME_KEY).unique().height
-    section.findings.insert(0, Finding("What was played.", f"Experiment {data.experiment}: {count(games)} games at "
-                                       f"{', '.join(map(str, data.player_counts))} players, strategies "
-                                       f"{data.pools()[data.experiment]}."))
+    section.findings.insert(0, what_was_played(data))
     return section
+
+
+def what_was_played(data: GameData) -> Finding:
+    """The experiment's games at each player count and its strategies."""
+    games = data.rows.group_by("players").agg(games=pl.col("game_id").n_unique()).sort("players")
+    counts = [f"{count(g)} games at {p} players" if i == 0 else f"{count(g)} at {p}"
+              for i, (p, g) in enumerate(games.iter_rows())]
+    numbers = [record(data, p, "games", g, g, g, g, "count of the games played") for p, g in games.iter_rows()]
+    return Finding("What was played.", f"Experiment {data.experiment}: {listing(counts)}; strategies "
+                   f"{data.pools()[data.experiment]}.", numbers=tuple(numbers))
 
 
 def experiments_table(rows: pl.DataFrame, manifests: list[dict]):

@@ -13,10 +13,10 @@ import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 from scipy.stats import chi2
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, p_value, pct, pct_ci, pp, pp_ci, yes
-from reports.handicap import fair_handicaps, recommend, seat_handicaps
+from reports.handicap import fair_handicaps, handicap_findings, recommend, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
 from reports.stats import bootstrap_mean_ci, paired_difference, paired_ratio, wilson, with_wilson
@@ -129,7 +129,23 @@ def seat_finding(result: dict, data: GameData) -> Finding:
                *est("Advantage", "advantage", pp, pp_ci),
                ("Best seat", lambda r: f"{r['best']} ({pct(r['best_share'])})" if r["clear"] else "–"),
                ("Worst seat", lambda r: f"{r['worst']} ({pct(r['worst_share'])})" if r["clear"] else "–")]
-    return Finding("Seat advantage.", text, table("", adv, *columns))
+    return Finding("Seat advantage.", text, table("", adv, *columns), tuple(seat_numbers(data)))
+
+
+def seat_numbers(data: GameData) -> list[dict]:
+    """Every seat's win share, and the start player's advantage (its share minus 1/P), at each player count; with
+    the unpaired (Wilson) interval beside the clustered one."""
+    out = []
+    for r in seat_win_shares(data.rows).iter_rows(named=True):
+        unpaired = {"low_unpaired": r["lo_unpaired"], "high_unpaired": r["hi_unpaired"]}
+        out.append(record(data, r["players"], "seat_win_share", r["share"], r["lo"], r["hi"], r["games"], r["method"],
+                          seat=r["seat"], fair=r["fair"], **unpaired))
+        if r["seat"] == 0:
+            fair = r["fair"]
+            out.append(record(data, r["players"], "start_advantage", r["share"] - fair, r["lo"] - fair,
+                              r["hi"] - fair, r["games"], r["method"], seat=0,
+                              **{k: v - fair for k, v in unpaired.items()}))
+    return out
 
 
 def strategy_seat_sentence(by_strategy: pl.DataFrame) -> str:
@@ -314,7 +330,22 @@ def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
         "", rows, ("Players", "players"), ("Seat", "seat"), ("Fair point", "points", points_words),
         ("Win share there", "estimate", pct), ("95% CI", ("low", "high"), pct_ci),
         ("Handicaps that could be fair", ("points_low", "points_high"),
-         lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")))
+         lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")), tuple(handicap_numbers(result, data)))
+
+
+def handicap_numbers(result: dict[int, dict], data: GameData) -> list[dict]:
+    """Every seat's win share under each handicap of its grid (metric `handicap`, with `points` and the seat's
+    `fair_point`), and every seat's share under the recommended compensation (`recommended`) and under each tie
+    rule tried (metric `compensated_win_share`)."""
+    out = []
+    for found in result.values():
+        best = found["recommended"]
+        out += [{"game": data.name, "experiment": data.experiment, **r} for r in handicap_findings(found["grid"])]
+        out += [{"game": data.name, "experiment": data.experiment, **r, "recommended": True} for r in best["shares"]]
+        if best["kind"] != "none":
+            out += [{"game": data.name, "experiment": data.experiment, **r} for r in best["without"]]
+        out += [{"game": data.name, "experiment": data.experiment, **r} for r in best["tie_rules"]]
+    return out
 
 
 def handicap_table(result: dict[int, dict], _) -> list[Table]:
@@ -374,7 +405,7 @@ def seat_experiment_finding(seats: pl.DataFrame, data: GameData) -> Finding:
     else:
         text = f"The start player's advantage does not differ clearly between experiments at {at_counts(shared)}."
     names = data.pools()
-    return Finding("Seat advantage by experiment.", text, table(
+    return Finding("Seat advantage by experiment.", text, table(  # its numbers: each experiment's start_advantage
         "", start.sort("players", "experiment"), ("Players", "players"),
         ("Experiment", lambda r: f"{r['experiment']} ({names[r['experiment']]})"),
         *est("Start player's advantage", "adv", pp, pp_ci)))
@@ -486,7 +517,7 @@ def strategy_finding(result: dict, data: GameData) -> Finding:
     and how much narrower than an unpaired one it is, and how the strongest fares head-to-head."""
     if result["matchups"] is None:
         return Finding("Strategy strength.", f"Only one strategy took part ({data.order[0]}), so there is nothing "
-                                             "to compare.")
+                                             "to compare.", numbers=tuple(strategy_numbers(result, data)))
     sentences = []
     for r in result["gaps"].iter_rows(named=True):
         sentences.append(
@@ -497,7 +528,22 @@ def strategy_finding(result: dict, data: GameData) -> Finding:
                *est("Gap", "estimate", pp, pp_ci, "lo", "hi"),
                ("Unpaired 95% CI", ("lo_unpaired", "hi_unpaired"), pp_ci),
                ("Unpaired needs × the games", "games_factor", lambda f: num(f, 1))]
-    return Finding("Strategy strength.", " ".join(sentences), table("", result["gaps"], *columns))
+    return Finding("Strategy strength.", " ".join(sentences), table("", result["gaps"], *columns),
+                   tuple(strategy_numbers(result, data)))
+
+
+def strategy_numbers(result: dict, data: GameData) -> list[dict]:
+    """Every strategy's win share at each player count (games where two strategies or more met), and the
+    strongest's lead over the weakest with its paired and unpaired intervals and each side's share."""
+    out = [record(data, r["players"], "strategy_win_share", r["share"], r["lo"], r["hi"], r["games"], r["method"],
+                  strategy=r["strategy"], fair=r["fair"])
+           for r in result["per_count"].sort("players", "strategy").iter_rows(named=True)]
+    out += [record(data, r["players"], "strategy_gap", r["estimate"], r["lo"], r["hi"], r["games"], r["method"],
+                   strategy=[r["best"], r["worst"]], share_a=r["share_a"], share_b=r["share_b"],
+                   low_unpaired=r["lo_unpaired"], high_unpaired=r["hi_unpaired"], width_ratio=r["width_ratio"],
+                   games_factor=r["games_factor"])
+            for r in result["gaps"].iter_rows(named=True)]
+    return out
 
 
 def strategy_tables(result: dict, _) -> list:
@@ -532,9 +578,11 @@ def rating_finding(result: dict[int, dict], data: GameData) -> Finding:
                  if clear_cycles else "; no strategy triangle beats itself in a circle") + "."
         sentences.append(text)
     rows = [{"players": p, **r} for p, found in result.items() for r in found["ratings"].iter_rows(named=True)]
+    numbers = [record(data, r["players"], "rating", r["rating"], r["lo"], r["hi"], r["games"], r["method"],
+                      strategy=r["strategy"]) for r in rows]
     return Finding("Ratings.", " ".join(sentences), table(
         "", rows, ("Players", "players"), ("Strategy", "strategy"), ("Rating (Elo)", "rating", lambda x: f"{x:+.0f}"),
-        ("95% CI", ("lo", "hi"), lambda lo, hi: f"{lo:+.0f} to {hi:+.0f}")))
+        ("95% CI", ("lo", "hi"), lambda lo, hi: f"{lo:+.0f} to {hi:+.0f}")), tuple(numbers))
 
 
 def cycle_table(result: dict[int, dict], _) -> list:

@@ -7,6 +7,9 @@ same on every row of a game: every hole was full and nobody with tiles had a boa
 scored there); newer results also carry `board_q` / `board_r`, the axial position of every board the seat placed.
 The manifest's facts give the colours in play, `tiles_each` (tiles a player places in a full game), `boards_each`,
 `whites_each` and the `starting_boards`. Games with the same `deal` are the same game under different seatings.
+
+Every interval is a cluster bootstrap over deals (matches in match mode): the games of one deal share its random
+numbers, and the rows of one game its board, so neither is independent.
 """
 
 import math
@@ -17,16 +20,75 @@ import polars as pl
 from matplotlib.patches import RegularPolygon
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
-from reports.findings import record, select
-from reports.fmt import at_counts, count, listing, num, pct, pct_ci, pp, pp_ci, spread
+from reports.findings import select
+from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, pp_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import ratio_ci, resampled_sums, wilson, with_wilson
+from reports.stats import (
+    MIN_CLUSTERS,
+    cluster_codes,
+    cluster_resampled_sums,
+    cluster_unit,
+    group_codes,
+    paired_ratio,
+    per_cluster,
+    percentile_interval,
+    resampled_sums,
+)
 
-SECTION = "points, rotation, stalls and boards"
 ROTATOR, BASE = "rotator", "greedy"  # rotator plays exactly like greedy but turns the boards it scores
-KEEPS = 0.005  # a strategy 'keeps boards back' if more of its players than this end with a board unplaced
+KEEPS = 0.005  # a strategy leaves boards unplaced if, at some player count, more of its players end so than this
+N_BOOT = 2000  # resamples of every cluster bootstrap here
+ONE = pl.lit(1.0)  # the weight of a mean per row
+UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster in words (stats.cluster_unit)
+Measures = dict[str, tuple[pl.Expr, pl.Expr]]  # name: (value, weight), a ratio sum(value) / sum(weight)
+
+
+# ---------------------------------------------------------------- intervals
+
+
+def cluster_columns(rows: pl.DataFrame) -> list[str]:
+    """The columns that name a row's cluster (stats.clusters): deal, and match_id in match mode."""
+    return [c for c in ("deal", "match_id") if c in rows.columns]
+
+
+def clustered(rows: pl.DataFrame, measures: Measures, by: list[str], within: list[str]) -> pl.DataFrame:
+    """Per group of `within` and `by`, each measure NAME: (value, weight) as sum(value) / sum(weight) in NAME, with
+    NAME_lo and NAME_hi its cluster bootstrap interval over deals (matches in match mode; stats.paired_ratio), and
+    the group's games. Every group of `within` (which holds players: the deals of one player count are not another's)
+    is resampled apart, its measures and groups of `by` with the same draw."""
+    keys = [*cluster_columns(rows), "game_id", *by]
+    frames = []
+    for key, group in groups(rows, within):
+        long = pl.concat([group.select(*keys, measure=pl.lit(name), value=value.cast(pl.Float64),
+                                       weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
+        found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"], N_BOOT)
+        # every measure has the groups of `by` that the rows have, sorted alike
+        wide = [found.filter(pl.col("measure") == name).select(*by, "games", **{
+            name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"}) for name in measures]
+        frames.append(pl.concat([wide[0], *(w.drop(*by, "games") for w in wide[1:])], how="horizontal")
+                      .with_columns(**{k: pl.lit(v, rows.schema[k]) for k, v in key.items()}))
+    return pl.concat(frames, how="diagonal_relaxed").select(*within, *by, pl.exclude(*within, *by))
+
+
+def per_strategy(rows: pl.DataFrame, measures: Measures) -> pl.DataFrame:
+    """clustered per player count and strategy, 'all' (every player) first, with the player results (n) of each."""
+    everyone = pl.concat([rows.with_columns(strategy=pl.lit("all")), rows])
+    counts = everyone.group_by("players", "strategy").agg(n=pl.len())
+    return (clustered(everyone, measures, ["strategy"], ["players"]).join(counts, on=["players", "strategy"])
+            .sort("players", pl.col("strategy") != "all", "strategy"))
+
+
+def resampled(data: GameData, what: str) -> str:
+    """The method text of a clustered ratio: what it is and what the bootstrap resamples."""
+    one, many = UNITS[cluster_unit(data.rows)]
+    return f"{what}; cluster bootstrap over {many} ({N_BOOT} resamples, every game of a {one} drawn together)"
+
+
+def game_rows(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
+    """One row per game: its players, its cluster columns and `columns` (expressions over its rows)."""
+    return rows.group_by(GAME_KEY).agg(pl.col("players", *cluster_columns(rows)).first(), **columns)
 
 
 def two_colour_sentence(data: GameData) -> str:
@@ -40,67 +102,100 @@ def two_colour_sentence(data: GameData) -> str:
 
 
 def point_split(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per player count and strategy ('all' = every player): mean mid-game and end-game points and score
-    (bootstrap), and the end-game points' share of all points (ratio of sums, bootstrap over players)."""
-    out = []
-    for key, group in with_all(rows):
-        mid, end = (group[c].to_numpy().astype(float) for c in ("midgame_points", "endgame_points"))
-        total = mid + end
-        lo, hi = ratio_ci(end, total)
-        out.append({**key, "n": group.height, **mean_ci(mid, "mid"), **mean_ci(end, "end"),
-                    **mean_ci(total, "score"), "share": end.sum() / total.sum() if total.sum() else float("nan"),
-                    "share_lo": lo, "share_hi": hi})
-    return pl.DataFrame(out)
+    """Per player count and strategy ('all' = every player): mean mid-game and end-game points and score, and the
+    end-game points' share of all points (a ratio of sums), each with its cluster bootstrap interval."""
+    mid, end = pl.col("midgame_points"), pl.col("endgame_points")
+    return per_strategy(rows, {"mid": (mid, ONE), "end": (end, ONE), "score": (mid + end, ONE),
+                               "share": (end, mid + end)})
 
 
 def endgame_decides(rows: pl.DataFrame) -> pl.DataFrame:
     """Per player count, how the end-game hexagons change the result against mid-game points alone: games
-    won by a player who was behind on mid-game points (`comeback`), and games whose mid-game lead was tied
-    and the end-game hexagons settled it (`settled`); Wilson intervals on both."""
-    games = (rows.with_columns(leader=pl.col("midgame_points") == pl.col("midgame_points").max().over(GAME_KEY),
-                               winner=pl.col("win") > 0)
-             .group_by(GAME_KEY).agg(players=pl.col("players").first(),
-                                     comeback=(pl.col("winner") & ~pl.col("leader")).any(),
-                                     changed=(pl.col("leader") != pl.col("winner")).any())
-             .group_by("players").agg(games=pl.len(), comebacks=pl.col("comeback").sum(),
-                                      settled=(pl.col("changed") & ~pl.col("comeback")).sum())
-             .sort("players")
-             .with_columns(rate=pl.col("comebacks") / pl.col("games"),
-                           settled_rate=pl.col("settled") / pl.col("games")))
-    lo, hi = wilson(games["settled"].to_numpy(), games["games"].to_numpy())
-    return with_wilson(games, "comebacks", "games").with_columns(settled_lo=pl.Series(lo, dtype=pl.Float64),
-                                                                 settled_hi=pl.Series(hi, dtype=pl.Float64))
+    won by a player who was behind on mid-game points (`comeback`: rate, lo, hi), and games whose mid-game lead was
+    tied and the end-game hexagons settled it (`settled`: settled_rate, settled_lo, settled_hi); cluster bootstrap
+    intervals on both."""
+    leader = pl.col("midgame_points") == pl.col("midgame_points").max().over(GAME_KEY)
+    games = (game_rows(rows.with_columns(leader=leader, winner=pl.col("win") > 0),
+                       comeback=(pl.col("winner") & ~pl.col("leader")).any(),
+                       changed=(pl.col("leader") != pl.col("winner")).any())
+             .with_columns(settled=pl.col("changed") & ~pl.col("comeback")))
+    counts = games.group_by("players").agg(games=pl.len(), comebacks=pl.col("comeback").sum(),
+                                           settled=pl.col("settled").sum())
+    rates = clustered(games, {"rate": (pl.col("comeback"), ONE), "settled_rate": (pl.col("settled"), ONE)}, [],
+                      ["players"]).drop("games")
+    return (counts.join(rates, on="players").sort("players")
+            .rename({"rate_lo": "lo", "rate_hi": "hi", "settled_rate_lo": "settled_lo",
+                     "settled_rate_hi": "settled_hi"}))
 
 
 def points(data: GameData) -> dict:
     return {"split": point_split(data.rows), "decided": endgame_decides(data.rows)}
 
 
+def share_leader(strategies: pl.DataFrame, column: str, largest: bool = True) -> dict[int, str | None]:
+    """Per player count, the strategy with the largest (or smallest) `column` when its interval lies beyond every
+    other's (None where none does)."""
+    out = {}
+    for key, group in groups(strategies, ["players"]):
+        ranked = group.sort(column, descending=largest)
+        lo, hi = ranked[f"{column}_lo"], ranked[f"{column}_hi"]
+        apart = ranked.height > 1 and (lo[0] > hi[1] if largest else hi[0] < lo[1])
+        out[key["players"]] = ranked["strategy"][0] if apart else None
+    return out
+
+
+def leader_phrase(leaders: dict[int, str | None], what: str, counts: list[int]) -> str:
+    """'rotator takes the largest share ... at every player count', from share_leader's picks."""
+    clear = {p: s for p, s in leaders.items() if s}
+    if not clear:
+        return f"no strategy clearly {what} at any player count"
+    text = by_phrase({p: f"{s} {what}" for p, s in clear.items()}, counts)
+    unclear = [p for p, s in leaders.items() if not s]
+    return text + (f" (at {at_counts(unclear)} none clearly)" if unclear else "")
+
+
 def point_finding(result: dict, data: GameData) -> Finding:
-    """How much of the score comes from the end-game hexagons, and how often they change who wins."""
+    """How much of the score comes from the end-game hexagons, which strategy takes the largest share of its points
+    from them, and how often they change who wins."""
     split, decided = result["split"], result["decided"]
     overall = split.filter(pl.col("strategy") == "all").sort("players")
     text = f"The end-game hexagons bring {spread(overall['share'])} of all points, by player count"
     strategies = split.filter(pl.col("strategy") != "all")
-    leaders = strategies.sort("share", descending=True).group_by("players", maintain_order=True).first()
-    if strategies["strategy"].n_unique() > 1:
-        names = leaders["strategy"].unique().to_list()
-        text += (f"; {names[0]} takes the largest share of its points from them at every player count" if
-                 len(names) == 1 else "; which strategy relies on them most depends on the player count")
+    leaders = share_leader(strategies, "share") if strategies["strategy"].n_unique() > 1 else {}
+    if leaders:
+        text += ("; of the strategies, each over the games it played, "
+                 + leader_phrase(leaders, "takes the largest share of its points from them", data.player_counts))
     text += (f". A player behind on mid-game points wins {spread(decided['rate'])} of games, and in another "
              f"{spread(decided['settled_rate'])} the hexagons break a tie for the mid-game lead.")
-    rows = overall.join(decided, on="players").join(leaders.select("players", leader="strategy"), on="players",
-                                                    how="left")
+    rows = overall.drop("games").join(decided, on="players").with_columns(
+        leader=pl.col("players").replace_strict(leaders, default=None, return_dtype=pl.String))
     return Finding("Points.", text, table("", rows, ("Players", "players"),
                                           *est("End-game share", "share", pct, pct_ci),
-                                          ("Relies on them most", "leader"), *share_ci("Comebacks", "rate"),
-                                          *share_ci("Ties broken", "settled_rate", "settled_lo", "settled_hi")))
+                                          ("Largest end-game share", "leader"), *share_ci("Comebacks", "rate"),
+                                          *share_ci("Ties broken", "settled_rate", "settled_lo", "settled_hi")),
+                   tuple(point_records(data, rows)))
+
+
+def point_records(data: GameData, rows: pl.DataFrame) -> list[dict]:
+    """Per player count: the end-game share of all points, comebacks and ties for the mid-game lead broken."""
+    out = []
+    for r in rows.iter_rows(named=True):
+        out += [record(data, r["players"], "endgame_points_share", r["share"], r["share_lo"], r["share_hi"],
+                       r["games"], resampled(data, "end-game points / all points")),
+                record(data, r["players"], "comeback_share", r["rate"], r["lo"], r["hi"], r["games"],
+                       resampled(data, "games won by a player behind on mid-game points / games"),
+                       comebacks=r["comebacks"]),
+                record(data, r["players"], "midgame_tie_broken_share", r["settled_rate"], r["settled_lo"],
+                       r["settled_hi"], r["games"], resampled(data, "games whose tie for the mid-game lead the "
+                                                                    "end-game hexagons broke / games"),
+                       settled=r["settled"])]
+    return out
 
 
 def point_tables(result: dict, _) -> list:
     return [
         table("Mid-game and end-game points per player by player count and strategy ('all' = every player; 95% "
-              "bootstrap intervals)", result["split"], ("Players", "players"), ("Strategy", "strategy"),
+              "intervals resample deals)", result["split"], ("Players", "players"), ("Strategy", "strategy"),
               ("Player results", "n", count), *est("Mid-game points", "mid"), *est("End-game points", "end"),
               *est("Score", "score"), *est("End-game share", "share", pct, pct_ci)),
         table("What the end-game hexagons change, against mid-game points alone", result["decided"],
@@ -140,41 +235,51 @@ def point_split_chart(result: dict, data: GameData) -> Chart:
 
 def rotation_value(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment and player count, over the games with both ROTATOR and BASE at the table: each one's
-    win share (Wilson) and mean end-game and mid-game points, and the differences ROTATOR − BASE with
-    bootstrap intervals that resample deals (all seatings of one game index)."""
+    win share and mean end-game points, and the differences ROTATOR − BASE in win share, end-game and mid-game
+    points, all with bootstrap intervals that resample deals (all seatings of one game index); who else sat at those
+    tables (rotation_company)."""
     deal = "deal" if "deal" in rows.columns else "game_id"
     is_rot, is_base = pl.col("strategy") == ROTATOR, pl.col("strategy") == BASE
     sums = {f"{who}{what}": (pl.col(column).filter(is_) if column else is_).sum()
             for who, is_ in (("r", is_rot), ("b", is_base))
             for what, column in (("w", "win"), ("n", None), ("e", "endgame_points"), ("m", "midgame_points"))}
     games = (rows.group_by(GAME_KEY)
-             .agg(players=pl.col("players").first(), deal=pl.col(deal).first(), alone=(is_rot | is_base).all(), **sums)
+             .agg(players=pl.col("players").first(), deal=pl.col(deal).first(), **sums)
              .filter((pl.col("rn") > 0) & (pl.col("bn") > 0)))
     if games.is_empty():
         return pl.DataFrame()
+    company = rotation_company(rows, games)
     deals = games.group_by("experiment", "players", "deal").agg(
-        games=pl.len(), alone=pl.col("alone").all(), **{k: pl.col(k).sum().cast(pl.Float64) for k in sums})
+        games=pl.len(), **{k: pl.col(k).sum().cast(pl.Float64) for k in sums})
     out = []
     for i, (key, group) in enumerate(groups(deals, ["experiment", "players"])):
         units = group.select(*sums).to_numpy()
         b = dict(zip(sums, resampled_sums(units, seed=i).T))
         t = dict(zip(sums, units.sum(axis=0)))
-        lo, hi = wilson(t["rw"], t["rn"])
-        base_lo, base_hi = wilson(t["bw"], t["bn"])
-        diffs: dict = {}
+        diffs = (bootstrapped("share", t["rw"] / t["rn"], b["rw"] / b["rn"])
+                 | bootstrapped("base_share", t["bw"] / t["bn"], b["bw"] / b["bn"]))
         for what, name in (("w", "diff"), ("e", "end_diff"), ("m", "mid_diff")):
-            diffs |= difference(name, t[f"r{what}"] / t["rn"] - t[f"b{what}"] / t["bn"],
-                                b[f"r{what}"] / b["rn"] - b[f"b{what}"] / b["bn"])
+            diffs |= bootstrapped(name, t[f"r{what}"] / t["rn"] - t[f"b{what}"] / t["bn"],
+                                  b[f"r{what}"] / b["rn"] - b[f"b{what}"] / b["bn"])
         out.append({**key, "games": int(group["games"].sum()), "deals": group.height,
-                    "alone": bool(group["alone"].all()),  # only the two strategies at the table
-                    "rot_seats": int(t["rn"]), "base_seats": int(t["bn"]), "share": t["rw"] / t["rn"], "lo": lo,
-                    "hi": hi, "base_share": t["bw"] / t["bn"], "base_lo": base_lo, "base_hi": base_hi,
-                    "fair": 1 / key["players"], "end": t["re"] / t["rn"], "base_end": t["be"] / t["bn"], **diffs})
-    return pl.DataFrame(out)
+                    "rot_seats": int(t["rn"]), "base_seats": int(t["bn"]), "fair": 1 / key["players"],
+                    "end": t["re"] / t["rn"], "base_end": t["be"] / t["bn"], **diffs})
+    return pl.DataFrame(out).join(company, on=["experiment", "players"], how="left")
 
 
-def difference(name: str, value: float, boot: np.ndarray) -> dict:
-    """{name, name_lo, name_hi}: a difference and its percentile bootstrap interval."""
+def rotation_company(rows: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Per experiment and player count, over the games with both ROTATOR and BASE: `one_each` (every such game
+    seats exactly one of each) and `others` (the other strategies at those tables, sorted)."""
+    both = rows.join(games.select(GAME_KEY), on=GAME_KEY)
+    others = (both.filter(~pl.col("strategy").is_in([ROTATOR, BASE])).group_by("experiment", "players")
+              .agg(others=pl.col("strategy").unique().sort()))
+    return (games.group_by("experiment", "players").agg(one_each=((pl.col("rn") == 1) & (pl.col("bn") == 1)).all())
+            .join(others, on=["experiment", "players"], how="left")
+            .with_columns(others=pl.col("others").fill_null(pl.lit([], dtype=pl.List(pl.String)))))
+
+
+def bootstrapped(name: str, value: float, boot: np.ndarray) -> dict:
+    """{name, name_lo, name_hi}: a value and its percentile bootstrap interval from the resampled values boot."""
     lo, hi = np.nanquantile(boot, [0.025, 0.975])
     return {name: float(value), f"{name}_lo": float(lo), f"{name}_hi": float(hi)}
 
@@ -184,37 +289,54 @@ def rotation(data: GameData) -> pl.DataFrame | None:
     return None if value.is_empty() else value
 
 
+def company_phrase(r: dict) -> str:
+    """Who else sat at the tables where ROTATOR met BASE."""
+    if r["others"]:
+        return f"with the other seats taken from {listing(r['others'])}"
+    return "the two alone" if r["one_each"] else "only the two (one of them at several seats)"
+
+
 def rotation_finding(rotation: pl.DataFrame, data: GameData) -> Finding:
-    """What turning scored boards is worth, per player count, from an experiment with only the two at the table if
-    there is one (else the one with the most games holding both); every experiment's numbers in the table."""
-    best = (rotation.sort("alone", "games", descending=True).group_by("players", maintain_order=True).first()
-            .sort("players"))
-    where = listing(best["experiment"].unique().sort().to_list())
-    text = (f"Turning scored boards ({ROTATOR} against {BASE} in the same games, in {where}) is worth "
-            f"{spread(best['diff'].to_list(), pp)} win share and "
-            f"{spread(best['end_diff'].to_list(), lambda x: f'{x:+.1f}')} end-game "
-            "points per player, by player count")
-    if best["diff_lo"].min() > 0:
+    """What turning scored boards is worth at each player count, in the games where ROTATOR met BASE; who else sat
+    at those tables."""
+    rotation = rotation.sort("players")
+    company = by_phrase({r["players"]: company_phrase(r) for r in rotation.iter_rows(named=True)}, data.player_counts)
+    text = (f"Turning scored boards is worth {spread(rotation['diff'].to_list(), pp)} win share and "
+            f"{spread(rotation['end_diff'].to_list(), lambda x: f'{x:+.1f}')} end-game points per player, by player "
+            f"count, measured as {ROTATOR} against {BASE} in the games where both played: {company}")
+    if rotation["diff_lo"].min() > 0:
         text += f"; {ROTATOR} wins clearly more often at every player count"
-    elif best["diff_hi"].max() < 0:
+    elif rotation["diff_hi"].max() < 0:
         text += f"; {ROTATOR} wins clearly less often at every player count"
-    largest_mid = float(best["mid_diff"].abs().max())
-    if largest_mid < 0.25 * float(best["end_diff"].abs().min()):
-        text += (f". The difference comes from the end-game hexagons: mid-game points differ by at most "
+    largest_mid = float(rotation["mid_diff"].abs().max())
+    if largest_mid < 0.25 * float(rotation["end_diff"].abs().min()):
+        text += (f". The points difference lies in the end-game hexagons: mid-game points differ by at most "
                  f"{num(largest_mid)} per player")
     return Finding("Rotation.", text + ".", table(
-        "", rotation.sort("players", "experiment"), ("Players", "players"), ("Experiment", "experiment"),
+        "", rotation, ("Players", "players"), ("Games", "games", count),
         *est("Win share difference", "diff", pp, pp_ci),
         ("End-game points difference", "end_diff", lambda x: f"{x:+.1f}"),
-        ("95% CI", ("end_diff_lo", "end_diff_hi"), lambda lo, hi: f"{lo:+.1f} to {hi:+.1f}")))
+        ("95% CI", ("end_diff_lo", "end_diff_hi"), lambda lo, hi: f"{lo:+.1f} to {hi:+.1f}")),
+        tuple(rotation_records(rotation, data)))
+
+
+def rotation_records(rotation: pl.DataFrame, data: GameData) -> list[dict]:
+    """Per player count, ROTATOR − BASE in the games with both: win share, end-game and mid-game points."""
+    method = f"{ROTATOR} − {BASE}; percentile bootstrap over deals (2000 resamples, every seating of a deal together)"
+    return [record(data, r["players"], metric, r[key], r[f"{key}_lo"], r[f"{key}_hi"], r["games"], method,
+                   strategy=[ROTATOR, BASE])
+            for r in rotation.iter_rows(named=True)
+            for metric, key in (("rotation_win_share_difference", "diff"),
+                                ("rotation_endgame_points_difference", "end_diff"),
+                                ("rotation_midgame_points_difference", "mid_diff"))]
 
 
 def rotation_table(rotation: pl.DataFrame, _) -> list:
     signed = ("95% CI", None, lambda lo, hi: f"{lo:+.2f} to {hi:+.2f}")
-    return [table(f"{ROTATOR} against {BASE} in the same games (difference = {ROTATOR} − {BASE}; intervals on "
-                  "differences resample deals)", rotation, ("Experiment", "experiment"), ("Players", "players"),
-                  ("Games", "games", count), *share_ci(f"{ROTATOR} wins"),
-                  *share_ci(f"{BASE} wins", "base_share", "base_lo", "base_hi"),
+    return [table(f"{ROTATOR} against {BASE} in the same games (difference = {ROTATOR} − {BASE}; intervals resample "
+                  "deals)", rotation, ("Experiment", "experiment"), ("Players", "players"),
+                  ("Games", "games", count), *share_ci(f"{ROTATOR} wins", "share", "share_lo", "share_hi"),
+                  *share_ci(f"{BASE} wins", "base_share", "base_share_lo", "base_share_hi"),
                   *est("Difference", "diff", pp, pp_ci),
                   (f"End-game points {ROTATOR} / {BASE}", lambda r: f"{num(r['end'], 1)} / {num(r['base_end'], 1)}"),
                   ("Difference", "end_diff", lambda x: f"{x:+.2f}"),
@@ -225,7 +347,7 @@ def rotation_table(rotation: pl.DataFrame, _) -> list:
 
 def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
     """Two panels of horizontal bars per player count, one bar per experiment: the win-share difference
-    and the end-game points difference, rotator − greedy, with 95% bootstrap intervals."""
+    and the end-game points difference, rotator − greedy, with 95% bootstrap intervals over deals."""
     counts = rotation["players"].unique().sort().to_list()
     experiments = rotation["experiment"].unique().sort().to_list()
     fig, axes = panels(2, 10.0, 2.2 + 0.3 * len(counts) * max(2, len(experiments)), sharey=True)
@@ -244,7 +366,7 @@ def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
     axes[1].set_title("End-game points per player")
     return finished_chart(fig, axes[-1],
                           f"{data.title}: what turning scored boards is worth "
-                          "({ROTATOR} − {BASE}, 95% bootstrap intervals)",
+                          f"({ROTATOR} − {BASE}, 95% intervals, bootstrap over deals)",
                           data.out_dir, f"{data.slug}_rotation.png",
                           f"{ROTATOR} minus {BASE} in the games where both played: the difference in win share "
                           "(percentage points) and in end-game points per player, per player count, one bar per "
@@ -254,10 +376,10 @@ def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
 ROTATION_INTRO = (
     f"{ROTATOR} plays exactly like {BASE} but turns every board it scores to set up end-game hexagons, so the "
     "difference between the two is what rotation is worth. Only games with both at the table count, so both meet "
-    "the same opponents in the same games. Win shares are per seat played (Wilson intervals); the differences "
-    f"({ROTATOR} − {BASE}) carry percentile bootstrap intervals that resample whole deals, i.e. every seating of one "
-    "game index together, so the comparison stays paired. In an experiment whose pool is just the two they are "
-    "alone at the table under every seating; in a tournament they also meet the other strategies.")
+    "the same opponents in the same games. Win shares are per seat played; their intervals and those of the "
+    f"differences ({ROTATOR} − {BASE}) are percentile bootstrap intervals that resample whole deals, i.e. every "
+    "seating of one game index together, so the comparison stays paired. In an experiment whose pool is just the "
+    "two they are alone at the table under every seating; in a tournament they also meet the other strategies.")
 
 
 # ---------------------------------------------------------------- stalls
@@ -271,29 +393,22 @@ def with_stuck(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def stall_rates(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per experiment and player count: share of games that stalled (Wilson), and in those games the share of
-    players left holding tiles and their mean tiles in hand."""
-    games = with_stuck(rows).group_by(GAME_KEY).agg(
-        players=pl.col("players").first(), stalled=pl.col("stalled").any(), stuck=pl.col("stuck").sum(),
-        left=pl.col("left").filter(pl.col("stuck")).sum())
-    rates = (games.group_by("experiment", "players")
-             .agg(games=pl.len(), stalls=pl.col("stalled").sum(), stuck=pl.col("stuck").sum(),
-                  left=pl.col("left").sum(), seats=(pl.col("players").cast(pl.Int64) * pl.col("stalled")).sum())
-             .sort("experiment", "players")
-             .with_columns(rate=pl.col("stalls") / pl.col("games"), stuck_share=pl.col("stuck") / pl.col("seats"),
-                           left_per_stuck=pl.col("left") / pl.col("stuck")))
-    return with_wilson(rates, "stalls", "games")
-
-
-def numbers(data: GameData) -> list[dict]:
-    """Kaleido's own numbers: how often the rules stall (every hole full, nobody with tiles holds a board)."""
-    return [record(data, r["players"], "stall_rate", r["rate"], r["lo"], r["hi"], r["games"],
-                   "Wilson interval (games taken as independent)", stalls=r["stalls"])
-            for r in stall_rates(data.with_facts(data.rows, "tiles_each")).iter_rows(named=True)]
+    """Per experiment and player count: share of games that stalled (rate, lo, hi: a cluster bootstrap interval),
+    and in those games the share of players left holding tiles and their mean tiles in hand."""
+    by = ["experiment", "players"]
+    games = game_rows(with_stuck(rows), stalled=pl.col("stalled").any(), stuck=pl.col("stuck").sum(),
+                      left=pl.col("left").filter(pl.col("stuck")).sum())
+    rates = clustered(games, {"rate": (pl.col("stalled"), ONE)}, [], by).drop("games")
+    return (games.group_by(by)
+            .agg(games=pl.len(), stalls=pl.col("stalled").sum(), stuck=pl.col("stuck").sum(),
+                 left=pl.col("left").sum(), seats=(pl.col("players").cast(pl.Int64) * pl.col("stalled")).sum())
+            .join(rates, on=by).sort(by).rename({"rate_lo": "lo", "rate_hi": "hi"})
+            .with_columns(stuck_share=pl.col("stuck") / pl.col("seats"),
+                          left_per_stuck=pl.col("left") / pl.col("stuck")))
 
 
 def rule_holes(numbers: list[dict], players: int) -> str | None:
-    """The overview's line for Kaleido's rule hole: games that stall."""
+    """The overview's line for Kaleido's rule hole: games that stall (the stall finding's stall_rate records)."""
     found = select(numbers, metric="stall_rate", players=players)
     if not found:
         return None
@@ -301,67 +416,73 @@ def rule_holes(numbers: list[dict], players: int) -> str | None:
     return f"{count(r['stalls'])} of {count(r['games'])} games stall ({pct(r['estimate'])})"
 
 
+def part_rates(parts: pl.DataFrame, value: pl.Expr, within: list[str], names: tuple[str, ...]) -> pl.DataFrame:
+    """Per group of `within`, for each NAME of `names`, over the rows whose `part` is NAME: NAME_n (their number),
+    NAME (the mean of value) and NAME_lo, NAME_hi (its cluster bootstrap interval, every part of a group with the
+    same draw); a part without rows has NAME_n 0 and nulls."""
+    found = clustered(parts, {"rate": (value, ONE)}, ["part"], within).join(
+        parts.group_by(*within, "part").agg(n=pl.len()), on=[*within, "part"])
+    out = parts.select(within).unique()
+    for name in names:
+        out = out.join(found.filter(pl.col("part") == name).select(
+            *within, **{f"{name}_n": "n", name: "rate", f"{name}_lo": "rate_lo", f"{name}_hi": "rate_hi"}),
+            on=within, how="left")
+    return out.with_columns(pl.col(f"{name}_n").fill_null(0) for name in names).sort(within)
+
+
+STALL_PARTS = {"stuck": pl.col("stalled") & pl.col("stuck"), "free": pl.col("stalled") & ~pl.col("stuck"),
+               "start_stalled": (pl.col("seat") == 0) & pl.col("stalled"),
+               "start_done": (pl.col("seat") == 0) & ~pl.col("stalled")}  # the players stall_winners compares
+
+
 def stall_winners(rows: pl.DataFrame, by: tuple[str, ...] = ("players",)) -> pl.DataFrame:
     """Per group (default: player count): in stalled games, the win share of players left
     holding tiles and of the others; and the start player's win share in stalled and in completed games
-    (Wilson). `by` must include "players"."""
-    out = []
-    for key, group in groups(with_stuck(rows), list(by)):
-        stalled, start = group.filter(pl.col("stalled")), group.filter(pl.col("seat") == 0)
-        parts = {"stuck": stalled.filter(pl.col("stuck")), "free": stalled.filter(~pl.col("stuck")),
-                 "start_stalled": start.filter(pl.col("stalled")), "start_done": start.filter(~pl.col("stalled"))}
-        row = {**key, "fair": 1 / key["players"], "stalled_games": parts["start_stalled"].height}
-        for name, part in parts.items():
-            row |= rate(name, float(part["win"].sum()) if part.height else 0.0, part.height, float("nan"))
-        out.append(row)
-    return pl.DataFrame(out)
+    (part_rates: cluster bootstrap intervals). `by` must include "players"."""
+    rows = with_stuck(rows)
+    parts = pl.concat([rows.filter(mask).with_columns(part=pl.lit(name)) for name, mask in STALL_PARTS.items()])
+    return part_rates(parts, pl.col("win"), list(by), tuple(STALL_PARTS)).with_columns(
+        fair=1 / pl.col("players"), stalled_games=pl.col("start_stalled_n"))
 
 
-def rate(name: str, successes: float, n: int, empty: float | None = None) -> dict:
-    """{name_n, name, name_lo, name_hi}: a rate and its Wilson interval (`empty` when n is 0)."""
-    lo, hi = wilson(successes, n)
-    return {f"{name}_n": n, name: successes / n if n else empty, f"{name}_lo": lo, f"{name}_hi": hi}
-
-
-def stall_split(games: pl.DataFrame, by: list[str], split: pl.Expr, names: tuple[str, str]) -> list[dict]:
-    """Per group of games: the stall rate (Wilson) where `split` holds and where it does not, named by `names`."""
-    out = []
-    for key, group in groups(games, by):
-        row = dict(key)
-        for name, part in zip(names, (group.filter(split), group.filter(~split))):
-            row |= rate(name, int(part["stalled"].sum()), part.height)
-        out.append(row)
-    return out
+def stall_split(games: pl.DataFrame, by: list[str], split: pl.Expr, names: tuple[str, str]) -> pl.DataFrame:
+    """Per group of games: the stall rate where `split` holds and where it does not, named by `names`
+    (part_rates)."""
+    parts = games.with_columns(part=pl.when(split).then(pl.lit(names[0])).otherwise(pl.lit(names[1])))
+    return part_rates(parts, pl.col("stalled"), by, names)
 
 
 def stalls_by_strategy(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment, player count and strategy: the stall rate of games with and without it at the table
-    (Wilson); only where some games of that experiment and player count lack it."""
-    games = rows.group_by(GAME_KEY).agg(players=pl.col("players").first(), stalled=pl.col("stalled").any(),
-                                        strategies=pl.col("strategy").unique())
+    (cluster bootstrap intervals); only where some games of that experiment and player count lack it."""
+    games = game_rows(rows, stalled=pl.col("stalled").any(), strategies=pl.col("strategy").unique())
     out = []
     for strategy in sorted(rows["strategy"].unique()):
         played = rows.filter(pl.col("strategy") == strategy)["experiment"].unique().to_list()
         present = pl.col("strategies").list.contains(strategy)
         mine = games.filter(pl.col("experiment").is_in(played))
-        out += [{**r, "strategy": strategy} for r in stall_split(mine, ["experiment", "players"], present,
-                                                                 ("with", "without")) if r["with_n"] and r["without_n"]]
-    return pl.DataFrame(out).sort("experiment", "players", "strategy") if out else pl.DataFrame()
+        out.append(stall_split(mine, ["experiment", "players"], present, ("with", "without"))
+                   .filter((pl.col("with_n") > 0) & (pl.col("without_n") > 0)).with_columns(strategy=pl.lit(strategy)))
+    found = pl.concat(out, how="diagonal_relaxed")
+    return found.sort("experiment", "players", "strategy") if found.height else pl.DataFrame()
 
 
 def board_keepers(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per strategy: the share of its player results that end with a board unplaced (the `boards_each` fact)."""
-    return (rows.group_by("strategy").agg(n=pl.len(), kept=(pl.col("boards_placed") < pl.col("boards_each")).mean())
-            .with_columns(keeps=pl.col("kept") > KEEPS).sort("kept", "strategy"))
+    """Per player count and strategy: the share of its player results that end with a board unplaced (the
+    `boards_each` fact; kept, kept_lo, kept_hi: a cluster bootstrap interval); `keeps` marks a strategy that does so
+    in more than KEEPS of them at some player count."""
+    unplaced = pl.col("boards_placed") < pl.col("boards_each")
+    return (clustered(rows, {"kept": (unplaced, ONE)}, ["strategy"], ["players"])
+            .join(rows.group_by("players", "strategy").agg(n=pl.len()), on=["players", "strategy"])
+            .with_columns(keeps=(pl.col("kept") > KEEPS).any().over("strategy")).sort("players", "kept", "strategy"))
 
 
 def stall_lineups(rows: pl.DataFrame, keepers: pl.DataFrame) -> pl.DataFrame:
-    """Per experiment and player count: the stall rate of games in which every seat places all its boards (only
-    strategies that never keep one back) and of games with a seat that keeps boards back."""
-    keep = keepers.filter(pl.col("keeps"))["strategy"].to_list()
-    games = rows.group_by(GAME_KEY).agg(players=pl.col("players").first(), stalled=pl.col("stalled").any(),
-                                        placers=(~pl.col("strategy").is_in(keep)).all())
-    return pl.DataFrame(stall_split(games, ["experiment", "players"], pl.col("placers"), ("placers", "keepers")))
+    """Per experiment and player count: the stall rate of games whose every seat plays a strategy that does not leave
+    boards unplaced (board_keepers), and of games with a seat whose strategy does."""
+    keep = keepers.filter(pl.col("keeps"))["strategy"].unique().to_list()
+    games = game_rows(rows, stalled=pl.col("stalled").any(), placers=(~pl.col("strategy").is_in(keep)).all())
+    return stall_split(games, ["experiment", "players"], pl.col("placers"), ("placers", "keepers"))
 
 
 def stalls(data: GameData) -> dict:
@@ -384,56 +505,116 @@ def stall_intro(result: dict, _) -> str:
     return ("The rules stall when every hole is full and every player who still has tiles has placed all their "
             "boards: nobody can open a hole again, and the rulebook would skip turns for ever. The simulation ends the "
             "game there and scores it as usual. A player is 'stuck' if they still held tiles when it stalled (a full "
-            f"game places {result['tiles']}, as the manifest records). Stall rates are per game (Wilson intervals).")
+            f"game places {result['tiles']}, as the manifest records). Stall rates are per game; their intervals, like "
+            "every other here, resample whole deals (every seating of one deal together).")
 
 
-def stall_finding(result: dict, _) -> Finding:
-    """How often the rules stall, who loses when they do, and which lineups stall: all from the numbers."""
-    rates, winners, keepers, lineups = result["rates"], result["winners"], result["keepers"], result["lineups"]
-    largest = int(rates["players"].max())
-    top = rates.filter(pl.col("players") == largest).sort("rate", descending=True)
-    text = ("The rules stall in " + listing(f"{pct(r['rate'])} of {largest}-player games in {r['experiment']}"
-                                            for r in top.iter_rows(named=True)))
-    decided = winners.filter((pl.col("stuck_n") > 0) & (pl.col("free_n") > 0))
-    if not decided.is_empty():
-        lose = (decided["stuck_hi"] < decided["fair"]).all() and (decided["stuck_hi"] < decided["free_lo"]).all()
-        text += ("; stalls change who wins, as the players left holding tiles win far less often than those who had "
-                 "placed all theirs" if lose else "; in stalled games the players left holding tiles do not clearly "
-                                                 "lose more often than the others at every player count")
+def stall_finding(result: dict, data: GameData) -> Finding:
+    """How often the rules stall, who wins a stalled game, and what the games say about strategies that leave boards
+    unplaced: all from the numbers. The stall_rate records are also the overview's rule holes."""
+    # the rates' "stuck" counts the stuck players; the winners' is their win share
+    rates = result["rates"].drop("stuck").sort("players").join(result["winners"], on="players")
+    numbers = stall_records(rates, data)
+    if not rates["stalls"].sum():
+        return Finding("Stalls.", "No game stalls, at any player count.", numbers=tuple(numbers))
+    largest, rest = rates.row(-1, named=True), rates.head(-1)
+    text = f"The rules stall in {pct(largest['rate'])} of {largest['players']}-player games"
+    if rest.height:
+        text += f" and in {spread(rest['rate'])} at {at_counts(rest['players'])}"
+    keepers, keeper_numbers = keeper_sentence(result["keepers"], result["lineups"], data)
+    text += stuck_sentence(rates) + f". {keepers}."
+    return Finding("Stalls.", text, table("", rates, ("Players", "players"), ("Games", "games", count),
+                                          *share_ci("Stalled", "rate"), *rate_cells("stuck", "Stuck players win"),
+                                          *rate_cells("free", "Others in stalled games win")),
+                   tuple(numbers + keeper_numbers))
+
+
+def stuck_sentence(rates: pl.DataFrame) -> str:
+    """In stalled games, the win share of the players left holding tiles against the others', where both exist."""
+    both = rates.filter((pl.col("stuck_n") > 0) & (pl.col("free_n") > 0))
+    if both.is_empty():
+        return ""
+    lower = both.filter(pl.col("stuck_hi") < pl.col("free_lo"))["players"].to_list()
+    several = both.height > 1
+    apart = ("intervals apart" + (" at every player count with both" if several else "") if len(lower) == both.height
+             else f"clearly lower at {at_counts(lower)} only" if lower else "not clearly lower at any player count")
+    return (f"; in stalled games the players left holding tiles win {spread(both['stuck'])} of the time, against "
+            f"{spread(both['free'])} for the players of the same games who had placed all their tiles"
+            f"{', by player count' if several else ''} ({apart})")
+
+
+def keeper_sentence(keepers: pl.DataFrame, lineups: pl.DataFrame, data: GameData) -> tuple[str, list[dict]]:
+    """Which strategies end games with a board unplaced, and the stall rate of games without one at the table
+    against games with one, where the experiment has both kinds; with the records of the numbers it states."""
     keep, place = keepers.filter(pl.col("keeps")), keepers.filter(~pl.col("keeps"))
     if keep.is_empty():
-        text += ". Every strategy places all its boards, so no stall comes from a bot keeping boards back."
-    else:
-        held = f"{listing(keep['strategy'])} keep a board back in {spread(keep['kept'])} of their games"
-        only = lineups.filter(pl.col("placers_n") > 0)
-        if only.is_empty():
-            text += f". Stalls need bots that keep boards back: {held}" + (
-                ", and no strategy here places every board." if place.is_empty() else f", while "
-                f"{listing(place['strategy'])} places every board but no game here has only it at the table.")
-        else:
-            stalls, games = (only["placers"] * only["placers_n"]).sum(), only["placers_n"].sum()
-            others = lineups.filter(pl.col("keepers_n") > 0)
-            text += (f". Stalls come from bots that keep boards back ({held}): games with only "
-                     f"{listing(place['strategy'])} at the table stall in {pct(stalls / games)} of {count(games)}, "
-                     f"against {pct((others['keepers'] * others['keepers_n']).sum() / others['keepers_n'].sum())} "
-                     "of the others.")
-    return Finding("Stalls.", text if text.endswith(".") else text + ".", lineup_table(lineups, ""))
+        most = keepers.sort("kept").tail(1)
+        return (f"No strategy here ends more than {pct(most['kept'][0])} of its games with a board unplaced",
+                unplaced_records(most, data))
+    names = keep["strategy"].unique(maintain_order=True)
+    held = (f"{listing(names)} {'end' if len(names) > 1 else 'ends'} {spread(keep['kept'])} of "
+            f"{'their' if len(names) > 1 else 'its'} games with a board unplaced"
+            + (", by player count" if keep["players"].n_unique() > 1 else ""))
+    both = lineups.filter((pl.col("placers_n") > 0) & (pl.col("keepers_n") > 0))
+    if both.is_empty():
+        return (f"Every game here seats a strategy that ends some games with a board unplaced ({held}), so these games "
+                "cannot show how often the rules stall without one" if not lineups["placers_n"].sum() else
+                f"No player count here has games both with and without such a strategy ({held})",
+                unplaced_records(keep, data))
+    apart_at = both.filter(pl.col("placers_hi") < pl.col("keepers_lo"))["players"].to_list()
+    several = both.height > 1
+    apart = ("intervals apart" + (" at every player count" if several else "") if len(apart_at) == both.height else
+             f"intervals apart at {at_counts(apart_at)} only" if apart_at else "intervals not apart")
+    return (f"Games with only {listing(place['strategy'].unique(maintain_order=True))} at the table stall in "
+            f"{spread(both['placers'])} of games, against {spread(both['keepers'])} of the games that seat a "
+            f"strategy ending some games with a board unplaced{', by player count' if several else ''} ({held}; "
+            f"{apart})", unplaced_records(keep, data) + lineup_records(both, data))
+
+
+def stall_records(rates: pl.DataFrame, data: GameData) -> list[dict]:
+    """Per player count: the stall rate (the overview's rule holes) and, in stalled games, the win share of the
+    players left holding tiles and of the others."""
+    out = [record(data, r["players"], "stall_rate", r["rate"], r["lo"], r["hi"], r["games"],
+                  resampled(data, "stalled games / games"), stalls=r["stalls"]) for r in rates.iter_rows(named=True)]
+    method = resampled(data, "share of a win per player (a k-way tie counts 1/k, summed as it is)")
+    return out + [record(data, r["players"], "stalled_win_share", r[name], r[f"{name}_lo"], r[f"{name}_hi"],
+                         r["stalled_games"], method, held_tiles=name == "stuck", players_counted=r[f"{name}_n"])
+                  for r in rates.iter_rows(named=True) for name in ("stuck", "free") if r[f"{name}_n"]]
+
+
+def unplaced_records(keepers: pl.DataFrame, data: GameData) -> list[dict]:
+    """Per row of board_keepers: the strategy's share of player results with a board unplaced."""
+    method = resampled(data, "player results with a board unplaced / player results")
+    return [record(data, r["players"], "board_unplaced_share", r["kept"], r["kept_lo"], r["kept_hi"], r["games"],
+                   method, strategy=r["strategy"], player_results=r["n"])
+            for r in keepers.iter_rows(named=True)]
+
+
+def lineup_records(lineups: pl.DataFrame, data: GameData) -> list[dict]:
+    """Per row of stall_lineups: the stall rate of games whose every seat places all its boards, and of the rest."""
+    method = resampled(data, "stalled games / games")
+    return [record(data, r["players"], "lineup_stall_rate", r[name], r[f"{name}_lo"], r[f"{name}_hi"], r[f"{name}_n"],
+                   method, every_seat_places_its_boards=name == "placers")
+            for r in lineups.iter_rows(named=True) for name in ("placers", "keepers")]
+
+
+def rate_cells(name: str, label: str) -> list:
+    """Two columns: a rate and its interval, '–' where it rests on nothing."""
+    return [(label, lambda r: pct(r[name]) if r[f"{name}_n"] else "–"),
+            ("95% CI", lambda r: pct_ci(r[f"{name}_lo"], r[f"{name}_hi"]) if r[f"{name}_n"] else "–")]
 
 
 def lineup_table(lineups: pl.DataFrame, caption: str):
     return table(caption, lineups, ("Experiment", "experiment"), ("Players", "players"),
-                 ("Games, every board placed", "placers_n", count),
+                 ("Games of placers only", "placers_n", count),
                  ("Stalled", ("placers", "placers_lo", "placers_hi"), lambda s, lo, hi: f"{pct(s)} ({pct_ci(lo, hi)})"),
-                 ("Games with a keeper", "keepers_n", count),
+                 ("Games with another strategy", "keepers_n", count),
                  ("Stalled", ("keepers", "keepers_lo", "keepers_hi"), lambda s, lo, hi: f"{pct(s)} ({pct_ci(lo, hi)})"))
 
 
 def stall_tables(result: dict, _) -> list:
-    def cells(name: str, label: str) -> list:
-        return [(label, lambda r: pct(r[name]) if r[f"{name}_n"] else "–"),
-                ("95% CI", lambda r: pct_ci(r[f"{name}_lo"], r[f"{name}_hi"]) if r[f"{name}_n"] else "–")]
-
-    placers = listing(result["keepers"].filter(~pl.col("keeps"))["strategy"]) or "no strategy does"
+    placers = listing(result["keepers"].filter(~pl.col("keeps"))["strategy"].unique(maintain_order=True)) or \
+        "no strategy does"
     out = [
         table("How often the rules stall, per experiment and player count", result["rates"],
               ("Experiment", "experiment"), ("Players", "players"), ("Games", "games", count),
@@ -443,9 +624,9 @@ def stall_tables(result: dict, _) -> list:
         table("Who wins when the rules stall, per experiment and player count (fair share 1/P)",
               result["by_experiment"], ("Experiment", "experiment"), ("Players", "players"),
               ("Stalled games", "stalled_games", count), ("Fair share", "fair", pct),
-              *cells("stuck", "Stuck players win"), *cells("free", "Others in stalled games win"),
-              *cells("start_stalled", "Start player wins, stalled games"),
-              *cells("start_done", "Start player wins, completed games")),
+              *rate_cells("stuck", "Stuck players win"), *rate_cells("free", "Others in stalled games win"),
+              *rate_cells("start_stalled", "Start player wins, stalled games"),
+              *rate_cells("start_done", "Start player wins, completed games")),
     ]
     if not result["by_strategy"].is_empty():
         out.append(table("Stall rate of games with and without each strategy at the table (only where some games lack "
@@ -453,10 +634,13 @@ def stall_tables(result: dict, _) -> list:
                          ("Strategy", "strategy"), ("Games with it", "with_n", count),
                          *share_ci("Stalled", "with", "with_lo", "with_hi"), ("Games without", "without_n", count),
                          *share_ci("Stalled", "without", "without_lo", "without_hi")))
-    return [*out, lineup_table(result["lineups"], f"Stall rate of games in which every seat places all its boards "
-                                                  f"({placers}) and of games with a seat that keeps boards back"),
+    return [*out, lineup_table(result["lineups"], f"Stall rate of games of placers only (every seat's strategy "
+                                                  f"places all its boards: {placers}) and of games with another "
+                                                  "strategy at the table (one that ends some games with a board "
+                                                  "unplaced)"),
             table("How often each strategy ends a game with a board unplaced", result["keepers"],
-                  ("Strategy", "strategy"), ("Player results", "n", count), ("Board kept back", "kept", pct))]
+                  ("Players", "players"), ("Strategy", "strategy"), ("Player results", "n", count),
+                  *share_ci("Board left unplaced", "kept", "kept_lo", "kept_hi"))]
 
 
 def stall_chart(result: dict, data: GameData) -> Chart:
@@ -486,7 +670,7 @@ def stall_chart(result: dict, data: GameData) -> Chart:
     right.set(xlabel="Players", ylabel="Win share in stalled games", title="Who wins a stalled game")
     right.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     right.legend(loc="upper right", frameon=False, fontsize="small")
-    fig.suptitle(f"{data.title}: stalls (95% Wilson intervals)")
+    fig.suptitle(f"{data.title}: stalls (95% intervals, bootstrap over deals)")
     return save_chart(fig, data.out_dir, f"{data.slug}_stalls.png",
                       "Left: share of games in which every hole filled while everyone still holding tiles had placed "
                       "all their boards, per player count. Right: in those games, "
@@ -499,39 +683,69 @@ def stall_chart(result: dict, data: GameData) -> Chart:
 
 def board_usage(data: GameData) -> pl.DataFrame:
     """Per player count and strategy ('all' = every player): mean boards placed, white tiles used and own tiles
-    placed (bootstrap), and each player's boards and white tiles (the manifest's facts)."""
-    out = []
-    for key, group in with_all(data.rows):
-        out.append({**key, "n": group.height, "boards_each": data.fact("boards_each", key["players"]),
-                    "whites_each": data.fact("whites_each", key["players"]),
-                    **mean_ci(group["boards_placed"].to_numpy(), "boards"),
-                    **mean_ci(group["whites_used"].to_numpy(), "whites"),
-                    **mean_ci(group["turns"].to_numpy(), "turns")})
-    return pl.DataFrame(out)
+    placed (cluster bootstrap intervals), and each player's boards and white tiles (the manifest's facts)."""
+    means = per_strategy(data.rows, {name: (pl.col(column), ONE) for name, column in (
+        ("boards", "boards_placed"), ("whites", "whites_used"), ("turns", "turns"))})
+    each = {f"{kind}_each": pl.col("players").replace_strict({p: data.fact(f"{kind}_each", p)
+                                                              for p in data.player_counts})
+            for kind in ("boards", "whites")}
+    return means.with_columns(**each)
 
 
-def usage_finding(usage: pl.DataFrame, _) -> Finding:
-    """Boards and white tiles used, as a share of what each player has."""
+def usage_finding(usage: pl.DataFrame, data: GameData) -> Finding:
+    """Boards and white tiles used, as a share of what each player has; which strategy clearly places the most
+    boards and uses the fewest white tiles."""
     usage = usage.with_columns(boards_used=pl.col("boards") / pl.col("boards_each"),
                                whites_used=pl.col("whites") / pl.col("whites_each"))
     overall = usage.filter(pl.col("strategy") == "all").sort("players")
     text = (f"Players place {spread(overall['boards_used'])} of their boards and {spread(overall['whites_used'])} of "
             "their white tiles, by player count.")
     strategies = usage.filter(pl.col("strategy") != "all")
+    stated = overall
     if strategies["strategy"].n_unique() > 1:
-        fewest = strategies.sort("whites_used").row(0, named=True)
-        most = strategies.sort("boards_used", descending=True).row(0, named=True)
-        text += (f" Fewest white tiles: {fewest['strategy']}, {num(fewest['whites'])} of {fewest['whites_each']} at "
-                 f"{fewest['players']} players; most boards: {most['strategy']}, {num(most['boards'])} of "
-                 f"{most['boards_each']} at {most['players']} players.")
+        phrases = []
+        for column, largest, what in (("boards", True, "places the most boards"),
+                                      ("whites", False, "uses the fewest white tiles")):
+            leaders = share_leader(strategies, column, largest)
+            phrase, rows = usage_leader_phrase(strategies, leaders, column, what, data.player_counts)
+            phrases.append(phrase)
+            stated = pl.concat([stated, rows], how="diagonal_relaxed")
+        text += f" By strategy, each over the games it played: {phrases[0]}; {phrases[1]}."
     return Finding("Boards and white tiles.", text, table(
         "", overall, ("Players", "players"), ("Boards each", "boards_each"), *est("Boards placed", "boards"),
-        ("White tiles each", "whites_each"), *est("White tiles used", "whites")))
+        ("White tiles each", "whites_each"), *est("White tiles used", "whites")), tuple(usage_records(data, stated)))
+
+
+def usage_leader_phrase(strategies: pl.DataFrame, leaders: dict[int, str | None], column: str, what: str,
+                        counts: list[int]) -> tuple[str, pl.DataFrame]:
+    """leader_phrase for boards or white tiles, with the share of its own the leader uses where one strategy leads
+    at every player count; and the rows whose numbers it states."""
+    phrase = leader_phrase(leaders, what, counts)
+    names = set(leaders.values())
+    if len(names) != 1 or None in names:
+        return phrase, strategies.clear()
+    rows = strategies.filter(pl.col("strategy") == names.pop())
+    noun = "boards" if column == "boards" else "white tiles"
+    return f"{phrase} ({spread(rows[f'{column}_used'])} of its {noun})", rows
+
+
+def usage_records(data: GameData, usage: pl.DataFrame) -> list[dict]:
+    """Per row (player count, and 'all' or a strategy): mean boards placed and white tiles used, with each player's
+    allotment and the share of it used."""
+    out, method = [], resampled(data, "mean per player")
+    for r in usage.iter_rows(named=True):
+        about = {} if r["strategy"] == "all" else {"strategy": r["strategy"]}
+        for column, metric, each in (("boards", "boards_placed", "boards_each"),
+                                     ("whites", "white_tiles_used", "whites_each")):
+            out.append(record(data, r["players"], metric, r[column], r[f"{column}_lo"], r[f"{column}_hi"],
+                              r["games"], method, **about, **{each: r[each]},
+                              share_used=r[f"{column}_used"]))
+    return out
 
 
 def usage_table(usage: pl.DataFrame, _) -> list:
     return [table("Boards placed, white tiles used and own tiles placed per player ('all' = every player; 95% "
-                  "bootstrap intervals)", usage, ("Players", "players"), ("Strategy", "strategy"),
+                  "intervals resample deals)", usage, ("Players", "players"), ("Strategy", "strategy"),
                   ("Player results", "n", count), ("Boards each", "boards_each"), *est("Boards placed", "boards"),
                   *est("White tiles used", "whites"), *est("Own tiles placed", "turns"))]
 
@@ -541,7 +755,8 @@ def usage_intro(usage: pl.DataFrame, _) -> str:
     return ("Each player has " + listing(f"{r['boards_each']} boards and {r['whites_each']} white tiles at "
                                          f"{r['players']} players" for r in each.iter_rows(named=True))
             + "; a board must be placed when every hole is full at the start of the player's turn. Means per player "
-              "with 95% bootstrap intervals; 'own tiles placed' counts the player's coloured tiles (one per turn).")
+              "with 95% intervals that resample whole deals; 'own tiles placed' counts the player's coloured tiles "
+              "(one per turn).")
 
 
 def usage_chart(usage: pl.DataFrame, data: GameData) -> Chart:
@@ -564,7 +779,7 @@ def usage_chart(usage: pl.DataFrame, data: GameData) -> Chart:
             if row == 0:
                 ax.set_title(f"{players} players")
     axes[0, 0].set_xlim(0, 0.3 + max(data.fact(f"{m}_each", p) for m in ("boards", "whites") for p in counts))
-    fig.suptitle(f"{data.title}: boards placed and white tiles used per player (95% bootstrap intervals)")
+    fig.suptitle(f"{data.title}: boards placed and white tiles used per player (95% intervals, bootstrap over deals)")
     return save_chart(fig, data.out_dir, f"{data.slug}_boards_whites.png",
                       "Mean boards placed (top) and white tiles used (bottom) per player, by strategy and player "
                       "count; the dashed line is what each player has. 'all' is every player.")
@@ -582,15 +797,33 @@ def experiments_without_positions(rows: pl.DataFrame) -> list[str]:
 
 
 def board_cells(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per player count and axial cell (q, r): the share of games in which a player placed a board there
-    (Wilson; a cell holds one board at most). Only games whose rows carry positions count."""
+    """Per player count and axial cell (q, r): the share of games in which a player placed a board there (a cell
+    holds one board at most), with its cluster bootstrap interval (cell_shares). Only games whose rows carry
+    positions count."""
     rows = rows.filter(pl.col("board_q").is_not_null())  # experiments without positions do not count
-    games = rows.group_by("players").agg(games=pl.struct(GAME_KEY).n_unique())
-    placed = (rows.select("players", "board_q", "board_r").explode("board_q", "board_r").drop_nulls()
-              .group_by("players", "board_q", "board_r").agg(boards=pl.len()).join(games, on="players")
-              .with_columns(share=pl.col("boards") / pl.col("games"))
-              .sort("players", "share", descending=[False, True]))
-    return with_wilson(placed, "boards", "games")
+    shares = [cell_shares(group).with_columns(players=pl.lit(key["players"], rows.schema["players"]))
+              for key, group in groups(rows, ["players"])]
+    return (pl.concat(shares).select("players", pl.exclude("players"))
+            .sort("players", "share", "board_q", "board_r", descending=[False, True, False, False]))
+
+
+def cell_shares(rows: pl.DataFrame) -> pl.DataFrame:
+    """At one player count: boards at each cell / games (boards, games, share), lo and hi from resampling the
+    games' clusters (deals, or matches in match mode), every cell with the same draw."""
+    games = rows.unique(GAME_KEY, maintain_order=True)
+    cluster, n_clusters = cluster_codes(games)
+    placed = (rows.select(*GAME_KEY, "board_q", "board_r").explode("board_q", "board_r").drop_nulls()
+              .join(games.select(*GAME_KEY).with_columns(cluster=cluster), on=GAME_KEY))
+    cells, cell = group_codes(placed, ["board_q", "board_r"])
+    boards = per_cluster(placed["cluster"].to_numpy(), n_clusters, cell, cells.height, np.ones(placed.height))
+    played = np.bincount(cluster, minlength=n_clusters)[:, None].astype(float)
+    boot = cluster_resampled_sums(np.hstack([boards, played]), N_BOOT, seed=0)
+    lo, hi = percentile_interval(boot[:, :-1] / boot[:, -1:])
+    if n_clusters < MIN_CLUSTERS:
+        lo, hi = np.full(cells.height, np.nan), np.full(cells.height, np.nan)
+    total = boards.sum(axis=0)
+    return cells.with_columns(boards=pl.Series(total.astype(np.int64)), games=pl.lit(games.height),
+                              share=pl.Series(total / games.height), lo=pl.Series(lo), hi=pl.Series(hi))
 
 
 def board_map(data: GameData) -> dict | None:
@@ -663,19 +896,16 @@ def board_map_chart(result: dict, data: GameData, floor: float = 0.002) -> Chart
 
 
 def seat_profile(data: GameData) -> pl.DataFrame:
-    """Per experiment, player count and seat: boards placed (bootstrap mean; share of the seat's boards), the
-    end-game share of points (ratio, bootstrap) and the win share (Wilson)."""
-    out = []
-    for key, group in groups(data.with_facts(data.rows, "boards_each"), ["experiment", "players", "seat"]):
-        end, score = (group[c].to_numpy().astype(float) for c in ("endgame_points", "score"))
-        lo, hi = ratio_ci(end, score)
-        wins = float(group["win"].sum())
-        win_lo, win_hi = wilson(wins, group.height)
-        boards = mean_ci(group["boards_placed"].to_numpy(), "boards")
-        out.append({**key, "n": group.height, **boards, "boards_used": boards["boards"] / group["boards_each"][0],
-                    "end_share": end.sum() / score.sum() if score.sum() else float("nan"), "end_share_lo": lo,
-                    "end_share_hi": hi, "win": wins / group.height, "win_lo": win_lo, "win_hi": win_hi})
-    return pl.DataFrame(out)
+    """Per experiment, player count and seat: boards placed (mean; and the share of the seat's boards), the end-game
+    share of points (a ratio of sums) and the win share, with cluster bootstrap intervals."""
+    rows = data.with_facts(data.rows, "boards_each")
+    by = ["experiment", "players", "seat"]
+    profile = clustered(rows, {"boards": (pl.col("boards_placed"), ONE), "end_share": (pl.col("endgame_points"),
+                                                                                       pl.col("score")),
+                               "win": (pl.col("win"), ONE)}, ["seat"], ["experiment", "players"])
+    about = rows.group_by(by).agg(n=pl.len(), boards_each=pl.col("boards_each").first())
+    return (profile.join(about, on=by).with_columns(boards_used=pl.col("boards") / pl.col("boards_each"))
+            .drop("boards_each").sort(by))
 
 
 def seat_profile_table(by_seat: pl.DataFrame, _) -> list:
@@ -723,14 +953,10 @@ def seat_heatmap_chart(by_seat: pl.DataFrame, data: GameData) -> Chart:
 
 
 CAVEATS = (
-    "Kaleido: games with the same deal index are played with the same random numbers under different seatings, so "
-    "they are not independent. The rotation comparison resamples whole deals (every seating of a game index "
-    "together); the Wilson intervals on stall rates and win shares treat games as independent and may be a little "
-    "narrow.",
     "Kaleido: a strategy's means (points, boards, white tiles) pool the tables it sat at within one experiment, "
     "whatever company it had there; the rotation comparison sets rotator against greedy on the same games.",
-    "Kaleido: stalled and completed games differ in who sat where (stalls come with particular strategies and "
-    "seatings), so the start player's share in stalled against completed games describes what happened rather "
+    "Kaleido: stalled and completed games may differ in who sat where (stalls may come with particular strategies "
+    "and seatings), so the start player's share in stalled against completed games describes what happened rather "
     "than what the stall caused; the stuck-against-others comparison is within the same games.",
     "Kaleido: 'stuck' players are those whose tiles placed fall short of a full game's, as the manifest's "
     "`tiles_each` fact gives it for each experiment and player count.",
@@ -742,19 +968,22 @@ ANALYSES = [
              intro=lambda _, data: "A board scores during play when its sixth hole fills (mid-game points); at the "
              "end every hexagon of three mutually adjacent boards with all six holes filled scores the same way "
              "(end-game points). The two add up to the score. 'End-game share' is the end-game points' share of all "
-             "points (bootstrap over player results). The second table compares each game's actual winners with its "
-             "leaders on mid-game points alone." + two_colour_sentence(data)),
+             "points. The second table compares each game's actual winners with its "
+             "leaders on mid-game points alone." + two_colour_sentence(data),
+             leading_only=True),
     Analysis(f"How much rotation is worth: {ROTATOR} against {BASE}", rotation, intro=ROTATION_INTRO,
              chart=rotation_chart, tables=rotation_table, finding=rotation_finding,
              absent=f"{ROTATION_INTRO} No game in these data has both {ROTATOR} and {BASE} at the table. Run "
                     "experiments/kaleido_rotation.toml to measure what turning scored boards is worth."),
     Analysis("Stalls", stalls, intro=stall_intro, chart=stall_chart, tables=stall_tables, finding=stall_finding),
     Analysis("Boards placed and white tiles used", board_usage, intro=usage_intro, chart=usage_chart,
-             tables=usage_table, finding=usage_finding),
+             tables=usage_table, finding=usage_finding,
+             leading_only=True),
     Analysis("Where boards end up", board_map, intro=board_map_intro, chart=board_map_chart, tables=board_cell_table,
              absent="These results carry no board positions (the `board_q` / `board_r` columns), so there is no map "
-                    "of the table; the seat heat map below shows who places the boards."),
+                    "of the table; the seat heat map below shows who places the boards.",
+             leading_only=True),
     Analysis("", seat_profile, chart=seat_heatmap_chart, tables=seat_profile_table,
              intro="By seat: how many of their boards each seat places, and how much of its score comes from the "
-                   "end-game hexagons, for every experiment and player count."),
+                   "end-game hexagons, for every experiment and player count.", leading_only=True),
 ]

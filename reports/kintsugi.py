@@ -4,20 +4,54 @@ matches.
 Kintsugi rows carry `color` (secret colour, an index into the manifest's `colours` fact), `pieces` (score before
 guessing), `guess` (colour guessed for the next seat), `guess_correct` and `target_color`; strategies are named
 "policy+guesser", e.g. "camouflage@0.8+bayes". The manifest's `guess_chance` fact is a blind guess's chance.
+
+Every interval is a cluster bootstrap over deals (matches in match mode), reports.stats.paired_ratio: the games of
+one deal share its colours and tiles, and the guesses of one game its board, so neither is independent.
 """
 
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
-from reports.findings import record, select
-from reports.fmt import at_counts, count, num, num_ci, pct, pct_ci, pp, spread
-from reports.render import Chart, Finding, share_ci, table
-from reports.stats import bootstrap_mean_ci, wilson, with_wilson
+from reports.findings import select
+from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, spread
+from reports.render import Chart, Finding, est, share_ci, table
+from reports.stats import CLUSTER_COLUMN, cluster_unit, paired_ratio
 
-SECTION = "guessing, colours and matches"
-MATCH_KEY = ["experiment", "players", "lineup", "match_id"]
+MATCH_KEY = ["experiment", "players", "lineup", "match_id"]  # one match: its games under one seating
+N_BOOT = 2000  # resamples of every cluster bootstrap here
+ONE = pl.lit(1.0)  # the weight of a share per row
+UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster in words (stats.cluster_unit)
+
+
+# ---------------------------------------------------------------- intervals
+
+
+def clustered(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
+    """Per group of `by`: estimate = sum(value) / sum(weight), lo and hi its cluster bootstrap interval over deals
+    (matches in match mode, stats.paired_ratio), games and method. A cluster is a deal of one player count: where
+    `by` holds players each player count is resampled apart; a group that pools player counts draws the deals of
+    every count together."""
+    if "players" not in by:
+        unit = CLUSTER_COLUMN[cluster_unit(rows)]
+        apart = rows.with_columns((pl.col("players").cast(pl.Int64) * 2**32 + pl.col(unit).cast(pl.Int64)).alias(unit))
+        return paired_ratio(apart, value, weight, by, N_BOOT)
+    rest = [c for c in by if c != "players"]
+    parts = [paired_ratio(group, value, weight, rest, N_BOOT).with_columns(
+             players=pl.lit(key["players"], rows.schema["players"])) for key, group in groups(rows, ["players"])]
+    return pl.concat(parts, how="diagonal_relaxed").sort(by)
+
+
+def resampled(rows: pl.DataFrame, what: str) -> str:
+    """The method text of a clustered ratio that counts no wins: what it is and what the bootstrap resamples."""
+    one, many = UNITS[cluster_unit(rows)]
+    return f"{what}; cluster bootstrap over {many} ({N_BOOT} resamples, every game of a {one} drawn together)"
+
+
+def cluster_columns(rows: pl.DataFrame) -> list[str]:
+    """The columns that name a row's cluster (stats.clusters): deal, and match_id in match mode."""
+    return [c for c in ("deal", "match_id") if c in rows.columns]
 
 
 def with_policy_and_guesser(rows: pl.DataFrame) -> pl.DataFrame:
@@ -34,27 +68,35 @@ def with_target_policy(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Share of correct guesses per group, with Wilson intervals and the mean chance level of its guesses (a
-    `guess_chance` column; 1/3 without one). `by` may include "target_policy"."""
+    """Share of correct guesses per group, with its cluster bootstrap interval (clustered), the games it rests on
+    and the mean chance level of its guesses (a `guess_chance` column; 1/3 without one). `by` may include
+    "target_policy"."""
     if "target_policy" in by:
         rows = with_target_policy(rows)
     chance = pl.col("guess_chance").mean() if "guess_chance" in rows.columns else pl.lit(1 / 3)
-    accuracy = (rows.group_by(by).agg(guesses=pl.len(), correct=pl.col("guess_correct").sum(), chance=chance)
-                .with_columns(accuracy=pl.col("correct") / pl.col("guesses")).sort(by))
-    return with_wilson(accuracy, "correct", "guesses")
+    counts = rows.group_by(by).agg(guesses=pl.len(), correct=pl.col("guess_correct").sum(), chance=chance)
+    accuracy = clustered(rows, pl.col("guess_correct"), ONE, by).select(*by, "lo", "hi", "games",
+                                                                          accuracy="estimate")
+    method = resampled(rows, "correct guesses / guesses" + ("" if "players" in by else ", pooled over player counts"))
+    return counts.join(accuracy, on=by, nulls_equal=True).with_columns(method=pl.lit(method)).sort(by)
 
 
-def numbers(data: GameData) -> list[dict]:
-    """Kintsugi's own numbers: how often a guess names the left neighbour's colour, against chance."""
-    accuracy = guess_accuracy(data.with_facts(data.rows, "guess_chance"), ["players"])
-    return [record(data, r["players"], "guess_accuracy", r["accuracy"], r["lo"], r["hi"], r["guesses"] // r["players"],
-                   "Wilson interval (guesses taken as independent)", chance=r["chance"])
+def accuracy_records(data: GameData, accuracy: pl.DataFrame, *about: str) -> list[dict]:
+    """A guess_accuracy record per row of a guess_accuracy frame with a players column, naming the columns
+    `about` (guesser, target_policy) it is about; `games` counts the games whose guesses it rests on."""
+    return [record(data, r["players"], "guess_accuracy", r["accuracy"], r["lo"], r["hi"], r["games"], r["method"],
+                   **{k: r[k] for k in about}, chance=r["chance"], guesses=r["guesses"])
             for r in accuracy.iter_rows(named=True)]
 
 
+def numbers(data: GameData) -> list[dict]:
+    """The overview's Kintsugi numbers: how often a guess, any guesser's, names the left neighbour's colour."""
+    return accuracy_records(data, guess_accuracy(data.with_facts(data.rows, "guess_chance"), ["players"]))
+
+
 def key_finding(numbers: list[dict], players: int) -> str | None:
-    """The overview's line for Kintsugi: guessing accuracy against chance."""
-    found = select(numbers, metric="guess_accuracy", players=players)
+    """The overview's line for Kintsugi: guessing accuracy over every guesser against chance."""
+    found = [r for r in select(numbers, metric="guess_accuracy", players=players) if "guesser" not in r]
     if not found:
         return None
     r = found[0]
@@ -63,19 +105,21 @@ def key_finding(numbers: list[dict], players: int) -> str | None:
 
 
 def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per player count: games whose winner set differs from the winners by pieces alone (Wilson),
-    overall and among games with at least one correct guess."""
+    """Per player count: the share of games whose winner set differs from the winners by pieces alone (rate, lo,
+    hi), overall and among games with at least one correct guess (rate_correct, lo_correct, hi_correct), each with
+    its cluster bootstrap interval; the method."""
     games = (rows.with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY),
                                actual_winner=pl.col("win") > 0)
-             .group_by(GAME_KEY).agg(players=pl.col("players").first(), any_correct=pl.col("guess_correct").any(),
+             .group_by(GAME_KEY).agg(pl.col("players", *cluster_columns(rows)).first(),
+                                     any_correct=pl.col("guess_correct").any(),
                                      changed=(pl.col("pieces_winner") != pl.col("actual_winner")).any()))
     changes = (games.group_by("players").agg(games=pl.len(), changed=pl.col("changed").sum(),
                                              with_correct=pl.col("any_correct").sum()).sort("players"))
-    lo, hi = wilson(changes["changed"].to_numpy(), changes["games"].to_numpy())
-    lo_c, hi_c = wilson(changes["changed"].to_numpy(), changes["with_correct"].to_numpy())
-    return changes.with_columns(rate=pl.col("changed") / pl.col("games"), lo=pl.Series(lo), hi=pl.Series(hi),
-                                rate_correct=pl.col("changed") / pl.col("with_correct"), lo_correct=pl.Series(lo_c),
-                                hi_correct=pl.Series(hi_c))
+    overall = clustered(games, pl.col("changed"), ONE, ["players"]).select("players", "lo", "hi", rate="estimate")
+    among = clustered(games, pl.col("changed"), pl.col("any_correct"), ["players"]).select(
+        "players", rate_correct="estimate", lo_correct="lo", hi_correct="hi")
+    return (changes.join(overall, on="players").join(among, on="players")
+            .with_columns(method=pl.lit(resampled(games, "games whose winners changed / games"))))
 
 
 def chance_verdict(lo: float, hi: float, chance: float) -> str:
@@ -99,39 +143,81 @@ def guessing(data: GameData) -> dict:
 def guessing_intro(_, data: GameData) -> str:
     return ("At the end each player guesses the secret colour of the player to their left (the next seat). "
             f"Chance is {chance_label(data)}: a guesser knows its own colour and rules it out. Accuracy is shown "
-            "against the placement policy of the player being guessed: a low bar means that policy hides its colour "
-            "well.")
+            "against the placement policy of the player being guessed: a low bar means the guesser names that policy's "
+            "colour less often.")
+
+
+def guesser_phrase(accuracy: pl.DataFrame) -> str:
+    """One guesser's accuracy against chance: with its interval at one player count, as a range over several."""
+    guesser = accuracy["guesser"][0]
+    if accuracy.height == 1:
+        r = accuracy.row(0, named=True)
+        return (f"{guesser} is right {pct(r['accuracy'])} of the time (95% CI {pct_ci(r['lo'], r['hi'])}, "
+                f"{chance_verdict(r['lo'], r['hi'], r['chance'])})")
+    verdicts = {r["players"]: chance_verdict(r["lo"], r["hi"], r["chance"]) for r in accuracy.iter_rows(named=True)}
+    return f"{guesser} is right {spread(accuracy['accuracy'])} of the time, by player count ({by_phrase(verdicts, ())})"
+
+
+def reading_extremes(panels: pl.DataFrame) -> list[tuple[dict, dict]]:
+    """Per player count, the placement policies one guesser reads least and most often; none where it meets one."""
+    out = []
+    for _, group in groups(panels, ["players"]):
+        ranked = group.sort("accuracy")
+        if ranked.height > 1:
+            out.append((ranked.row(0, named=True), ranked.row(-1, named=True)))
+    return out
+
+
+def reading_sentence(extremes: list[tuple[dict, dict]]) -> str:
+    """Whether a guesser reads one placement policy's colour clearly more often than another's, from the policies
+    it reads least and most often at each player count."""
+    guesser = extremes[0][0]["guesser"]
+    clear_at = [low["players"] for low, high in extremes if low["hi"] < high["lo"]]
+    if not clear_at:
+        return f"No placement policy's colour is read clearly more often than another's by {guesser}."
+    if len({(low["target_policy"], high["target_policy"]) for low, high in extremes}) > 1:
+        return f"Which placement policy {guesser} reads least and most often depends on the player count."
+    low, high = extremes[0]
+    lows, highs = [lo["accuracy"] for lo, _ in extremes], [hi["accuracy"] for _, hi in extremes]
+    several = len(extremes) > 1
+    apart = ("intervals apart" + (" at every player count" if several else "") if len(clear_at) == len(extremes)
+             else f"intervals apart at {at_counts(clear_at)} only")
+    return (f"Of the placement policies, {guesser} reads {high['target_policy']}'s colour most often and "
+            f"{low['target_policy']}'s least often ({spread(highs)} against {spread(lows)}"
+            f"{', by player count' if several else ''}; {apart}).")
 
 
 def guessing_finding(result: dict, data: GameData) -> Finding:
-    """How accurate each guesser is against chance, which policy is hardest to read, and whether guesses decide
-    games; accuracy and winner changes per player count in the table."""
-    guessers = result["by_guesser"].sort("accuracy", descending=True)
+    """How accurate each guesser is against chance at each player count, which placement policy the most accurate
+    guesser reads most and least often, and how often a correct guess changes the winner; accuracy and winner
+    changes per player count in the table."""
+    per_count, changes = result["per_count"], result["changes"]
+    order = per_count.group_by("guesser").agg(pl.col("accuracy").mean()).sort("accuracy", "guesser",
+                                                                                descending=[True, False])["guesser"]
     text = (f"Against a chance level of {chance_label(data)}, "
-            + "; ".join(f"{r['guesser']} is right {pct(r['accuracy'])} of the time (95% CI "
-                        f"{pct_ci(r['lo'], r['hi'])}, {chance_verdict(r['lo'], r['hi'], r['chance'])})"
-                        for r in guessers.iter_rows(named=True)) + ".")
-    best, changes = guessers["guesser"][0], result["changes"]
-    against = result["by_target"].filter(pl.col("guesser") == best).sort("accuracy")
-    parts = []
-    if against.height > 1:
-        hardest, easiest = against.row(0, named=True), against.row(-1, named=True)
-        parts.append(f"for {best} no placement policy is clearly harder to read than another"
-                     if hardest["hi"] >= easiest["lo"] else
-                     f"against {best}, {hardest['target_policy']} hides its colour best ({pct(hardest['accuracy'])} "
-                     f"read, against {pct(easiest['accuracy'])} for {easiest['target_policy']})")
+            + "; ".join(guesser_phrase(per_count.filter(pl.col("guesser") == g)) for g in order) + ".")
+    extremes = reading_extremes(result["panels"].filter(pl.col("guesser") == order[0]))
     by_count = ", by player count" if changes.height > 1 else ""
-    parts.append(f"a correct guess changes the winner in {spread(changes['rate'].to_list())} of games{by_count}")
-    sentence = "; ".join(parts)
-    text += f" {sentence[0].upper()}{sentence[1:]}."
-    per_count = result["per_count"]
+    if extremes:
+        text += " " + reading_sentence(extremes)
+    text += f" A correct guess changes the winner in {spread(changes['rate'].to_list())} of games{by_count}."
     rows = [{"players": r["players"], "rate": r["rate"], "lo": r["lo"], "hi": r["hi"],
              **{g: per_count.filter((pl.col("players") == r["players"]) & (pl.col("guesser") == g)).to_dicts()
-                for g in guessers["guesser"]}} for r in changes.iter_rows(named=True)]
+                for g in order}} for r in changes.iter_rows(named=True)]
     accuracy = [(f"{g} right", lambda r, g=g: f"{pct(r[g][0]['accuracy'])} ({pct_ci(r[g][0]['lo'], r[g][0]['hi'])})"
-                 if r[g] else "–") for g in guessers["guesser"]]
+                 if r[g] else "–") for g in order]
+    read = pl.DataFrame([r for pair in extremes for r in pair]) if extremes else per_count.clear()
+    numbers = (accuracy_records(data, per_count, "guesser")
+               + accuracy_records(data, read, "guesser", "target_policy") + winner_change_records(data, changes))
     return Finding("Guessing accuracy.", text, table("", rows, ("Players", "players"), *accuracy,
-                                                     *share_ci("Winner changed by a guess", "rate")))
+                                                     *share_ci("Winner changed by a guess", "rate")), tuple(numbers))
+
+
+def winner_change_records(data: GameData, changes: pl.DataFrame) -> list[dict]:
+    """Per player count, the share of games whose winners differ from the winners by pieces alone."""
+    return [record(data, r["players"], "winner_changed_share", r["rate"], r["lo"], r["hi"], r["games"], r["method"],
+                   changed=r["changed"])
+            for r in changes.iter_rows(named=True)]
 
 
 def guessing_tables(result: dict, data: GameData) -> list:
@@ -171,7 +257,7 @@ def guess_accuracy_chart(result: dict, data: GameData) -> Chart:
     axes[0].set_ylabel("Correct guesses")
     return finished_chart(fig, axes[-1],
                           f"{data.title}: guessing accuracy against the target's placement policy "
-                          "(95% Wilson intervals)",
+                          f"(95% intervals, bootstrap over {UNITS[cluster_unit(data.rows)][1]})",
                           data.out_dir, f"{data.slug}_guess_accuracy.png",
                           "Share of correct colour guesses by guesser (bar colour) against the placement policy of "
                           "the player guessed, one panel per player count; the dashed line is chance.")
@@ -187,15 +273,16 @@ def winner_change_table(changes: pl.DataFrame, _) -> list:
 
 
 def colour_win_shares(data: GameData) -> pl.DataFrame:
-    """Win share by secret colour and player count, with Wilson intervals and the colour's name from the facts."""
-    shares = (data.with_facts(data.rows, "colours")
-              .with_columns(colour=pl.col("colours").list.get(pl.col("color").cast(pl.Int64), null_on_oob=True)
-                            .fill_null(pl.col("color").cast(pl.String)))
-              .group_by("players", "color").agg(games=pl.len(), wins=pl.col("win").sum(),
-                                                pieces=pl.col("pieces").mean(), colour=pl.col("colour").first())
-              .with_columns(share=pl.col("wins") / pl.col("games"), fair=1 / pl.col("players"))
-              .sort("players", "color"))
-    return with_wilson(shares, "wins", "games")
+    """Win share by secret colour and player count, with its cluster bootstrap interval, the games the colour was
+    held in and the colour's name from the facts."""
+    rows = (data.with_facts(data.rows, "colours")
+            .with_columns(colour=pl.col("colours").list.get(pl.col("color").cast(pl.Int64), null_on_oob=True)
+                          .fill_null(pl.col("color").cast(pl.String))))
+    shares = clustered(rows, pl.col("win"), ONE, ["players", "color"]).select(
+        "players", "color", "games", "lo", "hi", share="estimate")
+    about = rows.group_by("players", "color").agg(pieces=pl.col("pieces").mean(), colour=pl.col("colour").first())
+    return shares.join(about, on=["players", "color"]).with_columns(fair=1 / pl.col("players")).sort("players",
+                                                                                                   "color")
 
 
 def colour_table(shares: pl.DataFrame, _) -> list:
@@ -204,49 +291,132 @@ def colour_table(shares: pl.DataFrame, _) -> list:
                   ("Fair share", "fair", pct), ("Mean pieces", "pieces", num))]
 
 
-def match_standings(data: GameData) -> pl.DataFrame | None:
-    """Per player count and strategy: match win share (Wilson) and mean match total (bootstrap); None without
-    matches. The lowest (or, for a game where the highest score wins, the highest) total wins; ties share."""
+def match_totals(data: GameData) -> pl.DataFrame | None:
+    """One row per complete match and player: the total score, the player's share of the match win (the lowest, or
+    for a game where the highest score wins the highest, total wins; a k-way tie gives each 1/k), the seat it held in
+    the match's first game and that game's id (`game_id`, which names the match); None without matches."""
     rows = data.rows
     if "match_id" not in rows.columns or not rows["match_id"].drop_nulls().len():
         return None
     sign = 1 if data.lowest_wins else -1
-    totals = (rows.filter(pl.col("match_id").is_not_null()).group_by(*MATCH_KEY, "player")
-              .agg(total=pl.col("score").sum(), games=pl.len(), strategy=pl.col("strategy").first())
-              .filter(pl.col("games") == pl.col("players"))
-              .with_columns(best=sign * pl.col("total") == (sign * pl.col("total")).min().over(MATCH_KEY))
-              .with_columns(win=pl.col("best").cast(pl.Float64) / pl.col("best").sum().over(MATCH_KEY)))
+    return (rows.filter(pl.col("match_id").is_not_null()).group_by(*MATCH_KEY, "player")
+            .agg(total=pl.col("score").sum(), games=pl.len(), strategy=pl.col("strategy").first(),
+                 first_seat=pl.col("seat").sort_by("game_id").first(), game_id=pl.col("game_id").min())
+            .filter(pl.col("games") == pl.col("players"))
+            .with_columns(best=sign * pl.col("total") == (sign * pl.col("total")).min().over(MATCH_KEY))
+            .with_columns(win=pl.col("best").cast(pl.Float64) / pl.col("best").sum().over(MATCH_KEY)))
+
+
+def match_standings(totals: pl.DataFrame) -> pl.DataFrame:
+    """Per player count and strategy: the matches it played, its match win share and its mean match total, each
+    with its cluster bootstrap interval over matches; best share first."""
+    by = ["players", "strategy"]
+    shares = clustered(totals, pl.col("win"), ONE, by).select(*by, "lo", "hi", "method", share="estimate")
+    means = clustered(totals, pl.col("total"), ONE, by).select(*by, total="estimate", total_lo="lo", total_hi="hi")
+    return (totals.group_by(by).agg(matches=pl.len()).join(shares, on=by).join(means, on=by)
+            .with_columns(fair=1 / pl.col("players")).sort("players", "share", descending=[False, True]))
+
+
+def first_seat_shares(totals: pl.DataFrame) -> pl.DataFrame:
+    """Per player count and the seat held in a match's first game: the share of matches won from it, with its
+    cluster bootstrap interval over matches, the matches and the fair share."""
+    return (clustered(totals, pl.col("win"), ONE, ["players", "first_seat"])
+            .select("players", "lo", "hi", "method", seat="first_seat", share="estimate", matches="games")
+            .with_columns(fair=1 / pl.col("players")))
+
+
+def matches(data: GameData) -> dict | None:
+    """The match standings by strategy and by the seat held in the match's first game; None without matches."""
+    totals = match_totals(data)
+    return None if totals is None else {"strategies": match_standings(totals), "first_seat": first_seat_shares(totals)}
+
+
+def match_lineup(data: GameData) -> str:
+    """Who sits at a match: the whole pool when it has as many strategies as seats, else a choice from it."""
+    pool = data.rows["strategy"].unique(maintain_order=True).to_list()
+    seats = data.player_counts
+    if len(seats) == 1 and len(pool) == seats[0]:
+        return f"every match seats {listing(pool)}"
+    return f"each match seats strategies of the pool {listing(pool)}"
+
+
+def match_leaders(matches: pl.DataFrame) -> list[tuple[dict, dict | None]]:
+    """Per player count, the strategy with the largest match win share and the runner-up (None without one)."""
     out = []
-    for (players, strategy), group in sorted(totals.partition_by("players", "strategy", as_dict=True).items()):
-        lo, hi = wilson(group["win"].sum(), group.height)
-        total_lo, total_hi = bootstrap_mean_ci(group["total"].to_numpy())
-        out.append({"players": players, "strategy": strategy, "matches": group.height, "share": group["win"].mean(),
-                    "lo": lo, "hi": hi, "fair": 1 / players, "total": group["total"].mean(), "total_lo": total_lo,
-                    "total_hi": total_hi})
-    return pl.DataFrame(out).sort("players", "share", descending=[False, True])
+    for _, group in groups(matches, ["players"]):
+        ranked = group.sort("share", "strategy", descending=[True, False])
+        out.append((ranked.row(0, named=True), ranked.row(1, named=True) if ranked.height > 1 else None))
+    return out
 
 
-def match_finding(matches: pl.DataFrame, data: GameData) -> Finding:
-    """The strongest strategy over full matches, per player count."""
-    best = matches.group_by("players", maintain_order=True).first().sort("players")
-    names = best["strategy"].unique(maintain_order=True).to_list()
-    who = (f"{names[0]} wins the most matches at {at_counts(best['players'].to_list(), data.player_counts)}"
-           if len(names) == 1 else "the strongest strategy depends on the player count")
-    above = best.filter(pl.col("lo") > pl.col("fair"))["players"].to_list()
-    verdict = (f"the leader's share is clearly above fair at {at_counts(above, data.player_counts)}" if above else
-               "no leader's share is clearly above fair")
+def match_phrase(leader: dict, runner_up: dict | None) -> str:
+    """The leader's match win share at one player count, against the runner-up's and the fair share."""
+    text = f"at {leader['players']} players {leader['strategy']} wins {pct(leader['share'])} of its matches"
+    if runner_up is not None:
+        ahead = "clearly more than" if leader["lo"] > runner_up["hi"] else "not clearly more than"
+        text += f", {ahead} {runner_up['strategy']} ({pct(runner_up['share'])})"
+    fair = "clearly above" if leader["lo"] > leader["fair"] else "not clearly above"
+    return text + f", and {fair} the fair share of {pct(leader['fair'])}"
+
+
+def first_seat_phrase(seats: pl.DataFrame) -> str:
+    """At one player count: the match win share from each seat of a match's first game against the fair share, and
+    whether starting that game pays, costs or neither, as the intervals say; another seat beyond fair is named."""
+    seats = seats.sort("seat")
+    start, *rest = seats.iter_rows(named=True)
+    fair = start["fair"]
+    shares = [f"the player who starts a match's first game wins {pct(start['share'])} of the matches "
+              f"({pct_ci(start['lo'], start['hi'])})"]
+    shares += [f"{'the one ' if i == 0 else ''}at seat {r['seat']}{' of that game' if i == 0 else ''} "
+               f"{pct(r['share'])} ({pct_ci(r['lo'], r['hi'])})" for i, r in enumerate(rest)]
+    verdict = ("still pays" if start["lo"] > fair else "costs" if start["hi"] < fair else
+               "neither clearly pays nor clearly costs")
+    text = (f"at {start['players']} players {listing(shares)}, against a fair share of {pct(fair)}: starting the "
+            f"first game of a match {verdict}")
+    for side, beyond in (("more", lambda r: r["lo"] > fair), ("less", lambda r: r["hi"] < fair)):
+        names = [f"seat {r['seat']}" for r in rest if beyond(r)]
+        if names:
+            wins = "wins" if len(names) == 1 else "win"
+            text += f", and {listing(names)} of that game {wins} clearly {side} than fair"
+    return text
+
+
+def first_seat_sentence(first_seat: pl.DataFrame) -> str:
+    """The match win share by the seat held in a match's first game, per player count."""
+    text = "; ".join(first_seat_phrase(group) for _, group in groups(first_seat, ["players"]))
+    return text[0].upper() + text[1:] + "."
+
+
+def match_finding(result: dict, data: GameData) -> Finding:
+    """The strongest strategy over full matches at each player count, against the runner-up and the fair share; and
+    whether starting a match's first game still pays: the match win share by the seat held in that game."""
+    leaders = match_leaders(result["strategies"])
     text = (f"Over full matches (each player starts once, the {'lowest' if data.lowest_wins else 'highest'} total "
-            f"wins) {who}; {verdict}.")
-    return Finding("Matches.", text, table("", best, ("Players", "players"), ("Strongest", "strategy"),
+            f"wins; {match_lineup(data)}), " + "; ".join(match_phrase(*pair) for pair in leaders) + ". "
+            + first_seat_sentence(result["first_seat"]))
+    rows = [{**leader, **{f"second_{k}": (runner_up or {}).get(k) for k in ("strategy", "share", "lo", "hi")}}
+            for leader, runner_up in leaders]
+    numbers = [record(data, r["players"], "match_win_share", r["share"], r["lo"], r["hi"], r["matches"] * r["players"],
+                      f"match wins / matches; {r['method']}", strategy=r["strategy"], matches=r["matches"],
+                      fair=r["fair"]) for pair in leaders for r in pair if r is not None]
+    numbers += [record(data, r["players"], "match_win_share_by_first_seat", r["share"], r["lo"], r["hi"],
+                       r["matches"] * r["players"], f"match wins / matches; {r['method']}", seat=r["seat"],
+                       matches=r["matches"], fair=r["fair"]) for r in result["first_seat"].iter_rows(named=True)]
+    return Finding("Matches.", text, table("", rows, ("Players", "players"), ("Strongest", "strategy"),
                                            ("Matches", "matches", count), *share_ci("Match win share"),
-                                           ("Fair share", "fair", pct)))
+                                           ("Runner-up", "second_strategy"),
+                                           *share_ci("Its share", "second_share", "second_lo", "second_hi"),
+                                           ("Fair share", "fair", pct)), tuple(numbers))
 
 
-def match_table(matches: pl.DataFrame, _) -> list:
-    return [table("Match results by strategy (ties share the match win)", matches, ("Players", "players"),
-                  ("Strategy", "strategy"), ("Matches", "matches", count), *share_ci("Match win share"),
-                  ("Fair share", "fair", pct), ("Mean total", "total", num),
-                  ("95% CI (bootstrap)", ("total_lo", "total_hi"), num_ci))]
+def match_table(result: dict, _) -> list:
+    return [table("Match results by strategy (ties share the match win; 95% intervals resample matches)",
+                  result["strategies"], ("Players", "players"), ("Strategy", "strategy"),
+                  ("Matches", "matches", count), *share_ci("Match win share"), ("Fair share", "fair", pct),
+                  *est("Mean total", "total")),
+            table("Match win share by the seat held in the match's first game (seat 0 starts it)",
+                  result["first_seat"], ("Players", "players"), ("Seat in the first game", "seat"),
+                  ("Matches", "matches", count), *share_ci("Match win share"), ("Fair share", "fair", pct))]
 
 
 def chance_caveat(_, data: GameData) -> list[str]:
@@ -258,13 +428,14 @@ def chance_caveat(_, data: GameData) -> list[str]:
 
 ANALYSES = [
     Analysis("Guessing accuracy", guessing, intro=guessing_intro, chart=guess_accuracy_chart,
-             tables=guessing_tables, finding=guessing_finding, caveats=chance_caveat),
+             tables=guessing_tables, finding=guessing_finding, caveats=chance_caveat,
+             leading_only=True),
     Analysis("Did a correct guess change the winner?", lambda data: winner_changes(data.rows),
              tables=winner_change_table,
              intro="Winners recomputed from the pieces alone (before any guess is scored) compared with the actual "
                    "winners. A difference means the guessing phase decided the game."),
     Analysis("Win share by secret colour", colour_win_shares, tables=colour_table),
-    Analysis("Matches", match_standings, tables=match_table, finding=match_finding,
+    Analysis("Matches", matches, tables=match_table, finding=match_finding,
              intro="The rulebook recommends a match of as many games as players, each player starting once; the "
                    "lowest total score wins and ties share. Only complete matches are counted."),
 ]

@@ -36,10 +36,13 @@ class Heading:
 
 @dataclass(frozen=True)
 class Finding:
-    """One answer for the summary: a bold label, one or two sentences, and the numbers in a small table beside it."""
+    """One answer for the summary: a bold label, one or two sentences, and the numbers in a small table beside it.
+    `numbers` are the records (reports.analysis.record) of every number the sentences and the table state: they are
+    what findings.json holds."""
     label: str
     text: str
     table: Table | None = None
+    numbers: tuple[dict, ...] = ()
 
 
 Block = str | Table | Chart | Heading
@@ -64,6 +67,7 @@ class Page:
     opening: list[Block]
     sections: list[Section] = field(default_factory=list)
     caveats: list[str] = field(default_factory=list)
+    provenance: list[Block] = field(default_factory=list)  # where the numbers come from: in the HTML page only
 
 
 @dataclass
@@ -122,7 +126,8 @@ def outline(page: Page) -> list[tuple[int, str]]:
     heads = []
     for section in page.sections:
         heads += [(2, section.title)] + [(3, b.text) for b in section.blocks if isinstance(b, Heading)]
-    return [*heads, *([(2, "Caveats")] if page.caveats else [])]
+    return [*heads, *([(2, "Where the numbers come from")] if page.provenance else []),
+            *([(2, "Caveats")] if page.caveats else [])]
 
 
 def render_html(page: Page, report: Report) -> str:
@@ -146,6 +151,9 @@ def render_html(page: Page, report: Report) -> str:
         if details:
             body.append("<details><summary>Every table and chart of this experiment</summary>"
                         + "\n".join(details) + "</details>")
+    if page.provenance:
+        body.append(heading(2, "Where the numbers come from"))
+        body += map(_block_html, page.provenance)
     if page.caveats:
         body.append(heading(2, "Caveats"))
         body += [f"<p>{_esc(c)}</p>" for c in page.caveats]
@@ -159,9 +167,11 @@ def render_html(page: Page, report: Report) -> str:
 
 def render_markdown(report: Report) -> str:
     """The report's answers as Markdown: the overview page's opening, then each game's findings by experiment
-    (the tables and charts behind them are in the HTML pages)."""
+    (the tables and charts behind them, and the experiments' seeds, are in the HTML pages). Every number it states
+    is in findings.json."""
     overview, *games = report.pages
-    lines = [f"# {report.title}", ""]
+    lines = [f"# {report.title}", "", "Every number below, with its interval and method: findings.json. The "
+             f"experiments, their seeds and config hashes: [{overview.file}]({overview.file}).", ""]
     for block in overview.opening:
         lines += [_block_markdown(block), ""]
     for page in games:

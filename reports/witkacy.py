@@ -9,29 +9,41 @@ action token, in the order of the manifest's `actions`: stash, solvent, correcti
 A completed painting scores the number of its copies in all collections together. The manifest's facts give the
 `paintings`, the `actions`, the `cards` in the deck and whether the game is `advanced` (the Advanced Variant: a new
 card must overlap at least 2 of its 4 cells). Strategies named BASE-no-ACTION never use that action token. Games
-with the same `deal` are the same shuffle under different seatings.
+with the same `deal` are the same shuffle under different seatings, so every interval here resamples whole deals
+(matches in match mode), as reports/stats.py does: a cluster bootstrap over the per-deal sums of what it counts.
 """
 
 import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups, mean_ci, with_all
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, record, with_all
 from reports.charts import aligned, bars_with_ci, finished_chart, legend_below, new_figure, panels, save_chart
-from reports.fmt import by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
+from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import ratio_ci, resampled_sums, wilson
+from reports.stats import (
+    CLUSTER_COLUMN,
+    MIN_CLUSTERS,
+    cluster_codes,
+    cluster_resampled_sums,
+    cluster_unit,
+    columns,
+    paired_difference,
+    percentile_interval,
+    ratio_ci,
+    resampled_sums,
+)
 
-SECTION = "completed paintings, action tokens and the Advanced Variant"
 RESTRICTED = "-no-"  # "saboteur-no-gift" = saboteur that never uses the gift token
+N_BOOT = 2000  # resamples of every bootstrap here, as reports.stats draws them
 BASIC_ONLY = ("Experiments that play the Advanced Variant are left out here; it is compared with the basic game "
               "where the game's experiments are compared.")
 NO_BASIC = "Every experiment here plays the Advanced Variant; this part describes the basic game."
-# Advanced against basic: name -> (words, numerator, denominator), summed over the games of a deal
-MEASURES = {"copies": ("completed copies per player", "copies", "seats"),
-            "completed": ("players completing a painting", "completed", "seats"),
-            "score": ("score per player", "score", "seats"),
-            "turns": ("turns per game", "turns", "games")}
+# Advanced against basic: name -> (words, numerator, denominator, metric), summed over the games of a deal
+MEASURES = {"copies": ("completed copies per player", "copies", "seats", "copies_per_player"),
+            "completed": ("players completing a painting", "completed", "seats", "completion_share"),
+            "score": ("score per player", "score", "seats", "score_per_player"),
+            "turns": ("turns per game", "turns", "games", "turns_per_game")}
 
 
 def signed(x: float, digits: int = 2) -> str:
@@ -82,6 +94,29 @@ def ratio(name: str, numerator, denominator) -> dict:
     return {name: numerator.sum() / denominator.sum(), f"{name}_lo": lo, f"{name}_hi": hi}
 
 
+def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame:
+    """Per group of `by` and cluster (the deal at its player count; the match in match mode): the rows (`n`), the
+    distinct games (`games`) and the sum of each expression of `sums`, as floats. Its rows are the units of a
+    cluster bootstrap."""
+    cluster = ["players", CLUSTER_COLUMN[cluster_unit(rows)]]
+    return rows.group_by(*dict.fromkeys([*by, *cluster])).agg(
+        n=pl.len().cast(pl.Float64), games=pl.col("game_id").n_unique(),
+        **{name: expr.cast(pl.Float64).sum() for name, expr in sums.items()})
+
+
+def over_deals(rows: pl.DataFrame, what: str) -> str:
+    """The method text of a cluster bootstrap of `what` over the deals (matches) of these rows."""
+    unit = {"match": "matches", "deal": "deals"}[cluster_unit(rows)]
+    return f"cluster bootstrap over {unit} ({N_BOOT} resamples) of {what}"
+
+
+def estimates(data: GameData, rows, metric: str, key: str, method: str, *fields: str, **about) -> list[dict]:
+    """A record per row (a dict with players and games) whose `key` is known: `metric`, the estimate `key` with its
+    interval (key_lo, key_hi), about the row's `fields` and `about`."""
+    return [record(data, r["players"], metric, r[key], r[f"{key}_lo"], r[f"{key}_hi"], r["games"], method,
+                   **{f: r[f] for f in fields}, **about) for r in rows if r[key] is not None]
+
+
 def heatmap(fig, ax, grid: np.ndarray, rows: list[str], columns: list[str], label: str, top: float = 1.0) -> None:
     """Shares as a blue heat map from 0 to `top`, with their percentages written in."""
     image = ax.imshow(grid, cmap="Blues", vmin=0, vmax=top, aspect="auto")
@@ -99,19 +134,21 @@ def heatmap(fig, ax, grid: np.ndarray, rows: list[str], columns: list[str], labe
 
 
 def seat_copies(data: GameData) -> dict | None:
-    """Completed copies per player by seat (bootstrap means), and per game the start player's copies minus the
-    mean of the other seats' (bootstrap over games), per player count."""
+    """Completed copies per player by seat, and per game the start player's copies minus the mean of the other
+    seats', per player count (ratios of per-deal sums, cluster bootstrap over deals)."""
     rows = basic_rows(data)
     if rows.is_empty():
         return None
-    by_seat = [{**key, "n": group.height, **mean_ci(group["paintings"].to_numpy(), "copies")}
-               for key, group in groups(rows, ["players", "seat"])]
+    seats = per_deal(rows, ["players", "seat"], copies=pl.col("paintings"))
+    by_seat = [{**key, "n": int(group["n"].sum()), **ratio("copies", group["copies"], group["n"])}
+               for key, group in groups(seats, ["players", "seat"])]
     seat, copies = pl.col("seat"), pl.col("paintings").cast(pl.Float64)
-    games = rows.group_by(GAME_KEY).agg(players=pl.col("players").first(),
+    games = rows.group_by(GAME_KEY).agg(pl.col("players", CLUSTER_COLUMN[cluster_unit(rows)]).first(),
                                         gap=copies.filter(seat == 0).first() - copies.filter(seat > 0).mean())
-    gaps = [{**key, "games": group.height, **mean_ci(group["gap"].to_numpy(), "gap")}
-            for key, group in groups(games, ["players"])]
-    return {"by_seat": pl.DataFrame(by_seat), "gap": pl.DataFrame(gaps)}
+    gaps = [{**key, "games": int(group["n"].sum()), **ratio("gap", group["gap"], group["n"])}
+            for key, group in groups(per_deal(games, ["players"], gap=pl.col("gap")), ["players"])]
+    return {"by_seat": pl.DataFrame(by_seat), "gap": pl.DataFrame(gaps),
+            "method": over_deals(rows, "the mean gap a game")}
 
 
 def seat_finding(result: dict, data: GameData) -> Finding:
@@ -123,67 +160,113 @@ def seat_finding(result: dict, data: GameData) -> Finding:
     text = ("Who wins from which seat is in the seat advantage section above. In completed paintings, "
             f"{by_phrase(phrases, data.player_counts)} (start player's copies minus the mean of the other seats of "
             f"its game: {spread(gap['gap'], signed)}).")
+    numbers = estimates(data, gap.iter_rows(named=True), "start_player_copies_gap", "gap", result["method"], seat=0)
     return Finding("Seats and completed paintings.", text, table(
         "", gap, ("Players", "players"), ("Games", "games", count),
-        *est("Start player − others (copies)", "gap", signed, signed_ci)))
+        *est("Start player − others (copies)", "gap", signed, signed_ci)), tuple(numbers))
 
 
 def seat_tables(result: dict, _) -> list:
-    return [table("Completed copies per player by seat (0 = start player; 95% bootstrap intervals)",
-                  result["by_seat"], ("Players", "players"), ("Seat", "seat"), ("Player results", "n", count),
-                  *est("Copies", "copies"))]
+    return [table("Completed copies per player by seat (0 = start player; 95% intervals: cluster bootstrap over "
+                  "deals)", result["by_seat"], ("Players", "players"), ("Seat", "seat"),
+                  ("Player results", "n", count), *est("Copies", "copies"))]
 
 
 SEAT_INTRO = ("Every player takes the same number of turns: the game ends after the turn of the player to the right "
-              "of the start player. Here, the completed copies per player by seat (means with 95% bootstrap "
-              "intervals), and in each game the start player's copies minus the mean of the other seats'. "
-              + BASIC_ONLY)
+              "of the start player. Here, the completed copies per player by seat, and in each game the start "
+              "player's copies minus the mean of the other seats'; 95% intervals resample whole deals (every seating "
+              "of one shuffle together). " + BASIC_ONLY)
 
 
 # ---------------------------------------------------------------- completing paintings
 
 
 def completion(data: GameData) -> pl.DataFrame | None:
-    """Per player count and strategy ('all' = every player): the share completing at least one painting (Wilson),
-    completed copies per player (bootstrap mean) and cards played per completed copy (ratio, bootstrap over
-    players)."""
+    """Per player count and strategy ('all' = every player): the share completing at least one painting, completed
+    copies per player and cards played per completed copy, each a ratio of per-deal sums (cluster bootstrap)."""
     rows = basic_rows(data)
     if rows.is_empty():
         return None
     out = []
     for key, group in with_all(rows):
-        copies, cards = (group[c].to_numpy().astype(float) for c in ("paintings", "cards_played"))
-        completed = int((copies > 0).sum())
-        lo, hi = wilson(completed, group.height)
-        out.append({**key, "n": group.height, "completed": completed / group.height, "completed_lo": lo,
-                    "completed_hi": hi, **mean_ci(copies, "copies"), **ratio("cards_per_copy", cards, copies)})
+        units = per_deal(group, [], completed=pl.col("paintings") > 0, copies=pl.col("paintings"),
+                         cards=pl.col("cards_played"))
+        out.append({**key, "n": group.height, "games": int(units["games"].sum()),
+                    **ratio("completed", units["completed"], units["n"]),
+                    **ratio("copies", units["copies"], units["n"]),
+                    **ratio("cards_per_copy", units["cards"], units["copies"])})
     return pl.DataFrame(out)
 
 
-def completion_finding(result: pl.DataFrame, _) -> Finding:
-    """How many players complete a painting and how many copies, by player count; which strategy completes most and
-    fewest."""
+def make_up(rows: pl.DataFrame, data: GameData) -> tuple[str, list[dict]]:
+    """How the player counts compare in make-up, in words (the same strategies in equal numbers, or each count's
+    shares of the seats), and the records of the shares it states."""
+    seats = (rows.group_by("players", "strategy").agg(seats=pl.len(), games=pl.col("game_id").n_unique())
+             .with_columns(share=pl.col("seats") / pl.col("seats").sum().over("players")).sort("players", "strategy"))
+    pools = {p: tuple(g["strategy"]) for (p,), g in seats.partition_by("players", as_dict=True).items()}
+    even = seats.group_by("players").agg(pl.col("seats").n_unique() == 1)["seats"].all()
+    if even and len(set(pools.values())) == 1:
+        return (f"Every player count seats the same strategies ({listing(next(iter(pools.values())))}) in equal "
+                "numbers: the counts differ in the size of the table, not in who plays.", [])
+    shares = [f"at {p} players " + listing(f"{r['strategy']} {pct(r['share'])}" for r in g.iter_rows(named=True))
+              for (p,), g in sorted(seats.partition_by("players", as_dict=True).items())]
+    numbers = [record(data, r["players"], "strategy_seat_share", r["share"], r["share"], r["share"], r["games"],
+                      "count: the strategy's share of the seats played", strategy=r["strategy"])
+               for r in seats.iter_rows(named=True)]
+    return f"The player counts differ in make-up (shares of the seats): {'; '.join(shares)}.", numbers
+
+
+def strategy_completion(strategies: pl.DataFrame) -> str:
+    """The strategies that complete the most and the fewest copies, at each player count."""
+    ends = []
+    for _, group in groups(strategies, ["players"]):
+        ranked = group.sort("copies", "strategy", descending=[True, False])
+        ends.append((ranked.row(0, named=True), ranked.row(-1, named=True)))
+    if len({(most["strategy"], fewest["strategy"]) for most, fewest in ends}) == 1:
+        most, fewest = ends[0]
+        return (f"{most['strategy']} completes the most copies per player, {listing(num(m['copies']) for m, _ in ends)}"
+                f" at {at_counts([m['players'] for m, _ in ends])}, and {fewest['strategy']} the fewest, "
+                f"{listing(num(f['copies']) for _, f in ends)}, {listing(pct(f['completed']) for _, f in ends)} of "
+                "its players completing one or more")
+    return "; ".join(f"at {most['players']} players {most['strategy']} completes the most copies per player, "
+                     f"{num(most['copies'])}, and {fewest['strategy']} the fewest, {num(fewest['copies'])}"
+                     for most, fewest in ends)
+
+
+def completion_finding(result: pl.DataFrame, data: GameData) -> Finding:
+    """How many players complete a painting and how many copies, by player count (with how the counts differ in
+    make-up); at each count, which strategy completes most and fewest."""
     overall = result.filter(pl.col("strategy") == "all").sort("players")
     per_copy = overall["cards_per_copy"].drop_nulls()
     cards = f", playing {spread(per_copy, num)} cards per copy" if len(per_copy) else ""
+    counts = overall["players"].to_list()
     text = (f"{spread(overall['completed']).capitalize()} of players complete at least one painting, and players "
-            f"complete {spread(overall['copies'], num)} copies each on average{cards}, by player count.")
+            f"complete {spread(overall['copies'], num)} copies each on average{cards}, at {at_counts(counts)}"
+            f"{' (each count in the table)' if len(counts) > 1 else ''}.")
+    numbers = completion_numbers(result, data)
+    if len(counts) > 1:
+        words, shares = make_up(basic_rows(data), data)
+        text, numbers = f"{text} {words}", numbers + shares
     strategies = result.filter(pl.col("strategy") != "all")
     if strategies["strategy"].n_unique() > 1:
-        most = strategies.sort("copies", "strategy", descending=[True, False]).row(0, named=True)
-        fewest = strategies.sort("copies", "strategy").row(0, named=True)
-        text += (f" Of the strategies, {most['strategy']} completes the most, {num(most['copies'])} copies per "
-                 f"player at {most['players']} players; {fewest['strategy']} the fewest, {num(fewest['copies'])} at "
-                 f"{fewest['players']} players, where {pct(1 - fewest['completed'])} of its players complete none.")
+        text += f" Of the strategies, {strategy_completion(strategies)}."
     return Finding("Completing paintings.", text, table(
         "", overall, ("Players", "players"), *share_ci("Complete one or more", "completed", "completed_lo",
                                                       "completed_hi"),
-        *est("Copies per player", "copies"), *est("Cards per copy", "cards_per_copy")))
+        *est("Copies per player", "copies"), *est("Cards per copy", "cards_per_copy")), tuple(numbers))
+
+
+def completion_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
+    """Every player count's and strategy's completion share, copies per player and cards per copy."""
+    rows, method = list(result.iter_rows(named=True)), over_deals(data.rows, "the ratio of the per-deal sums")
+    return [n for metric, key in (("completion_share", "completed"), ("copies_per_player", "copies"),
+                                  ("cards_per_copy", "cards_per_copy"))
+            for n in estimates(data, rows, metric, key, method, "strategy")]
 
 
 def completion_tables(result: pl.DataFrame, data: GameData) -> list:
-    return [table("Completed paintings by player count and strategy ('all' = every player; 95% intervals: Wilson for "
-                  "the share, bootstrap for the means and the ratio)", by_strength(result, data, "players"),
+    return [table("Completed paintings by player count and strategy ('all' = every player; 95% intervals: cluster "
+                  "bootstrap over deals)", by_strength(result, data, "players"),
                   ("Players", "players"), ("Strategy", "strategy"), ("Player results", "n", count),
                   *share_ci("Complete one or more", "completed", "completed_lo", "completed_hi"),
                   *est("Copies per player", "copies"), *est("Cards per copy", "cards_per_copy"))]
@@ -208,14 +291,14 @@ def completion_chart(result: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[0], f"{data.title}: completing paintings (95% intervals)",
                           data.out_dir, f"{data.slug}_completion.png",
                           "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
-                          "count: the share of players who complete at least one painting (left, Wilson intervals) "
-                          "and the completed copies per player (right, bootstrap intervals).")
+                          "count: the share of players who complete at least one painting (left) and the completed "
+                          "copies per player (right), with 95% intervals that resample whole deals.")
 
 
 COMPLETION_INTRO = ("A painting is completed when four visible quarters of it form a 2×2 block in a collection; "
                     "a collection may hold several copies of one painting. Per player: whether they complete at least "
                     "one painting, how many copies, and the cards they added to their collection per completed copy "
-                    "(the ratio of the totals). " + BASIC_ONLY)
+                    "(the ratio of the totals); 95% intervals resample whole deals. " + BASIC_ONLY)
 
 
 # ---------------------------------------------------------------- which paintings
@@ -228,31 +311,33 @@ def with_painting_columns(rows: pl.DataFrame, paintings: list[str]) -> pl.DataFr
 
 
 def copy_shares(units: pl.DataFrame, paintings: list[str], by: list[str]) -> pl.DataFrame:
-    """Per group of `by`: completed copies, and each painting's share of them (columns P, P_lo, P_hi) with a
-    bootstrap interval that resamples the units (whole games, or player results)."""
+    """Per group of `by`: games, completed copies, and each painting's share of them (columns P, P_lo, P_hi) with a
+    bootstrap interval that resamples the units (the per-deal sums of the copies of each painting, columns P)."""
     out = []
     for key, group in groups(units, by):
-        copies = group.select(f"copies_{p}" for p in paintings).to_numpy().astype(float)
+        copies = group.select(paintings).to_numpy().astype(float)
         total = copies.sum(axis=1)
-        record = {**key, "copies": int(total.sum())}
+        shares = {**key, "games": int(group["games"].sum()), "copies": int(total.sum())}
         for i, painting in enumerate(paintings):
-            record |= ratio(painting, copies[:, i], total)
-        out.append(record)
+            shares |= ratio(painting, copies[:, i], total)
+        out.append(shares)
     return pl.DataFrame(out)
 
 
 def painting_shares(data: GameData) -> dict | None:
-    """Each painting's share of the completed copies: pooled and per player count (over games), per strategy (over
-    player results)."""
+    """Each painting's share of the completed copies per player count, and per player count and strategy (cluster
+    bootstrap over deals)."""
     rows = basic_rows(data)
     if rows.is_empty():
         return None
     paintings = names(data, "paintings")
     wide = with_painting_columns(rows, paintings)
-    games = wide.group_by(GAME_KEY).agg(pl.col("players").first(), *(pl.col(f"copies_{p}").sum() for p in paintings))
-    return {"paintings": paintings, "pooled": copy_shares(games, paintings, []),
-            "by_count": copy_shares(games, paintings, ["players"]),
-            "by_strategy": by_strength(copy_shares(wide, paintings, ["strategy"]), data)}
+    copies = {p: pl.col(f"copies_{p}") for p in paintings}
+    by_strategy = copy_shares(per_deal(wide, ["players", "strategy"], **copies), paintings, ["players", "strategy"])
+    return {"paintings": paintings, "by_count": copy_shares(per_deal(wide, ["players"], **copies), paintings,
+                                                            ["players"]),
+            "by_strategy": by_strength(by_strategy, data, "players"),
+            "method": over_deals(rows, "the painting's copies over all completed copies")}
 
 
 def ranked_shares(row: dict, names: list[str]) -> list[dict]:
@@ -262,34 +347,67 @@ def ranked_shares(row: dict, names: list[str]) -> list[dict]:
     return sorted(shares, key=lambda s: -s["share"])
 
 
-def painting_verdict(top: dict, bottom: dict, fair: float) -> str:
-    """Whether the most and least copied paintings differ clearly from an even spread."""
-    if top["lo"] > fair and bottom["hi"] < fair:
-        return f"players clearly favour some paintings over others (an even spread gives each {pct(fair)})"
-    if top["lo"] <= fair <= bottom["hi"]:
-        return f"no painting's share differs clearly from an even {pct(fair)}"
-    return f"the spread is uneven, though not clearly at both ends (an even spread gives each {pct(fair)})"
+def off_even(top: dict, bottom: dict) -> str:
+    """Whether the most and least copied paintings' intervals exclude an even spread's share (field `fair`)."""
+    above, below = top["lo"] > top["fair"], bottom["hi"] < bottom["fair"]
+    if above and below:
+        return "both intervals exclude the even share"
+    if above or below:
+        return f"only {(top if above else bottom)['name']}'s interval excludes the even share"
+    return "neither interval excludes the even share"
 
 
-def painting_finding(result: dict, _) -> Finding:
-    """The most and least copied paintings against an even spread, and the strategy whose copies concentrate most
-    on one painting."""
-    paintings = result["paintings"]
-    ranked = ranked_shares(result["pooled"].row(0, named=True), paintings)
-    if not ranked:
-        return Finding("Which paintings get copied.", "No player completed a painting.")
+def painting_clause(row: dict, paintings: list[str]) -> str:
+    """At one player count: the most and least copied paintings with their intervals, against an even spread."""
+    ranked = [{**s, "fair": 1 / len(paintings)} for s in ranked_shares(row, paintings)]
     top, bottom = ranked[0], ranked[-1]
-    text = (f"{top['name']} is copied most ({pct(top['share'])} of all completed copies, 95% CI "
-            f"{pct_ci(top['lo'], top['hi'])}) and {bottom['name']} least ({pct(bottom['share'])}, "
-            f"{pct_ci(bottom['lo'], bottom['hi'])}): {painting_verdict(top, bottom, 1 / len(paintings))}.")
-    favourites = [(r["strategy"], shares[0]) for r in result["by_strategy"].iter_rows(named=True)
-                  if (shares := ranked_shares(r, paintings))]
-    if len(favourites) > 1:
-        strategy, favourite = max(favourites, key=lambda f: f[1]["share"])
-        text += (f" The strategy whose copies concentrate most on one painting is {strategy}: "
-                 f"{pct(favourite['share'])} of them are of {favourite['name']}.")
-    return Finding("Which paintings get copied.", text, table("", ranked, ("Painting", "name"),
-                                                              *share_ci("Share of copies")))
+    return (f"at {row['players']} players {top['name']} is copied most ({pct(top['share'])} of the completed "
+            f"copies, 95% CI {pct_ci(top['lo'], top['hi'])}) and {bottom['name']} least ({pct(bottom['share'])}, "
+            f"{pct_ci(bottom['lo'], bottom['hi'])}): {off_even(top, bottom)}")
+
+
+def lean(by_strategy: pl.DataFrame, paintings: list[str]) -> str:
+    """Where several strategies played: the one strategy's share of one painting whose interval lies highest (its
+    lower end the largest), against an even spread."""
+    shares = [{**s, "strategy": r["strategy"], "players": r["players"]} for r in by_strategy.iter_rows(named=True)
+              for s in ranked_shares(r, paintings)]
+    if len({s["strategy"] for s in shares}) < 2:
+        return ""
+    top = max(shares, key=lambda s: s["lo"])
+    side = "above" if top["lo"] > 1 / len(paintings) else "not above"
+    return (f" The highest share of one painting in one strategy's copies (by its interval's lower end): "
+            f"{top['strategy']}'s {top['name']} at {top['players']} players, {pct(top['share'])} (95% CI "
+            f"{pct_ci(top['lo'], top['hi'])}), {side} the even share.")
+
+
+def painting_finding(result: dict, data: GameData) -> Finding:
+    """The most and least copied paintings at each player count against an even spread, and the strategy whose
+    copies lean most clearly towards one painting."""
+    paintings, fair = result["paintings"], 1 / len(result["paintings"])
+    counts = [r for r in result["by_count"].iter_rows(named=True) if r["copies"]]
+    if not counts:
+        return Finding("Which paintings get copied.", "No player completed a painting.")
+    text = (f"An even spread gives each painting {pct(fair)} of the completed copies; "
+            f"{'; '.join(painting_clause(r, paintings) for r in counts)}.")
+    text += lean(result["by_strategy"], paintings)
+    rows = [{"players": r["players"], **s} for r in counts for s in ranked_shares(r, paintings)]
+    return Finding("Which paintings get copied.", text, table("", rows, ("Players", "players"), ("Painting", "name"),
+                                                              *share_ci("Share of copies")),
+                   tuple(painting_numbers(result, data)))
+
+
+def painting_numbers(result: dict, data: GameData) -> list[dict]:
+    """Every painting's share of the copies at each player count and in each strategy's copies, and the even
+    share."""
+    paintings, method = result["paintings"], result["method"]
+    even = 1 / len(paintings)
+    out = [record(data, r["players"], "even_copy_share", even, even, even, r["games"], "1 / the number of paintings")
+           for r in result["by_count"].iter_rows(named=True)]
+    for frame, fields in ((result["by_count"], ()), (result["by_strategy"], ("strategy",))):
+        for r in frame.iter_rows(named=True):
+            out += [record(data, r["players"], "copy_share", r[p], r[f"{p}_lo"], r[f"{p}_hi"], r["games"], method,
+                           **{f: r[f] for f in fields}, painting=p) for p in paintings if r[p] is not None]
+    return out
 
 
 def share_columns(names: list[str]) -> list:
@@ -304,17 +422,17 @@ def painting_tables(result: dict, _) -> list:
     paintings = result["paintings"]
     return [
         table("Each painting's share of the completed copies by player count (95% intervals in brackets resample "
-              "whole games)", result["by_count"], ("Players", "players"), ("Copies", "copies", count),
+              "whole deals)", result["by_count"], ("Players", "players"), ("Copies", "copies", count),
               *share_columns(paintings)),
-        table("Each painting's share of a strategy's completed copies, every player count together (95% intervals "
-              "in brackets resample player results)", result["by_strategy"], ("Strategy", "strategy"),
+        table("Each painting's share of a strategy's completed copies by player count (95% intervals in brackets "
+              "resample whole deals)", result["by_strategy"], ("Players", "players"), ("Strategy", "strategy"),
               ("Copies", "copies", count), *share_columns(paintings)),
     ]
 
 
 def painting_chart(result: dict, data: GameData) -> Chart:
     """Left: each painting's share of the copies, one bar per player count, with the even share dashed; right: a
-    heat map of the shares by strategy."""
+    heat map of the shares by strategy (and player count)."""
     paintings, by_count, by_strategy = result["paintings"], result["by_count"], result["by_strategy"]
     fig, axes = panels(2, 12.0, max(4.4, 1.6 + 0.42 * by_strategy.height), width_ratios=[1, 1.1])
     bars = {f"{r['players']} players": ([r[p] for p in paintings], [r[f"{p}_lo"] for p in paintings],
@@ -325,71 +443,94 @@ def painting_chart(result: dict, data: GameData) -> Chart:
     axes[0].yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     legend_below(fig, axes[0])
     grid = by_strategy.select(paintings).to_numpy().astype(float)
-    heatmap(fig, axes[1], grid, by_strategy["strategy"].to_list(), paintings, "Share of the strategy's copies",
+    several = by_count.height > 1
+    labels = [f"{s}, {p} players" if several else s for s, p in by_strategy.select("strategy", "players").rows()]
+    heatmap(fig, axes[1], grid, labels, paintings, "Share of the strategy's copies",
             max(0.01, float(np.nan_to_num(grid).max())))
-    axes[1].set(xlabel="Painting", title="By strategy (all player counts)")
+    axes[1].set(xlabel="Painting", title="By strategy")
     fig.suptitle(f"{data.title}: which paintings get copied")
     return save_chart(fig, data.out_dir, f"{data.slug}_paintings.png",
                       "Each painting's share of all completed copies: left, one bar per player count with 95% "
-                      "bootstrap intervals over games (dashed: an even spread); right, the percentage of each "
+                      "intervals that resample whole deals (dashed: an even spread); right, the percentage of each "
                       "strategy's copies (strategies in order of win share; intervals in the table).")
 
 
 def painting_intro(result: dict, _) -> str:
-    return ("A completed painting is worth as many points as there are copies of it in all collections together, "
-            "so copying what others copy pays. Shares of all completed copies by painting "
-            f"({listing(result['paintings'])}); an even spread gives each {pct(1 / len(result['paintings']))}. The "
-            "copies of one game are tied together, so intervals resample whole games (bootstrap); by strategy they "
-            "resample player results. " + BASIC_ONLY)
+    return ("A completed painting is worth as many points as there are copies of it in all collections together. "
+            f"Shares of all completed copies by painting ({listing(result['paintings'])}); an even spread gives each "
+            f"{pct(1 / len(result['paintings']))}. The copies of one deal are tied together (the same shuffle under "
+            "every seating), so intervals resample whole deals (cluster bootstrap). " + BASIC_ONLY)
 
 
 # ---------------------------------------------------------------- action tokens: use
 
 
 def use_rates(rows: pl.DataFrame, actions: list[str], by: list[str]) -> pl.DataFrame:
-    """Per group of `by`: player results, tokens used per game (bootstrap mean) and, per action, the share of games
-    in which it was used (Wilson; columns ACTION, ACTION_lo, ACTION_hi)."""
+    """Per group of `by`: player results, games, tokens used per game and, per action, the share of games in which
+    it was used (columns ACTION, ACTION_lo, ACTION_hi), each a ratio of per-deal sums (cluster bootstrap)."""
+    used = {action: pl.col("actions_used").list.get(i).cast(pl.Int64) for i, action in enumerate(actions)}
     out = []
     for key, group in groups(rows, by):
-        used = group["actions_used"].list.to_array(len(actions)).to_numpy().astype(float)
-        record = {**key, "n": group.height, **mean_ci(used.sum(axis=1), "tokens")}
-        for i, action in enumerate(actions):
-            lo, hi = wilson(used[:, i].sum(), group.height)
-            record |= {action: used[:, i].mean(), f"{action}_lo": lo, f"{action}_hi": hi}
-        out.append(record)
+        units = per_deal(group, [], tokens=pl.sum_horizontal(used.values()), **used)
+        rates = {**key, "n": group.height, "games": int(units["games"].sum()),
+                 **ratio("tokens", units["tokens"], units["n"])}
+        for action in actions:
+            rates |= ratio(action, units[action], units["n"])
+        out.append(rates)
     return pl.DataFrame(out)
 
 
 def action_use(data: GameData) -> dict:
-    """How often each strategy uses each action token, every experiment together and per player count."""
+    """How often each strategy uses each action token, per player count and every player count together."""
     actions, rows = names(data, "actions"), everyone_and(data.rows)
     return {"actions": actions, "pooled": by_strength(use_rates(rows, actions, ["strategy"]), data),
-            "by_count": by_strength(use_rates(rows, actions, ["players", "strategy"]), data, "players")}
+            "by_count": by_strength(use_rates(rows, actions, ["players", "strategy"]), data, "players"),
+            "method": over_deals(data.rows, "the ratio of the per-deal sums")}
 
 
-def use_finding(result: dict, _) -> Finding:
-    """How often each action is used by every player together, and which strategy uses most and fewest tokens."""
-    actions, pooled = result["actions"], result["pooled"]
-    ranked = ranked_shares(pooled.filter(pl.col("strategy") == "all").row(0, named=True), actions)
-    uses = listing(f"{r['name']} in {pct(r['share'])}" for r in ranked)
-    text = f"All strategies together, players use {uses} of their games."
-    strategies = pooled.filter(pl.col("strategy") != "all")
+def use_sentence(group: pl.DataFrame, actions: list[str]) -> str:
+    """At one player count: how often every player together uses each action, and which strategy uses most and
+    fewest tokens."""
+    everyone = group.filter(pl.col("strategy") == "all").row(0, named=True)
+    uses = listing(f"{r['name']} in {pct(r['share'])}" for r in ranked_shares(everyone, actions))
+    text = f"At {everyone['players']} players, all strategies together use {uses} of their games."
+    strategies = group.filter(pl.col("strategy") != "all")
     if strategies.height > 1:
         most = strategies.sort("tokens", "strategy", descending=[True, False]).row(0, named=True)
         fewest = strategies.sort("tokens", "strategy").row(0, named=True)
-        text += (f" Of the strategies, {most['strategy']} uses the most tokens, {num(most['tokens'])} of "
-                 f"{len(actions)} a game, and {fewest['strategy']} the fewest, {num(fewest['tokens'])}.")
-    return Finding("Action tokens used.", text, table("", ranked, ("Action", "name"), *share_ci("Used in")))
+        text += (f" {most['strategy'].capitalize()} uses the most tokens, {num(most['tokens'])} a game, and "
+                 f"{fewest['strategy']} the fewest, {num(fewest['tokens'])}.")
+    return text
+
+
+def use_finding(result: dict, data: GameData) -> Finding:
+    """At each player count, how often each action is used by every player together, and which strategy uses most
+    and fewest tokens."""
+    actions, by_count = result["actions"], result["by_count"]
+    text = " ".join(use_sentence(group, actions) for _, group in groups(by_count, ["players"]))
+    everyone = by_count.filter(pl.col("strategy") == "all")
+    rows = [{"players": r["players"], **s} for r in everyone.iter_rows(named=True) for s in ranked_shares(r, actions)]
+    return Finding("Action tokens used.", text, table("", rows, ("Players", "players"), ("Action", "name"),
+                                                      *share_ci("Used in")), tuple(use_numbers(result, data)))
+
+
+def use_numbers(result: dict, data: GameData) -> list[dict]:
+    """At each player count, every strategy's ('all' = every player) share of games using each token, and tokens
+    used per game."""
+    rows, method = list(result["by_count"].iter_rows(named=True)), result["method"]
+    out = estimates(data, rows, "tokens_per_game", "tokens", method, "strategy")
+    return out + [n for action in result["actions"]
+                  for n in estimates(data, rows, "token_use_share", action, method, "strategy", action=action)]
 
 
 def use_tables(result: dict, _) -> list:
     actions = result["actions"]
     return [
-        table("Share of games in which each strategy uses each action token, every player count together ('all' = "
-              "every player; 95% Wilson intervals in brackets), and tokens used per game (bootstrap)",
-              result["pooled"], ("Strategy", "strategy"), ("Player results", "n", count), *est("Tokens", "tokens"),
-              *share_columns(actions)),
-        table("The same by player count", result["by_count"], ("Players", "players"), ("Strategy", "strategy"),
+        table("Share of games in which each strategy uses each action token by player count ('all' = every player; "
+              "95% intervals in brackets resample whole deals), and tokens used per game", result["by_count"],
+              ("Players", "players"), ("Strategy", "strategy"), ("Player results", "n", count),
+              *est("Tokens", "tokens"), *share_columns(actions)),
+        table("The same, every player count together", result["pooled"], ("Strategy", "strategy"),
               ("Player results", "n", count), *est("Tokens", "tokens"), *share_columns(actions)),
     ]
 
@@ -406,13 +547,13 @@ def use_chart(result: dict, data: GameData) -> Chart:
     return save_chart(fig, data.out_dir, f"{data.slug}_action_use.png",
                       "The percentage of its games in which each strategy uses each action token (each may be used "
                       "once a game), every player count of the experiment together; 'all' is every player, strategies "
-                      "in order of win share. Intervals are in the table.")
+                      "in order of win share. Intervals, and the shares at each player count, are in the tables.")
 
 
 def use_intro(result: dict, _) -> str:
     return (f"Each player holds one token of each action ({listing(result['actions'])}) and may use each once per "
-            "game. The share of a strategy's games in which it used each token carries a Wilson interval; every "
-            "experiment counts here.")
+            "game. The share of a strategy's games in which it used each token, with 95% intervals that resample "
+            "whole deals; every experiment counts here, the Advanced Variant's too.")
 
 
 # ---------------------------------------------------------------- action tokens: worth
@@ -427,42 +568,56 @@ def restricted_variants(rows: pl.DataFrame) -> list[tuple[str, str, str]]:
 
 def with_margin(rows: pl.DataFrame) -> pl.DataFrame:
     """rows with `margin`: the seat's score minus the mean score of the other seats of its game. What happens to
-    everyone at a table (a Stash or a Gift takes a card from the deck, and the game is shorter for all) cancels."""
+    everyone at a table (a Stash, a Gift or a Rush takes one card more from the deck or the display, and the game
+    may end sooner for all) cancels."""
     others = (pl.col("score").sum().over(GAME_KEY) - pl.col("score")) / (pl.col("players") - 1)
     return rows.with_columns(margin=pl.col("score") - others)
 
 
-def token_units(rows: pl.DataFrame, variant: str, base: str) -> pl.DataFrame:
-    """Per experiment, player count and deal (every seating of one deal together) where either played: the seats,
-    wins and points over the table (margin) of the variant (v_) and of its base (b_)."""
-    sums = {f"{who}_{what}": (pl.col(column).filter(mine) if column else mine).sum().cast(pl.Float64)
-            for who, mine in (("v", pl.col("strategy") == variant), ("b", pl.col("strategy") == base))
-            for what, column in (("seats", None), ("wins", "win"), ("points", "margin"))}
-    return (rows.filter(pl.col("strategy").is_in([variant, base])).group_by("experiment", "players", "deal")
-            .agg(**sums))
-
-
-def per_seat(sums: dict, who: str, what: str):
-    """Wins or points per seat played, from summed units (arrays of bootstrap replicates work too)."""
+def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, seed: int,
+                 keys: tuple[str, str, str]) -> dict:
+    """The mean of `value` over the rows where mask a holds, over those where b holds, and a − b (named by `keys`),
+    each with a percentile interval from one cluster bootstrap over deals (matches in match mode): the same resampled
+    deals for all three, as stats.paired_difference draws them. No interval from fewer than MIN_CLUSTERS deals."""
+    cluster, n_clusters = cluster_codes(rows)
+    v, in_a, in_b = columns(rows, value, a, b)
+    units = np.column_stack([np.bincount(cluster, x, n_clusters) for x in (v * in_a, in_a, v * in_b, in_b)])
+    draws = np.vstack([units.sum(axis=0), cluster_resampled_sums(units, N_BOOT, seed)])
     with np.errstate(invalid="ignore", divide="ignore"):
-        return sums[f"{who}_{what}"] / sums[f"{who}_seats"]
+        means = np.column_stack([draws[:, 0] / draws[:, 1], draws[:, 2] / draws[:, 3]])
+    means = np.column_stack([means, means[:, 0] - means[:, 1]])
+    lo, hi = percentile_interval(means[1:]) if n_clusters >= MIN_CLUSTERS else (np.full(3, np.nan),) * 2
+    return {k: float(x) for key, m, low, high in zip(keys, means[0], lo, hi)
+            for k, x in ((key, m), (f"{key}_lo", low), (f"{key}_hi", high))}
 
 
-def token_worth(units: pl.DataFrame, seed: int) -> dict:
-    """One stratum: the variant's and the base's win shares (Wilson) and mean points, and what the token is worth,
-    base − variant, in win share and in points (bootstrap over deals)."""
-    values = units.select(pl.exclude("experiment", "players", "deal"))
-    total = dict(zip(values.columns, values.to_numpy().sum(axis=0)))
-    boot = dict(zip(values.columns, resampled_sums(values.to_numpy(), seed=seed).T))
-    lo, hi = wilson(total["v_wins"], total["v_seats"])
-    base_lo, base_hi = wilson(total["b_wins"], total["b_seats"])
-    worth = {what: (per_seat(total, "b", what) - per_seat(total, "v", what),
-                    per_seat(boot, "b", what) - per_seat(boot, "v", what)) for what in ("wins", "points")}
-    return {"seats": int(total["v_seats"]), "share": per_seat(total, "v", "wins"), "lo": lo, "hi": hi,
-            "base_share": per_seat(total, "b", "wins"), "base_lo": base_lo, "base_hi": base_hi,
-            **estimate("points", per_seat(total, "v", "points"), per_seat(boot, "v", "points")),
-            **estimate("base_points", per_seat(total, "b", "points"), per_seat(boot, "b", "points")),
-            **estimate("win_worth", *worth["wins"]), **estimate("point_worth", *worth["points"])}
+def opponent_share(stratum: pl.DataFrame, player: str, opponent: pl.Expr) -> float:
+    """The share of `player`'s opponent seats (the other seats of its games) that rows matching `opponent` held."""
+    held = opponent.cast(pl.Float64)
+    seats = stratum.select(pl.col("strategy"), met=held.sum().over(GAME_KEY) - held, opponents=pl.col("players") - 1)
+    mine = seats.filter(pl.col("strategy") == player)
+    return float(mine["met"].sum() / mine["opponents"].sum())
+
+
+def token_worth(stratum: pl.DataFrame, variant: str, base: str, seed: int) -> dict:
+    """One experiment and player count: the variant's and the base's win shares and mean points over the table, and
+    what the token is worth, base − variant, in win share (stats.paired_difference, with its unpaired Newcombe
+    interval) and in points (the same clusters and bootstrap); and whom the two sides met."""
+    is_base, is_variant = pl.col("strategy") == base, pl.col("strategy") == variant
+    variants = pl.col("strategy").str.starts_with(base + RESTRICTED)
+    wins = paired_difference(stratum, is_base, is_variant, n_boot=N_BOOT, seed=seed)
+    unpaired = ("lo_unpaired", "hi_unpaired", "width_ratio", "games_factor")
+    return {"seats": int(stratum["strategy"].eq(variant).sum()), "games": wins["games"], "deals": wins["clusters"],
+            "games_variant": wins["games_b"], "games_base": wins["games_a"], "share": wins["share_b"],
+            "base_share": wins["share_a"], "win_worth": wins["estimate"], "win_worth_lo": wins["lo"],
+            "win_worth_hi": wins["hi"], **{f"win_worth_{k}": wins[k] for k in unpaired},
+            "win_method": wins["method"], "win_method_unpaired": wins["method_unpaired"],
+            **paired_means(stratum, pl.col("margin"), is_base, is_variant, seed, ("base_points", "points",
+                                                                                 "point_worth")),
+            "point_method": "paired " + over_deals(stratum, "the mean points over the table"),
+            "base_met": opponent_share(stratum, variant, is_base),
+            "others_met": opponent_share(stratum, variant, variants & ~is_variant),
+            "variants_met": opponent_share(stratum, base, variants)}
 
 
 def token_values(data: GameData) -> pl.DataFrame | None:
@@ -470,15 +625,16 @@ def token_values(data: GameData) -> pl.DataFrame | None:
     BASE-no-ACTION played."""
     out, rows = [], with_margin(data.rows)
     for variant, base, action in restricted_variants(rows):
-        units = token_units(rows, variant, base)
-        for seed, (key, stratum) in enumerate(groups(units, ["experiment", "players"])):
-            if stratum["v_seats"].sum() and stratum["b_seats"].sum():
-                out.append({**key, "strategy": variant, "base": base, "action": action, **token_worth(stratum, seed)})
+        for seed, (key, stratum) in enumerate(groups(rows, ["experiment", "players"])):
+            if {variant, base} <= set(stratum["strategy"].unique()):
+                out.append({**key, "strategy": variant, "base": base, "action": action,
+                            **token_worth(stratum, variant, base, seed)})
     return pl.DataFrame(out) if out else None
 
 
 def worth_sentence(base: str, ranked: pl.DataFrame) -> str:
-    """One base strategy's tokens, by points worth: their worth, the verdicts, and the most valuable in wins."""
+    """One base strategy's tokens, by points worth: their worth, the verdicts, the most valuable in wins, and whom
+    the base and its variants met."""
     where = listing(f"{e} at {p} players" for e, p in ranked.select("experiment", "players").unique().sort(
         "experiment", "players").iter_rows())
     rows = ranked.to_dicts()
@@ -490,13 +646,18 @@ def worth_sentence(base: str, ranked: pl.DataFrame) -> str:
     if gains:
         text += f" Clearly worth points: {listing(gains)}."
     if losses:
-        text += (f" Without {listing(losses)} {base} does clearly better: it spends "
-                 f"{'that token' if len(losses) == 1 else 'those tokens'} badly.")
+        one = len(losses) == 1
+        text += (f" {listing(losses).capitalize()} clearly cost{'s' if one else ''} {base} points, as this bot plays "
+                 f"{'it' if one else 'them'}.")
     if unclear:
-        text += f" No clear value: {listing(unclear)}."
+        text += f" No clear worth in points: {listing(unclear)}."
     best = max(rows, key=lambda r: r["win_worth"])
-    return text + (f" In wins, {best['action']} is worth the most: {pp(best['win_worth'])} of win share (95% CI "
-                   f"{pp_ci(best['win_worth_lo'], best['win_worth_hi'])}).")
+    return text + (f" In win share, {best['action']} is worth the most: {pp(best['win_worth'])} (95% CI "
+                   f"{pp_ci(best['win_worth_lo'], best['win_worth_hi'])} paired over deals; unpaired "
+                   f"{pp_ci(best['win_worth_lo_unpaired'], best['win_worth_hi_unpaired'])}). The two sides met "
+                   f"different opponents: {pct(rows[0]['variants_met'])} of {base}'s opponent seats held its "
+                   f"variants, while each variant's held {base} in {spread([r['base_met'] for r in rows])} and other "
+                   f"variants in {spread([r['others_met'] for r in rows])}.")
 
 
 def largest_strata(result: pl.DataFrame) -> pl.DataFrame:
@@ -505,7 +666,7 @@ def largest_strata(result: pl.DataFrame) -> pl.DataFrame:
             .sort("point_worth", "strategy", descending=[True, False]))
 
 
-def worth_finding(result: pl.DataFrame, _) -> Finding:
+def worth_finding(result: pl.DataFrame, data: GameData) -> Finding:
     """Per base strategy, what each token is worth (each variant's largest stratum)."""
     main = largest_strata(result).sort("base", maintain_order=True)
     sentences = [worth_sentence(base, group) for (base,), group in main.partition_by("base", as_dict=True,
@@ -513,19 +674,49 @@ def worth_finding(result: pl.DataFrame, _) -> Finding:
     return Finding("Action tokens (what each is worth).", " ".join(sentences), table(
         "", main, ("Base", "base"), ("Token", "action"), *est("Worth in points over the table", "point_worth", signed,
                                                                signed_ci),
-        *est("Worth in win share", "win_worth", pp, pp_ci)))
+        *est("Worth in win share", "win_worth", pp, pp_ci),
+        ("Unpaired 95% CI", ("win_worth_lo_unpaired", "win_worth_hi_unpaired"), pp_ci),
+        ("Unpaired needs × the games", "win_worth_games_factor", lambda f: num(f, 1))),
+        tuple(worth_numbers(main, data)))
+
+
+def worth_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
+    """Each token's worth in win share (with both sides' shares and the unpaired interval) and in points over the
+    table, and the make-up of each side's opponents."""
+    out = []
+    for r in result.iter_rows(named=True):
+        about = {"experiment": r["experiment"], "strategy": r["strategy"], "base": r["base"], "action": r["action"]}
+        unpaired = {"low_unpaired": r["win_worth_lo_unpaired"], "high_unpaired": r["win_worth_hi_unpaired"],
+                    "width_ratio": r["win_worth_width_ratio"], "games_factor": r["win_worth_games_factor"],
+                    "method_unpaired": r["win_method_unpaired"]}
+        out += [record(data, r["players"], "token_worth_win_share", r["win_worth"], r["win_worth_lo"],
+                       r["win_worth_hi"], r["games"], r["win_method"], **about, share_base=r["base_share"],
+                       share_variant=r["share"], **unpaired),
+                record(data, r["players"], "token_worth_points", r["point_worth"], r["point_worth_lo"],
+                       r["point_worth_hi"], r["games"], r["point_method"], **about, points_base=r["base_points"],
+                       points_variant=r["points"])]
+        met = (("base_met", r["strategy"], r["base"], r["games_variant"]),
+               ("others_met", r["strategy"], f"other {r['base']}{RESTRICTED}TOKEN", r["games_variant"]),
+               ("variants_met", r["base"], f"{r['base']}{RESTRICTED}TOKEN", r["games_base"]))
+        out += [record(data, r["players"], "opponent_share", r[key], r[key], r[key], games,
+                       "count: the share of the strategy's opponent seats that the opponent held",
+                       experiment=r["experiment"], strategy=player, opponent=opponent)
+                for key, player, opponent, games in met]
+    return out
 
 
 def worth_tables(result: pl.DataFrame, _) -> list:
     return [table("What each action token is worth: BASE against BASE-no-TOKEN (worth = base − variant; 95% "
-                  "intervals: Wilson for win shares, bootstrap over deals for points and worth)",
+                  "intervals: paired cluster bootstrap over deals; unpaired: Newcombe), and whom the variant met",
                   result.sort("base", "experiment", "players", "point_worth", descending=[False, False, False, True]),
-                  ("Experiment", "experiment"), ("Players", "players"), ("Base", "base"), ("Token", "action"),
-                  ("Variant seats", "seats", count), *share_ci("Variant wins"),
-                  *share_ci("Base wins", "base_share", "base_lo", "base_hi"),
-                  *est("Worth (win share)", "win_worth", pp, pp_ci), *est("Variant points over table", "points"),
-                  *est("Base points over table", "base_points"),
-                  *est("Worth (points over table)", "point_worth", signed, signed_ci))]
+                  ("Players", "players"), ("Base", "base"), ("Token", "action"), ("Variant seats", "seats", count),
+                  ("Variant wins", "share", pct), ("Base wins", "base_share", pct),
+                  *est("Worth (win share)", "win_worth", pp, pp_ci),
+                  ("Unpaired 95% CI", ("win_worth_lo_unpaired", "win_worth_hi_unpaired"), pp_ci),
+                  ("Variant points over table", "points", signed), ("Base points over table", "base_points", signed),
+                  *est("Worth (points over table)", "point_worth", signed, signed_ci),
+                  ("Variant's opponents: base", "base_met", pct),
+                  ("Variant's opponents: other variants", "others_met", pct))]
 
 
 def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
@@ -550,28 +741,31 @@ def worth_chart(result: pl.DataFrame, data: GameData) -> Chart:
     axes[1].set_title("In win share")
     return finished_chart(fig, axes[0],
                           f"{data.title}: what each action token is worth "
-                          "(BASE − BASE-no-TOKEN, 95% bootstrap intervals)",
+                          "(BASE − BASE-no-TOKEN, 95% paired intervals over deals)",
                           data.out_dir, f"{data.slug}_action_worth.png",
                           "What each action token is worth to the strategy in brackets: its points over the table "
                           "(its score minus the mean of the other players' in the same game; left) and its win share "
                           "(right) minus those of the same strategy never using that token, over the same deals. Bars "
-                          "right of zero mean the token pays; most valuable first.")
+                          "right of zero: the strategy does better with the token; most valuable first.")
 
 
 WORTH_INTRO = (
     "A BASE-no-TOKEN strategy plays like BASE but never uses that action token. What the token is worth to BASE is "
-    "BASE's mean points over its table (its score minus the mean score of the other players in the same game) and "
-    "its win share, minus the variant's, counted in each experiment and player count where both played, so both "
-    "met the same pool of opponents on the same deals. Points over the table, not raw points: a Stash or a Gift "
-    "takes one more card from the deck and shortens the game for everyone at the table, which lowers every score "
-    "there, the variant's opponents' too. Win shares carry Wilson intervals; means and "
-    "differences carry percentile bootstrap intervals that resample whole deals (every seating of one deal "
-    "together), so the comparison stays paired.")
+    "BASE's win share and its mean points over its table (its score minus the mean score of the other players in "
+    "the same game), minus the variant's, in each experiment and player count where both played, on the same deals. "
+    "Both face the rest of the pool, which is not the same field for both: BASE never meets itself, and a variant "
+    "meets BASE in only some of its opponent seats (the finding gives the make-up). "
+    "Points over the table, not raw points: a Stash, a Gift and a Rush each take one card more from the deck or the "
+    "display (Solvent and Correction take none), so the game may end sooner for everyone at the table; subtracting "
+    "the table's mean cancels what falls on all its players. Both differences carry a paired cluster bootstrap: "
+    "whole deals are resampled (every seating of one deal together; matches in match mode), the same deals for "
+    "both sides, and a k-way tie's 1/k of a win is summed as it is. Beside the win share's interval stands the "
+    "unpaired one (Newcombe), as if every game were independent.")
 
 CAVEATS = (
-    "Witkacy: a token's worth compares a strategy with its BASE-no-TOKEN variant in the same pool of opponents and "
-    "deals, but not against the same opponents game by game; it measures what the token is worth to that bot's way "
-    "of playing it, not to a person.",
+    "Witkacy: a token's worth compares a strategy with its BASE-no-TOKEN variant on the same deals of one pool, each "
+    "facing the rest of that pool, so not the same opponents; it measures what the token is worth to that bot's way "
+    "of playing it in that field, not to a person.",
 )
 
 
@@ -608,10 +802,11 @@ def rules_effect(units: pl.DataFrame, seed: int) -> list[dict]:
     boot = dict(zip(values.columns, resampled_sums(values.to_numpy(), seed=seed).T))
 
     def mean(sums: dict, measure: str, rules: str):
-        _, numerator, denominator = MEASURES[measure]
+        _, numerator, denominator, _ = MEASURES[measure]
         return sums[numerator + rules] / sums[denominator + rules]
 
     return [{"measure": m, "deals": units.height, "games": int(total["games"]),
+             "games_advanced": int(total["games_advanced"]),
              **estimate("basic", mean(total, m, ""), mean(boot, m, "")),
              **estimate("advanced", mean(total, m, "_advanced"), mean(boot, m, "_advanced")),
              **estimate("diff", mean(total, m, "_advanced") - mean(total, m, ""),
@@ -629,7 +824,9 @@ def advanced_variant(data: GameData) -> dict | None:
                    suffix="_advanced"))
     effects = [{**key, **effect} for seed, (key, group) in enumerate(groups(units, ["players"]))
                for effect in rules_effect(group, seed)]
-    return {"basic": basic, "advanced": advanced, "effects": pl.DataFrame(effects)}
+    seeds = {m["experiment"]: m.get("seed") for m in data.manifests}
+    return {"basic": basic, "advanced": advanced, "effects": pl.DataFrame(effects),
+            "same_deals": seeds[basic] is not None and seeds[basic] == seeds[advanced]}
 
 
 def measure_columns(header: str, key: str, difference: bool = False) -> list:
@@ -674,13 +871,32 @@ def advanced_finding(result: dict, data: GameData) -> Finding:
     length = direction(effects.filter(pl.col("measure") == "turns"), "games get shorter", "games get longer",
                        "game length does not change clearly")
     turns = effects.filter(pl.col("measure") == "turns")["diff"]
-    text = (f"The Advanced Variant {verdict} ({result['advanced']} against {result['basic']}, on the same deals): "
-            f"{'; '.join(rules_clause(p, e) for p, e in by_count.items())}. {length.capitalize()} "
+    deals = "on the same deals" if result["same_deals"] else "on deals of the same numbers from different seeds"
+    text = (f"The Advanced Variant {verdict} ({result['advanced']} against {result['basic']}: the same strategies "
+            f"{deals}): {'; '.join(rules_clause(p, e) for p, e in by_count.items())}. {length.capitalize()} "
             f"({listing(signed(d) for d in turns)} turns a game).")
     return Finding("The Advanced Variant.", text, table(
         "", effects, ("Players", "players"), ("Measure", lambda r: MEASURES[r["measure"]][0]),
         measure_columns("Basic", "basic")[0], measure_columns("Advanced", "advanced")[0],
-        *measure_columns("Difference", "diff", difference=True)))
+        *measure_columns("Difference", "diff", difference=True)), tuple(advanced_numbers(result, data)))
+
+
+def advanced_numbers(result: dict, data: GameData) -> list[dict]:
+    """At each player count, each measure under both rules (each from its own experiment) and the difference
+    advanced − basic (comparing both)."""
+    basic, advanced = result["basic"], result["advanced"]
+    method = f"cluster bootstrap over the deals played in both experiments ({N_BOOT} resamples) of the ratio of sums"
+    out = []
+    for r in result["effects"].iter_rows(named=True):
+        metric, players = MEASURES[r["measure"]][3], r["players"]
+        out += [record(data, players, metric, r["basic"], r["basic_lo"], r["basic_hi"], r["games"], method,
+                       experiment=basic, rules="basic"),
+                record(data, players, metric, r["advanced"], r["advanced_lo"], r["advanced_hi"], r["games_advanced"],
+                       method, experiment=advanced, rules="advanced"),
+                record(data, players, f"{metric}_difference", r["diff"], r["diff_lo"], r["diff_hi"],
+                       r["games"] + r["games_advanced"], "paired " + method, experiment=[advanced, basic],
+                       rules="advanced − basic")]
+    return out
 
 
 def advanced_tables(result: dict, _) -> list:
@@ -697,7 +913,7 @@ def advanced_chart(result: dict, data: GameData) -> Chart:
     effects = result["effects"]
     counts = effects["players"].unique().sort().to_list()
     fig, axes = panels(len(MEASURES), 3.0 * len(MEASURES) + 0.8, 4.2)
-    for ax, (measure, (words, _, _)) in zip(axes, MEASURES.items()):
+    for ax, (measure, (words, *_)) in zip(axes, MEASURES.items()):
         panel = aligned(effects.filter(pl.col("measure") == measure), "players", counts)
         bars_with_ci(ax, [str(p) for p in counts], {
             f"basic ({result['basic']})": (panel["basic"], panel["basic_lo"], panel["basic_hi"]),
@@ -726,11 +942,11 @@ ANALYSES = [
     Analysis("Seats and completed paintings", seat_copies, intro=SEAT_INTRO, tables=seat_tables, finding=seat_finding,
              absent=NO_BASIC),
     Analysis("Completing paintings", completion, intro=COMPLETION_INTRO, chart=completion_chart,
-             tables=completion_tables, finding=completion_finding, absent=NO_BASIC),
+             tables=completion_tables, finding=completion_finding, absent=NO_BASIC, leading_only=True),
     Analysis("Which paintings get copied", painting_shares, intro=painting_intro, chart=painting_chart,
-             tables=painting_tables, finding=painting_finding, absent=NO_BASIC),
+             tables=painting_tables, finding=painting_finding, absent=NO_BASIC, leading_only=True),
     Analysis("Action tokens: how often they are used", action_use, intro=use_intro, chart=use_chart,
-             tables=use_tables, finding=use_finding),
+             tables=use_tables, finding=use_finding, leading_only=True),
     Analysis("Action tokens: what each is worth", token_values, intro=WORTH_INTRO, chart=worth_chart,
              tables=worth_tables, finding=worth_finding, caveats=CAVEATS,
              absent="No restricted strategies (BASE-no-TOKEN, e.g. saboteur-no-gift) played beside their BASE in "

@@ -139,3 +139,72 @@ def seat_columns(experiment: str, game: str, players: int, lineups: int, strateg
             "seat": seat.ravel().astype(np.int8), "player": seat.ravel().astype(np.int8),
             "strategy": np.asarray(strategy).ravel(), "score": np.asarray(score).ravel().astype(np.int32),
             "rank": np.asarray(rank).ravel(), "win": np.asarray(win).ravel()}
+
+
+# ---------------------------------------------------------------- every number of summary.md is in findings.json
+
+NUMBER = re.compile(r"(?<![\w.])[+\-−]?\d[\d,]*(?:\.\d+)?(?!\w)")
+CONSTANT = ("95%", "5% level", "1/P", "1/k")  # the interval's level and fair-share notation, the same in every report
+
+
+def summary_parts(summary: str) -> list[tuple[str, str, str]]:
+    """summary.md cut into (game, experiment, text): the overview's rows, each from the experiment it names in its
+    last cell; each experiment's section, named by its 'What was played.' finding; a comparison of experiments
+    (experiment '*': any of its game's). The text around them is ('*', '*', text): any record may carry it."""
+    titles = dict(re.findall(r"^## (.+)\n\nEvery table and chart: \[(\w+)\.html\]", summary, re.M))
+    parts, game = [], "*"
+    for block in re.split(r"\n(?=##+ )", summary):
+        heading = block.split("\n", 1)[0]
+        if heading.startswith("## "):
+            game = titles.get(heading[3:], "*")
+        played = re.search(r"What was played\.(?:\*\*)? Experiment (\w+):", block)
+        if heading.startswith("### "):
+            parts.append((game, played.group(1) if played else "*", block))
+            continue
+        rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| Game |")]
+        overview = [(row, row.rstrip(" |").rsplit("| ", 1)[1].strip()) for row in rows]
+        parts += [("*", experiment, row) for row, experiment in overview]
+        rest = "\n".join(line for line in block.splitlines() if line not in rows)
+        parts.append((game, "*", rest))
+    return parts
+
+
+def of_experiments(record: dict) -> list[str]:
+    """The experiment a record comes from, or those it compares."""
+    named = record["experiment"]
+    return named if isinstance(named, list) else [named]
+
+
+def values_of(record: dict) -> list[float]:
+    out = []
+    for value in record.values():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                out += [float(v), 100 * float(v)]
+    return out
+
+
+def stated(token: str, values: list[float]) -> bool:
+    """Whether some value, as a share in % or as itself, prints as the token (its sign where it has one)."""
+    text = token.replace("−", "-").replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    signed = text[0] in "+-"
+    target = float(text)
+    return any(abs(round(v if signed else abs(v), decimals) - target) < 10 ** -decimals / 2 + 1e-9 for v in values)
+
+
+def unrecorded_numbers(report_dir: Path) -> list[str]:
+    """Every number of the report's summary.md that no record of its findings.json states, with where it stands.
+    A record of the experiment (and game) a part comes from must carry it."""
+    summary = (report_dir / "summary.md").read_text()
+    numbers = json.loads((report_dir / "findings.json").read_text())
+    missing = []
+    for game, experiment, text in summary_parts(summary):
+        mine = [n for n in numbers if game in ("*", n["game"]) and experiment in ("*", *of_experiments(n))]
+        values = [v for n in mine for v in values_of(n)]
+        for constant in CONSTANT:
+            text = text.replace(constant, "")
+        for line in text.splitlines():
+            missing += [f"{token!r} in {game}/{experiment}: {line.strip()[:160]}"
+                        for token in NUMBER.findall(line) if not stated(token, values)]
+    return missing

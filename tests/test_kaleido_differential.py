@@ -173,7 +173,7 @@ def check_game(params: rules.Params, record: Record, g: int, game: reference.Gam
     assert record.outcome.win[g].tolist() == pytest.approx(result.wins), g
 
 
-@pytest.mark.parametrize(("players", "games", "seed"), [(2, 250, 1), (3, 250, 2), (4, 250, 3), (5, 250, 4)])
+@pytest.mark.parametrize(("players", "games", "seed"), [(2, 160, 1), (3, 160, 2), (4, 160, 3), (5, 160, 4)])
 def test_engine_agrees_with_reference_decision_by_decision(players: int, games: int, seed: int) -> None:
     params = rules.Params(players=players)
     lineups = np.random.default_rng(100 + seed).choice(ALL_STRATEGIES, size=(games, players))

@@ -12,12 +12,14 @@ from test_cli import invoke
 from reports.build import build_report, check_results
 from reports.fmt import p_value, pp, pp_ci
 from reports.generic import head_to_head, seat_analysis, seat_tables
-from reports.kintsugi import winner_changes
+from reports.kintsugi import guess_accuracy, match_finding, matches, winner_changes
 from reports.load import ResultsError, load_results
+from reports.stats import wilson
 
 STRATEGIES = ["greedy+oracle", "random+uniform", "camouflage+uniform"]
-EVERY_CHART = ["seat_win_share", "strategy_win_share", "guess_accuracy"]  # drawn for every experiment
-LEADING_CHART = ["score_by_seat", "handicaps", "score_by_strategy", "head_to_head"]  # for headline experiments
+EVERY_CHART = ["seat_win_share", "strategy_win_share"]  # drawn for every experiment
+LEADING_CHART = ["score_by_seat", "handicaps", "score_by_strategy", "head_to_head",  # for headline experiments
+                 "guess_accuracy"]
 MATCH_QUESTION = "Does a full match wash out the start player's edge?"
 # experiment -> (its heading on the game page and in summary.md, its player count)
 KINTSUGI = {"synthetic3m": (MATCH_QUESTION, 3), "synthetic2": ("synthetic2", 2), "synthetic3": ("synthetic3", 3),
@@ -127,6 +129,8 @@ def test_report_writes_its_pages_findings_and_charts(report):
         for chart in EVERY_CHART + (LEADING_CHART if experiment in leading else []):
             assert (out / f"{experiment}_{chart}.png").stat().st_size > 10_000
             assert f'src="{experiment}_{chart}.png"' in page
+        if experiment not in leading:
+            assert not any((out / f"{experiment}_{chart}.png").exists() for chart in LEADING_CHART), experiment
     assert 'src="kintsugi_compared_seat_by_experiment.png"' in page
     assert (out / "summary.md").read_text().startswith("# Balance report: Kintsugi, Mystery Game")
     assert isinstance(json.loads((out / "findings.json").read_text()), list)
@@ -184,6 +188,14 @@ def test_report_has_the_match_table_and_caveats(report):
     assert "chance level" in page
     summary = (report.parent / "summary.md").read_text()
     assert "- **Matches.** " in section(summary, MATCH_QUESTION)
+    found = finding(section(summary.replace("**", ""), MATCH_QUESTION), "Matches.")
+    assert re.search(r"every match seats .*\), at 3 players greedy\+oracle wins [\d.]+% of its matches, clearly more "
+                     r"than \S+ \([\d.]+%\), and clearly above the fair share of 33\.3%\.", found)
+    assert re.search(r"At 3 players the player who starts a match's first game wins [\d.]+% of the matches "
+                     r"\([\d.]+–[\d.]+%\), the one at seat 1 of that game [\d.]+% \([\d.]+–[\d.]+%\) and at seat 2 "
+                     r"[\d.]+% \([\d.]+–[\d.]+%\), against a fair share of 33\.3%: starting the first game of a match ",
+                     found)
+    assert "Match win share by the seat held in the match&#x27;s first game" in page
     assert "- **Matches.** " not in section(summary, "synthetic3")  # not a match: no matches
     overview = report.read_text()
     assert "Bots are not people" in overview and "Bots are not people" in summary
@@ -215,13 +227,15 @@ def test_findings_json_records_every_number_of_every_experiment(numbers):
         assert isinstance(r["estimate"], float) and isinstance(r["method"], str) and r["method"]
         assert all(v is None or isinstance(v, float) for v in (r["low"], r["high"]))
     metrics = {r["metric"] for r in numbers}
+    kintsugi_own = {"guess_accuracy", "winner_changed_share", "match_win_share",
+                    "match_win_share_by_first_seat"}  # the mystery game has none
     assert {"seat_win_share", "start_advantage", "strategy_win_share", "handicap", "compensated_win_share",
-            "rating", "guess_accuracy"} <= metrics
+            "rating"} | kintsugi_own <= metrics
     players = {"synthetic2": 2, "synthetic3": 3, "synthetic4": 4, "synthetic3m": 3, "mystery_big": 2,
                "mystery_small": 2}
     for experiment, count in players.items():
         mine = [r for r in numbers if r["experiment"] == experiment]
-        assert {r["metric"] for r in mine} >= metrics - {"guess_accuracy"}
+        assert {r["metric"] for r in mine} >= metrics - kintsugi_own
         assert sorted(r["seat"] for r in mine if r["metric"] == "seat_win_share") == list(range(count))
         handicaps = [r for r in mine if r["metric"] == "handicap"]
         assert {r["seat"] for r in handicaps} == set(range(count))
@@ -297,6 +311,7 @@ def test_winner_change_compares_winners_by_pieces_with_actual_winners():
         {
             "experiment": ["e"] * 4,
             "game_id": [0, 0, 1, 1],
+            "deal": [0, 0, 1, 1],
             "players": [2] * 4,
             "pieces": [3, 2, 2, 4],
             "win": [1.0, 0.0, 1.0, 0.0],
@@ -306,6 +321,57 @@ def test_winner_change_compares_winners_by_pieces_with_actual_winners():
     changes = winner_changes(rows).row(0, named=True)
     assert (changes["games"], changes["changed"], changes["with_correct"]) == (2, 1, 1)
     assert changes["rate"] == 0.5 and changes["rate_correct"] == 1.0
+
+
+def test_guess_accuracy_resamples_deals_not_guesses():
+    rows = synthetic_games(4, 3000, seed=5)
+    right = np.random.default_rng(1).random(3000) < 0.5  # the four guesses of a game are right or wrong together
+    rows = rows.with_columns(guess_correct=pl.Series(right[rows["deal"].to_numpy()]))
+    accuracy = guess_accuracy(rows, ["players"]).row(0, named=True)
+    assert accuracy["games"] == 3000 and "cluster bootstrap over deals" in accuracy["method"]
+    lo, hi = wilson(accuracy["correct"], accuracy["guesses"])
+    assert accuracy["hi"] - accuracy["lo"] > 1.7 * (hi - lo)  # about √4 = 2 times the width of guesses as trials
+
+
+def test_kintsugi_intervals_resample_deals_or_matches(numbers):
+    own = [r for r in numbers if r["metric"] in {"guess_accuracy", "winner_changed_share", "match_win_share",
+                                                 "match_win_share_by_first_seat"}]
+    for r in own:
+        unit = "matches" if r["experiment"] == "synthetic3m" else "deals"
+        assert f"cluster bootstrap over {unit}" in r["method"] and "independent" not in r["method"], r
+        assert r["low"] <= r["estimate"] <= r["high"]
+
+
+def first_seat_matches(matches: int, edge: int, seed: int) -> pl.DataFrame:
+    """Match rows at 3 players (as synthetic_games lays them out: the player at seat s of a match's first game is
+    player s) with random scores, every strategy as often at each seat of the first game, and a planted edge: the
+    player who starts a match's first game scores `edge` points fewer (the lowest total wins) in each of its games."""
+    rows = synthetic_games(3, 3 * matches, seed, match=True)
+    score = np.random.default_rng(seed).integers(0, 10, rows.height)
+    return rows.with_columns(score=pl.Series(score) - edge * (pl.col("player") == 0),
+                             strategy=pl.lit(np.array(STRATEGIES))
+                             .get((pl.col("player").cast(pl.Int64) + pl.col("match_id")) % len(STRATEGIES)))
+
+
+@pytest.mark.parametrize(("edge", "verdict"), [
+    (2, "still pays, and seat 1 and seat 2 of that game win clearly less than fair."),
+    (0, "neither clearly pays nor clearly costs.")])
+def test_the_match_win_share_by_first_seat_finds_a_planted_edge_of_the_first_start(edge, verdict, tmp_path):
+    data = game_data(first_seat_matches(1500, edge, seed=11), "kintsugi", tmp_path)
+    result = matches(data)
+    assert data.lowest_wins and result["first_seat"]["seat"].to_list() == [0, 1, 2]
+    found = match_finding(result, data)
+    assert found.text.endswith(f"against a fair share of 33.3%: starting the first game of a match {verdict}")
+    records = {r["seat"]: r for r in found.numbers if r["metric"] == "match_win_share_by_first_seat"}
+    assert sorted(records) == [0, 1, 2] and sum(r["estimate"] for r in records.values()) == pytest.approx(1)
+    assert {(r["matches"], r["games"], round(r["fair"], 9)) for r in records.values()} == {(1500, 4500, 0.333333333)}
+    assert "cluster bootstrap over matches" in records[0]["method"]
+    start = records[0]
+    if edge:
+        assert 1 / 3 < start["low"] < start["estimate"] < start["high"]
+        assert all(records[seat]["high"] < 1 / 3 for seat in (1, 2))
+    else:
+        assert start["low"] < 1 / 3 < start["high"]
 
 
 # ---------------------------------------------------------------- two experiments of one game, different Params
@@ -408,3 +474,9 @@ def test_the_overview_names_the_headline_experiment_when_it_gives_every_row(join
     rows = page_table(joint_report.read_text(), "Seat balance at a glance")
     assert [r["Players"] for r in rows] == ["2", "3"]
     assert [r.get("From experiment") for r in rows] == ["corners", "corners"]
+
+
+def test_every_number_of_the_summary_is_in_findings_json(report):
+    from resultsdir import unrecorded_numbers
+
+    assert unrecorded_numbers(report.parent) == []

@@ -4,6 +4,7 @@ Planted: the start player (seat 0) gets 2 extra tray points; "greedy-no-teapot" 
 (everyone else averages 6.5), so it loses far more often than greedy; "greedy-no-cup" moves its cup points
 to plates, so its scores are distributed exactly like greedy's and its win share should not change. Every
 seating of the strategies is played in turn, so each meets every other from every seat equally often.
+Restricted play is also tested on deals played under every seating (pool_deals), where pairing pays.
 """
 
 import re
@@ -15,11 +16,25 @@ import polars as pl
 import pytest
 from matplotlib.figure import Figure
 from resultsdir import BB_TYPES as TYPES
-from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
+from resultsdir import (
+    assert_start_advantage_above_zero,
+    finding,
+    game_data,
+    section,
+    unrecorded_numbers,
+    write_experiment,
+)
 from test_report import synthetic_games
 
 from reports.analysis import run_section
-from reports.broken_beautiful import ANALYSES, restricted_play, restricted_variants, rounds_led
+from reports.broken_beautiful import (
+    ANALYSES,
+    restricted,
+    restricted_finding,
+    restricted_play,
+    restricted_variants,
+    rounds_led,
+)
 from reports.build import build_report
 from reports.charts import bars_with_ci
 from reports.handicap import NONE, Compensation, rescore
@@ -142,27 +157,40 @@ def test_summary_names_the_planted_seat_advantage_and_its_compensation(report, s
 def test_summary_names_the_planted_restricted_play_effect(summary):
     for players, experiment in EXPERIMENTS.items():
         text = finding(section(summary, experiment), "Restricted play (which card types matter).")
-        assert text.startswith("Leaving out teapots changes greedy's win share the most, so teapots are worth wins "
-                               "to greedy.")
-        # one base share in one experiment and player count: the table leaves that constant column out
+        assert re.match(rf"At {players} players greedy wins [\d.]+% of its games; leaving out teapots changes its "
+                        r"win share the most \(", text)
+        assert "so teapots are worth wins to greedy." in text
+        # one base in one experiment and player count: the table leaves the constant columns out
         match = re.search(r"\| greedy-no-teapot \| [\d.]+% \| (-[\d.]+) pp \| (-[\d.]+) to (-[\d.]+) pp \| "
-                          r"yes \|", text)
+                          r"(-[\d.]+) to (-[\d.]+) pp \| [\d.]+ \| yes \|", text)
         assert match, f"the planted teapot effect is not in the table at {players} players"
-        diff, lo, hi = map(float, match.groups())
-        assert lo < diff < hi < -10
-        assert re.search(r"without cups there is no clear change: they matter least to greedy\.", text,
-                         re.IGNORECASE), players
+        diff, lo, hi, lo_unpaired, hi_unpaired = map(float, match.groups())
+        assert lo < diff < hi < -10 and lo_unpaired < diff < hi_unpaired < -10
+        assert "Without cups the change is not clear." in text, players
+        # each game is its own deal here: below 4 players a deal leaves out some strategy, at 4 it seats them all
+        deals = "the same deals" if players == 4 else "partly different deals"
+        assert f"Each variant and greedy play in the same pool on {deals}, but neither ever faces itself" in text
+
+
+def test_every_number_of_the_summary_is_in_findings_json(report):
+    assert unrecorded_numbers(report.parent) == []
+
+
+def test_summary_says_which_seat_leads_more_rounds(summary):
+    texts = {p: finding(section(summary, e), "First player marker.") for p, e in EXPERIMENTS.items()}
+    assert "at 2 players seat 0 is first player in one round more than the other seats." in texts[2]  # 9 rounds
+    assert "at 3 players every seat is first player equally often." in texts[3]  # 6 rounds
+    assert "at 4 players seat 0 is first player in one round more than the other seats." in texts[4]  # 5 rounds
 
 
 def test_summary_says_where_the_points_come_from(summary):
     for players, experiment in EXPERIMENTS.items():
         part = section(summary, experiment)
-        assert "The most points come from teapots" in part
-        assert "Winners out-score the other players of their game most on teapots" in part
-        assert re.search(r"Breakage and repair\. [\d.]+% of kept items end the game broken", part)
-        assert re.search(r"Ingots held at the end\. Players end the game holding [\d.]+ ingots each", part)
-        assert re.search(rf"\| {players} \| [\d.]+ \| [\d.]+ to [\d.]+ \| [\d.]+ \| [\d.]+% \| [\d.]+–[\d.]+% \|",
-                         part)
+        assert f"At {players} players the most points per player come from teapots" in part
+        assert "the winner out-scores the other players most on teapots" in part
+        assert re.search(rf"Breakage and repair\. At {players} players [\d.]+% of kept items end the game broken", part)
+        assert re.search(r"Ingots held at the end\. A player ends the game holding [\d.]+ ingots on average", part)
+        assert re.search(rf"\| {players} \| [\d.]+ \| [\d.]+ to [\d.]+ \| [\d.]+% \| [\d.]+–[\d.]+% \|", part)
 
 
 def test_rescoring_without_compensation_gives_the_recorded_wins(tmp_path):
@@ -194,11 +222,53 @@ def test_handicaps_apply_the_tie_breakers(tmp_path):
     assert shares == {0: 0.0, 1: 1.0, -1: 0.0}
 
 
-def test_restricted_play_compares_each_variant_with_its_base_game_by_game():
+def pool_deals(deals: int, seed: int, players: int = 3) -> pl.DataFrame:
+    """Rows of deals each played under every seating of four strategies (pool mode): a deal gives each seat a hand
+    worth luck (spread wide, the same under every seating) and every game adds its own small noise; greedy-no-teapot
+    scores 2 points less than its hand, the others exactly their hand. Highest score wins."""
+    strategies = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
+    rng = np.random.default_rng(seed)
+    seatings = np.array(list(permutations(range(len(strategies)), players)))
+    games = deals * len(seatings)
+    deal = np.arange(games) // len(seatings)
+    strategy = np.array(strategies)[seatings[np.arange(games) % len(seatings)]]
+    score = rng.normal(0, 10, (deals, players))[deal] - 2 * (strategy == "greedy-no-teapot") \
+        + rng.normal(0, 3, (games, players))
+    n = games * players
+    return pl.DataFrame({"experiment": np.full(n, "pool"), "players": np.full(n, players),
+                         "game_id": np.repeat(np.arange(games), players), "deal": np.repeat(deal, players),
+                         "seat": np.tile(np.arange(players), games), "strategy": strategy.ravel(),
+                         "win": (score == score.max(axis=1, keepdims=True)).ravel().astype(float)})
+
+
+def test_restricted_play_recovers_the_planted_effect_with_a_paired_interval_narrower_than_the_unpaired(tmp_path):
+    rows = pool_deals(60, seed=0)
+    data = game_data(rows, "broken_beautiful", tmp_path)
+    result = {r["strategy"]: r for r in restricted(data).iter_rows(named=True)}
+    truth = restricted_play(pool_deals(2000, seed=1), restricted_variants(rows)).filter(
+        pl.col("strategy") == "greedy-no-teapot")["estimate"][0]  # the planted effect, from many deals
+    teapot, cup = result["greedy-no-teapot"], result["greedy-no-cup"]
+    assert teapot["lo"] < truth < teapot["hi"] < 0  # recovered, and clear
+    assert cup["lo"] < 0 < cup["hi"]  # no effect planted: none found
+    for r in (teapot, cup):  # the hands of a deal are the same under every seating: pairing takes that luck out
+        assert r["hi"] - r["lo"] < r["hi_unpaired"] - r["lo_unpaired"] and r["width_ratio"] < 1
+        assert r["lo_unpaired"] < r["estimate"] < r["hi_unpaired"]
+        assert (r["same_deals"], r["faces_itself"], r["others"]) == (True, False, "mixed")
+        # a variant's two opponents come from the other three strategies; greedy's are two of its variants or banker
+        assert (r["base_met"], r["variants_met"]) == (pytest.approx(1 / 3), pytest.approx(2 / 3))
+    text = restricted_finding(restricted(data), data).text
+    assert ("Each variant and greedy play in the same pool on the same deals, but neither ever faces itself: greedy "
+            "holds 33.3% of a variant's opponent seats and greedy's variants hold 66.7% of greedy's") in text
+    assert "their other opponents are the pool's other strategies" in text  # banker
+    assert "Every paired interval is narrower than the unpaired one" in text
+
+
+def test_restricted_play_compares_each_variant_with_its_base_on_the_same_rows():
     rows = pl.DataFrame(
         {
             "experiment": ["e"] * 8,
             "game_id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "deal": [0, 0, 1, 1, 2, 2, 3, 3],
             "players": [2] * 8,
             "strategy": ["greedy", "greedy-no-vase"] * 4,
             "win": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5, 0.5],
@@ -206,10 +276,11 @@ def test_restricted_play_compares_each_variant_with_its_base_game_by_game():
     )
     variants = restricted_variants(rows)
     assert variants.to_dicts() == [{"strategy": "greedy-no-vase", "base": "greedy", "banned": "vase"}]
-    result = restricted_play(rows, variants).filter(pl.col("players") == "2").row(0, named=True)
-    assert (result["share"], result["base_share"]) == (pytest.approx(1.5 / 4), pytest.approx(2.5 / 4))
-    assert result["diff"] == pytest.approx(-0.25)
-    assert result["diff_lo"] <= result["diff"] <= result["diff_hi"]
+    result = restricted_play(rows, variants).row(0, named=True)
+    assert (result["share_a"], result["share_b"]) == (pytest.approx(1.5 / 4), pytest.approx(2.5 / 4))
+    assert result["estimate"] == pytest.approx(-0.25)
+    assert np.isnan(result["lo"]) and np.isnan(result["hi"])  # four deals are too few for a bootstrap interval
+    assert (result["same_deals"], result["faces_itself"], result["others"]) == (True, False, "none")
 
 
 def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
@@ -217,10 +288,9 @@ def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
     # an experiment where the variant plays only against banker: no base there, so it must not count
     without_base = synthetic_bb(3, 300, seed=2, strategies=["greedy-no-teapot", "banker", "banker"])
     rows = pl.concat([with_base, without_base.with_columns(experiment=pl.lit("b"))])
-    result = restricted_play(rows, restricted_variants(rows)).filter(
-        (pl.col("strategy") == "greedy-no-teapot") & (pl.col("players") == "all")
-    )
-    assert result["games"][0] == with_base.filter(pl.col("strategy") == "greedy-no-teapot").height
+    result = restricted_play(rows, restricted_variants(rows)).filter(pl.col("strategy") == "greedy-no-teapot")
+    assert result["experiment"].to_list() == ["a"]
+    assert result["games_a"][0] == with_base.filter(pl.col("strategy") == "greedy-no-teapot").height
     # experiment by experiment, as the report compares them: without its base the variant is not compared
     own = run_section("own", ANALYSES, game_data(without_base, "broken_beautiful", tmp_path))
     assert any("No restricted strategies" in b and "beside their unrestricted BASE" in b
@@ -230,7 +300,9 @@ def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
 
 def test_section_without_restricted_strategies_says_so(tmp_path):
     rows = synthetic_bb(2, 300, seed=3, strategies=["greedy", "banker"])
-    result = run_section("own", ANALYSES, game_data(rows, "broken_beautiful", tmp_path))
+    alone = game_data(rows, "broken_beautiful", tmp_path)
+    alone.leading = True  # the game's only experiment heads it
+    result = run_section("own", ANALYSES, alone)
     assert any("No restricted strategies" in b for b in result.blocks if isinstance(b, str))
     assert not (tmp_path / "bb2_restricted_play.png").exists()  # charts are named after their experiment
     assert (tmp_path / "bb2_points_by_type.png").exists()

@@ -6,23 +6,34 @@ BASE-no-ACTION never uses ACTION), and each token used adds the copies in EXTRA 
 takes copies away); the Advanced Variant cuts the mean copies by 40% on the same deals and leaves game length alone.
 """
 
+import json
 from itertools import permutations
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, game_data, report_fixtures, rules_facts, seat_columns, section, write_experiment
+from resultsdir import (
+    finding,
+    game_data,
+    report_fixtures,
+    rules_facts,
+    seat_columns,
+    section,
+    unrecorded_numbers,
+    write_experiment,
+)
 
 from reports import build
 from reports.analysis import GameData, run_section
 from reports.load import load_results
-from reports.stats import wilson
+from reports.stats import newcombe
 from reports.witkacy import (
     ANALYSES,
     action_use,
     advanced_variant,
     completion,
+    completion_finding,
     painting_shares,
     restricted_variants,
     rules_pair,
@@ -95,7 +106,8 @@ def results(tmp_path_factory) -> Path:
     """The demo's experiments: a tournament at 2 to 4 players, restricted play and the rules pair at 3 players."""
     root = tmp_path_factory.mktemp("witkacy_results")
     write_experiment(root / "witkacy_tournament",
-                     [synthetic_witkacy(p, 480, p, TOURNAMENT, "witkacy_tournament") for p in (2, 3, 4)], "witkacy")
+                     [synthetic_witkacy(p, 480, p, TOURNAMENT, "witkacy_tournament") for p in (2, 3, 4)], "witkacy",
+                     headline=True)
     write_experiment(root / "witkacy_restricted", [synthetic_witkacy(3, 3600, 5, RESTRICTED, "witkacy_restricted")],
                      "witkacy")
     write_experiment(root / "witkacy_basic", [synthetic_witkacy(3, 1200, 9, RULES, "witkacy_basic")], "witkacy")
@@ -118,8 +130,7 @@ everything, report, summary = report_fixtures("witkacy")
 
 def test_the_section_builds_end_to_end_with_its_charts(report, summary):
     page = (report.parent / "witkacy.html").read_text()
-    charts = [*(f"{experiment}_{chart}.png" for experiment in BASIC for chart in CHARTS[:3]),
-              "witkacy_advanced_action_use.png", "witkacy_restricted_action_worth.png"]
+    charts = [*(f"witkacy_tournament_{chart}.png" for chart in CHARTS[:3]), "witkacy_restricted_action_worth.png"]
     assert summary.startswith("# Balance report: Witkacy")
     assert "\n## Witkacy\n" in summary
     for experiment in BASIC:
@@ -127,6 +138,8 @@ def test_the_section_builds_end_to_end_with_its_charts(report, summary):
             assert f"- {label} " in section(summary, experiment), (experiment, label)
     assert f"- {LABELS[3]} " in section(summary, "witkacy_advanced")
     assert f"- {LABELS[4]} " in section(summary, "witkacy_restricted")
+    for experiment in BASIC[1:]:  # the headline experiment's descriptive charts are not drawn again
+        assert not any((report.parent / f"{experiment}_{chart}.png").exists() for chart in CHARTS[:3]), experiment
     # the Advanced Variant compares two experiments, so it belongs with the experiments compared
     for chart in [*charts, "witkacy_compared_advanced.png"]:
         assert (report.parent / chart).stat().st_size > 10_000, chart
@@ -164,36 +177,67 @@ def test_completion_counts_cards_per_copy_and_leaves_the_advanced_variant_out(tm
     everyone = result.filter(pl.col("strategy") == "all").row(0, named=True)
     assert everyone["completed"] == pytest.approx(0.75) and everyone["copies"] == pytest.approx(1.0)
     assert everyone["cards_per_copy"] == pytest.approx(48 / 4)
-    assert (everyone["completed_lo"], everyone["completed_hi"]) == pytest.approx(wilson(3, 4))
+    # deal 0 completes 1 of 2, deal 1 2 of 2: resampling the two deals gives 1/2, 3/4 or 1, never a row alone
+    assert (everyone["completed_lo"], everyone["completed_hi"]) == pytest.approx((0.5, 1.0))
     b = result.filter(pl.col("strategy") == "b").row(0, named=True)
     assert b["cards_per_copy"] == pytest.approx(24 / 1)
     advanced = game_data(rows, "witkacy", tmp_path / "advanced", facts=advanced_facts)
     assert completion(advanced) is None
 
 
+def test_completion_says_how_the_player_counts_differ_in_make_up(summary, tmp_path):
+    text = finding(section(summary, "witkacy_tournament"), "Completing paintings.")
+    assert ("Every player count seats the same strategies (completer, popular, random and saboteur) in equal "
+            "numbers: the counts differ in the size of the table, not in who plays.") in text
+    assert "Of the strategies, completer completes the most copies per player, " in text
+    assert " at 2, 3 and 4 players, and random the fewest, " in text
+    assert "make-up" not in finding(section(summary, "witkacy_basic"), "Completing paintings.")  # one count
+    rows = pl.concat([synthetic_witkacy(2, 120, 1, TOURNAMENT, "mixed"), synthetic_witkacy(3, 60, 2, RULES, "mixed")])
+    data = game_data(rows, "witkacy", tmp_path)
+    found = completion_finding(completion(data), data)
+    assert ("The player counts differ in make-up (shares of the seats): at 2 players completer 25.0%, popular "
+            "25.0%, random 25.0% and saboteur 25.0%; at 3 players completer 33.3%, popular 33.3% and saboteur "
+            "33.3%.") in found.text
+    shares = [n for n in found.numbers if n["metric"] == "strategy_seat_share"]
+    assert len(shares) == 7 and all(n["estimate"] == pytest.approx(1 / 3) for n in shares if n["players"] == 3)
+
+
 def test_painting_shares_follow_the_weights(experiments):
     for experiment in BASIC:
         data = experiments[experiment]
         result = painting_shares(data)
-        pooled = result["pooled"].row(0, named=True)
-        shares = [pooled[p] for p in "ABCDE"]
-        assert shares == sorted(shares, reverse=True) and sum(shares) == pytest.approx(1.0), experiment
-        assert pooled["copies"] == data.rows["paintings"].sum()
-        assert result["by_strategy"]["strategy"].to_list() == data.order  # strongest first
+        for row in result["by_count"].iter_rows(named=True):
+            shares = [row[p] for p in "ABCDE"]
+            assert shares == sorted(shares, reverse=True) and sum(shares) == pytest.approx(1.0), experiment
+        assert result["by_count"]["copies"].sum() == data.rows["paintings"].sum()
+        for (players,), group in result["by_strategy"].partition_by("players", as_dict=True).items():
+            assert group["strategy"].to_list() == data.order, players  # strongest first
         if "popular" in data.order:
             popular = result["by_strategy"].filter(pl.col("strategy") == "popular").row(0, named=True)
-            assert popular["A"] == pytest.approx(0.6, abs=0.03) and popular["A_lo"] < popular["A"] < popular["A_hi"]
+            assert popular["A"] == pytest.approx(0.6, abs=0.04) and popular["A_lo"] < popular["A"] < popular["A_hi"]
     assert painting_shares(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
 
 
-def test_painting_finding_names_the_favourites(summary):
+def test_painting_finding_names_the_most_and_least_copied(summary):
     for experiment in BASIC:
         text = finding(section(summary, experiment), "Which paintings get copied.")
-        assert text.startswith("A is copied most (") and "and E least (" in text, experiment
-        assert "players clearly favour some paintings over others" in text, experiment
+        assert text.startswith("An even spread gives each painting 20.0% of the completed copies; at "), experiment
+        assert text.count(" A is copied most (") == text.count("and E least (") == (
+            3 if experiment == "witkacy_tournament" else 1), experiment
+        assert text.count("both intervals exclude the even share") == text.count(" is copied most ("), experiment
         if experiment != "witkacy_restricted":  # where popular plays
-            assert "The strategy whose copies concentrate most on one painting is popular:" in text
-            assert "of them are of A." in text
+            assert ("The highest share of one painting in one strategy's copies (by its interval's lower end): "
+                    "popular's A at ") in text and ", above the even share." in text
+
+
+def test_an_even_spread_is_called_even(tmp_path):
+    """Every player completes one copy of each painting: every share is exactly even, and no interval leaves it."""
+    rows = synthetic_witkacy(3, 240, 11, RULES, "even").with_columns(
+        copies_by_painting=pl.lit([1] * 5, dtype=pl.List(pl.Int8)))
+    data = game_data(rows, "witkacy", tmp_path)
+    text = ANALYSES[2].finding(painting_shares(data), data).text
+    assert "(20.0% of the completed copies, 95% CI 20.0–20.0%)" in text
+    assert "neither interval excludes the even share" in text and text.endswith(", not above the even share.")
 
 
 def test_action_use_recovers_the_planted_chances(experiments):
@@ -210,11 +254,13 @@ def test_action_use_recovers_the_planted_chances(experiments):
     assert next(iter(pooled)) == "all"
 
 
-def test_the_use_finding_ranks_the_actions(summary):
+def test_the_use_finding_ranks_the_actions_at_each_player_count(summary):
     for experiment in (*BASIC, "witkacy_advanced"):
         text = finding(section(summary, experiment), "Action tokens used.")
-        assert text.startswith("All strategies together, players use "), experiment
-        assert "Of the strategies, saboteur uses the most tokens" in text, experiment
+        first = 2 if experiment == "witkacy_tournament" else 3
+        assert text.startswith(f"At {first} players, all strategies together use "), experiment
+        assert text.count("Saboteur uses the most tokens") == (3 if first == 2 else 1), experiment
+    assert text.count("At 3 players") == 1
     assert "random the fewest" in finding(section(summary, "witkacy_tournament"), "Action tokens used.")
 
 
@@ -227,6 +273,19 @@ def test_token_worth_recovers_the_planted_values(experiments):
     assert worth["solvent"]["point_worth_lo"] < 0 < worth["solvent"]["point_worth_hi"]
     assert worth["rush"]["win_worth_lo"] > 0
     assert {(r["experiment"], r["players"]) for r in worth.values()} == {("witkacy_restricted", 3)}
+    rows = experiments["witkacy_restricted"].rows
+
+    def wins(strategy: str) -> tuple[float, int]:
+        mine = rows.filter(pl.col("strategy") == strategy)
+        return mine["win"].sum(), mine.height
+
+    rush = worth["rush"]  # worth = base − variant, and beside the paired interval the unpaired Newcombe one
+    assert rush["win_worth"] == pytest.approx(wins("saboteur")[0] / wins("saboteur")[1]
+                                              - wins("saboteur-no-rush")[0] / wins("saboteur-no-rush")[1])
+    assert (rush["win_worth_lo_unpaired"], rush["win_worth_hi_unpaired"]) == pytest.approx(
+        newcombe(*wins("saboteur"), *wins("saboteur-no-rush")))
+    # 30 deals of 120 seatings; a seating of 3 of the 6 leaves out both saboteur and saboteur-no-rush in 4 of 20
+    assert rush["deals"] == 30 and rush["games"] == 3600 * 16 // 20 and rush["win_worth_games_factor"] > 0
     assert token_values(experiments["witkacy_tournament"]) is None  # no restricted strategies there
 
 
@@ -235,9 +294,13 @@ def test_the_worth_finding_reads_in_plain_words(summary):
     assert text.startswith("What each token is worth to saboteur (witkacy_restricted at 3 players), in points over "
                            "its table a game: rush +")
     assert "Clearly worth points: rush, stash and correction." in text
-    assert "Without gift saboteur does clearly better: it spends that token badly." in text
-    assert "No clear value: solvent." in text
-    assert "In wins, rush is worth the most:" in text
+    assert "Gift clearly costs saboteur points, as this bot plays it." in text
+    assert "No clear worth in points: solvent." in text
+    assert "In win share, rush is worth the most: +" in text and " pp paired over deals; unpaired " in text
+    # a pool of six at three seats: the base meets only variants; a variant meets the base in 1 of 5 opponent seats
+    assert text.split("\n")[0].endswith("The two sides met different opponents: 100.0% of saboteur's opponent "
+                                        "seats held its variants, while each variant's held saboteur in 20.0% and "
+                                        "other variants in 80.0%.")
 
 
 def test_points_over_the_table_subtract_the_other_players_mean():
@@ -246,18 +309,46 @@ def test_points_over_the_table_subtract_the_other_players_mean():
     assert with_margin(rows)["margin"].to_list() == [4.5, 0.0, -4.5, 0.0, 0.0, 0.0]
 
 
+HAND_MADE = pl.DataFrame({  # two deals at 2 players: base wins deal 0's games by 2 and loses deal 1's by 4
+    "experiment": ["e"] * 8, "game_id": [0, 0, 1, 1, 2, 2, 3, 3], "deal": [0] * 4 + [1] * 4, "players": [2] * 8,
+    "seat": [0, 1] * 4, "strategy": ["b", "b-no-gift", "b-no-gift", "b"] * 2, "score": [5, 3, 3, 5, 1, 5, 5, 1],
+    "win": [1.0, 0, 0, 1.0, 0, 1.0, 1.0, 0]})
+
+
 def test_token_worth_on_hand_made_deals(tmp_path):
-    """Two deals at 2 players: base wins both games of deal 0 by 2 points and loses deal 1's by 4 against
-    the variant. At 2 players the points over the table are the lead over the one opponent."""
-    rows = pl.DataFrame({"experiment": ["e"] * 8, "game_id": [0, 0, 1, 1, 2, 2, 3, 3], "deal": [0] * 4 + [1] * 4,
-                         "players": [2] * 8, "seat": [0, 1] * 4, "strategy": ["b", "b-no-gift", "b-no-gift", "b"] * 2,
-                         "score": [5, 3, 3, 5, 1, 5, 5, 1], "win": [1.0, 0, 0, 1.0, 0, 1.0, 1.0, 0]})
-    assert restricted_variants(rows) == [("b-no-gift", "b", "gift")]
-    worth = token_values(game_data(rows, "witkacy", tmp_path)).row(0, named=True)
+    """At 2 players the points over the table are the lead over the one opponent; two deals give no interval."""
+    assert restricted_variants(HAND_MADE) == [("b-no-gift", "b", "gift")]
+    worth = token_values(game_data(HAND_MADE, "witkacy", tmp_path)).row(0, named=True)
     assert worth["seats"] == 4 and worth["share"] == pytest.approx(0.5) and worth["base_share"] == pytest.approx(0.5)
     assert (worth["points"], worth["base_points"], worth["point_worth"]) == pytest.approx((1.0, -1.0, -2.0))
-    assert (worth["point_worth_lo"], worth["point_worth_hi"]) == pytest.approx((-8.0, 4.0))  # one deal twice
-    assert (worth["win_worth_lo"], worth["win_worth_hi"]) == pytest.approx((-1.0, 1.0))
+    assert worth["base_met"] == worth["variants_met"] == 1.0 and worth["others_met"] == 0.0
+    assert all(np.isnan(worth[k]) for k in ("point_worth_lo", "point_worth_hi", "win_worth_lo", "win_worth_hi"))
+
+
+def many_deals(deals: int, repeats: int) -> pl.DataFrame:
+    """HAND_MADE's two kinds of deal, alternating over `deals` deals, with scores that vary by deal; each game of a
+    deal played `repeats` times (the same deal, new games)."""
+    frames = []
+    for deal in range(deals):
+        frame = HAND_MADE.filter(pl.col("deal") == deal % 2).with_columns(
+            deal=pl.lit(deal), score=pl.col("score") + (deal % 3) * (pl.col("seat") == 0))
+        for again in range(repeats):
+            frames.append(frame.with_columns(game_id=pl.col("game_id") + 10 * (deal * repeats + again)))
+    return pl.concat(frames)
+
+
+def test_token_worth_resamples_whole_deals(tmp_path):
+    """Playing every game of a deal four times over adds no deal: the paired intervals (clusters: deals) stay as
+    they are, while the unpaired one, counting every game as independent, narrows by about half."""
+    once, four = (token_values(game_data(many_deals(12, r), "witkacy", tmp_path / str(r))).row(0, named=True)
+                  for r in (1, 4))
+    for key in ("point_worth", "win_worth"):
+        assert np.isfinite(once[f"{key}_lo"]) and once[f"{key}_lo"] < once[key] < once[f"{key}_hi"], key
+        assert (four[key], four[f"{key}_lo"], four[f"{key}_hi"]) == pytest.approx(
+            (once[key], once[f"{key}_lo"], once[f"{key}_hi"])), key
+    width = {n: r["win_worth_hi_unpaired"] - r["win_worth_lo_unpaired"] for n, r in (("once", once), ("four", four))}
+    assert width["four"] == pytest.approx(width["once"] / 2, rel=0.15)
+    assert four["win_worth_games_factor"] < once["win_worth_games_factor"]
 
 
 def test_the_rules_pair_is_found_by_pool_and_compared_on_the_same_deals(everything, experiments):
@@ -275,15 +366,16 @@ def test_the_rules_pair_is_found_by_pool_and_compared_on_the_same_deals(everythi
 def test_the_advanced_finding_gives_a_plain_verdict(everything):
     text = ACROSS[0].finding(advanced_variant(everything), everything).text  # it needs both experiments at once
     assert text.startswith("The Advanced Variant makes completing paintings harder, as the rulebook intends "
-                           "(witkacy_advanced against witkacy_basic, on the same deals): at 3 players, players "
-                           "complete")
+                           "(witkacy_advanced against witkacy_basic: the same strategies on the same deals): at 3 "
+                           "players, players complete")
     assert "Game length does not change clearly (" in text and " turns a game)." in text
 
 
 def test_a_tournament_alone_skips_restricted_play_and_the_variant(tmp_path):
     rows = synthetic_witkacy(3, 240, 7, TOURNAMENT, "witkacy_tournament")
-    own = run_section("own", [*ANALYSES, *ACROSS],  # an experiment alone: its comparisons too
-                       game_data(rows, "witkacy", tmp_path))
+    alone = game_data(rows, "witkacy", tmp_path)
+    alone.leading = True  # the game's only experiment heads it
+    own = run_section("own", [*ANALYSES, *ACROSS], alone)  # an experiment alone: its comparisons too
     text = " ".join(b for b in own.blocks if isinstance(b, str))
     assert "Run experiments/witkacy_restricted.toml" in text and "Run witkacy_basic and witkacy_advanced" in text
     for chart in CHARTS:
@@ -291,3 +383,26 @@ def test_a_tournament_alone_skips_restricted_play_and_the_variant(tmp_path):
         assert (tmp_path / f"witkacy_tournament_{chart}.png").exists() != skipped, chart
     assert [f.label for f in own.findings] == [label for label in LABELS
                                                    if label not in LABELS[4:]]
+
+
+def test_every_number_of_the_summary_is_in_findings_json(report):
+    assert unrecorded_numbers(report.parent) == []
+
+
+def test_findings_json_holds_the_token_worths_with_both_intervals(report):
+    numbers = json.loads((report.parent / "findings.json").read_text())
+    worth = {(n["metric"], n["action"]): n for n in numbers if n["metric"].startswith("token_worth_")}
+    assert {action for _, action in worth} == set(ACTIONS) and len(worth) == 2 * len(ACTIONS)
+    rush = worth["token_worth_win_share", "rush"]
+    assert (rush["experiment"], rush["players"], rush["strategy"], rush["base"]) == (
+        "witkacy_restricted", 3, "saboteur-no-rush", "saboteur")
+    assert rush["estimate"] == pytest.approx(rush["share_base"] - rush["share_variant"])
+    assert rush["low"] < rush["estimate"] < rush["high"] and rush["low_unpaired"] < rush["high_unpaired"]
+    assert rush["games_factor"] == pytest.approx(1 / rush["width_ratio"] ** 2)
+    assert "cluster bootstrap over deals" in rush["method"] and "Newcombe" in rush["method_unpaired"]
+    points = worth["token_worth_points", "rush"]
+    assert points["estimate"] == pytest.approx(points["points_base"] - points["points_variant"])
+    assert points["low"] < points["estimate"] < points["high"] and "cluster bootstrap over deals" in points["method"]
+    met = {(n["strategy"], n["opponent"]): n["estimate"] for n in numbers if n["metric"] == "opponent_share"}
+    assert met["saboteur-no-rush", "saboteur"] == pytest.approx(0.2)
+    assert met["saboteur", "saboteur-no-TOKEN"] == pytest.approx(1.0)
