@@ -43,6 +43,7 @@ GENERAL_CAVEATS = [
 
 
 REPORT_FILES = (".html", ".md", ".png", ".json")  # what a report folder holds
+PARALLEL_ROWS = 200_000  # fewer result rows are analysed in this process: starting workers would cost more
 
 
 def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Path:
@@ -212,10 +213,12 @@ def analysed(games: dict[str, list[GameData]], progress: bool = False, draw: boo
 
 
 def run_units(units: list[tuple[str, GameData]], progress: bool) -> list[Section]:
-    """Each unit's section, in the order of units, computed and drawn in worker processes (the largest first)."""
+    """Each unit's section, in the order of units, computed and drawn in worker processes (the largest first) when
+    there are PARALLEL_ROWS rows or more."""
     largest_first = sorted(range(len(units)), key=lambda k: -units[k][1].rows.height)
     work = [delayed(drawn_section)(*units[k]) for k in largest_first]
-    jobs = min(len(work), os.cpu_count() or 1)
+    rows = sum(data.rows.height for _, data in units)
+    jobs = min(len(work), os.cpu_count() or 1) if rows >= PARALLEL_ROWS else 1
     done = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(work) if jobs > 1 else \
         (job(*a, **k) for job, a, k in work)
     columns = (TextColumn("report"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("sections analysed"),

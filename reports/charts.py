@@ -1,5 +1,6 @@
 """Chart helpers shared by every analysis: style, colours, panels of subplots, error bars, saving."""
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -52,9 +53,23 @@ def finished_chart(fig: Figure, legend_from, title: str, out_dir: Path, file: st
 
 
 def save_chart(fig: Figure, out_dir: Path, file: str, caption: str) -> Chart:
-    """Write fig as out_dir/file and return its Chart block."""
+    """Write fig as out_dir/file, its title wrapped to the figure's width, and return its Chart block."""
+    fit_title(fig)
     fig.savefig(out_dir / file)
     return Chart(file, caption)
+
+
+def fit_title(fig: Figure) -> None:
+    """Wrap the figure's title (suptitle) where it is wider than the figure, so that no edge of it is cut off."""
+    title = fig._suptitle
+    if title is None:
+        return
+    width = title.get_window_extent(fig._get_renderer()).width
+    if width <= 0.96 * fig.bbox.width:
+        return
+    longest = max(len(line) for line in title.get_text().splitlines())
+    chars = max(20, int(longest * 0.96 * fig.bbox.width / width))
+    title.set_text("\n".join(textwrap.fill(line, chars) for line in title.get_text().splitlines()))
 
 
 def bars_with_ci(ax, categories: list[str], groups: dict[str, tuple], horizontal: bool = False) -> None:

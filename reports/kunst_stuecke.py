@@ -642,8 +642,8 @@ def sweep_chart(result: dict, data: GameData) -> Chart:
         ax.set(title=f"{players} players", xlabel="Chips each at the start", ylim=(0, 1.02),
                xticks=frame["chips"].unique().sort().to_list())
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[0], f"{data.title}: win share against chips each (95% cluster bootstrap "
-                                        "intervals)", data.out_dir, f"{data.slug}_chips_sweep.png",
+    return finished_chart(fig, axes[0], f"{data.title}: win share against chips each\n(95% cluster bootstrap "
+                                        "intervals over deals)", data.out_dir, f"{data.slug}_chips_sweep.png",
                           "The chips sweep: each strategy's win share against the chips every player starts with, one "
                           "panel per player count; the dashed line is the fair share 1/P.")
 

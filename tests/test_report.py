@@ -480,3 +480,13 @@ def test_every_number_of_the_summary_is_in_findings_json(report):
     from resultsdir import unrecorded_numbers
 
     assert unrecorded_numbers(report.parent) == []
+
+
+def test_a_report_analysed_in_worker_processes_is_the_report_analysed_in_one(two_params, joint_report, tmp_path,
+                                                                             monkeypatch):
+    import reports.build
+
+    monkeypatch.setattr(reports.build, "PARALLEL_ROWS", 0)  # the demo's sizes: sections analysed side by side
+    side_by_side = build_report(two_params, tmp_path / "report").parent
+    for name in ("summary.md", "findings.json", "kintsugi.html", "index.html"):
+        assert (side_by_side / name).read_text() == (joint_report.parent / name).read_text(), name

@@ -125,3 +125,15 @@ def test_strategy_strength_counts_only_games_where_strategies_meet(tmp_path):
     assert_frame_equal(rating_analysis(data)[3]["ratings"], rating_analysis(alone)[3]["ratings"], check_exact=False,
                        rel_tol=1e-9)
     assert mixed_games(mirror).height == mirror.height  # with no mixed game at all, every row is kept
+
+
+def test_a_chart_title_wider_than_its_figure_is_wrapped_to_fit(tmp_path):
+    from reports.charts import new_figure, save_chart
+
+    fig = new_figure(4, 3)
+    fig.subplots().plot([0, 1], [0, 1])
+    words = "Kunst Stücke: win share against chips each (95% cluster bootstrap intervals over deals)"
+    title = fig.suptitle(words)
+    save_chart(fig, tmp_path, "wide.png", "")
+    assert "\n" in title.get_text() and title.get_text().split() == words.split()
+    assert title.get_window_extent(fig._get_renderer()).width <= fig.bbox.width

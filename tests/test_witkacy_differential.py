@@ -21,7 +21,7 @@ from strategies.common import Table
 
 witkacy = get_game("witkacy")
 POOL = np.array(["random", "completer", "popular", "saboteur", "saboteur-no-rush", "completer-no-stash"])
-CASES = [(2, 300, 1, {}), (3, 300, 2, {}), (4, 300, 3, {}),  # players, games, seed, Params: 1,080 games in all
+CASES = [(2, 200, 1, {}), (3, 200, 2, {}), (4, 200, 3, {}),  # players, games, seed, Params: 720 games in all
          (3, 60, 4, {"advanced": True}),
          (3, 60, 5, {"rush_draw": "any", "end_count": "deck", "start_distinct": "half", "stash_draw": "deck",
                      "gift_from": "display_and_deck", "rush_both": "optional", "entirely": "card"})]
