@@ -147,6 +147,15 @@ def mean_ci(values, prefix: str = "") -> dict:
     return {prefix: mean, f"{prefix}_lo": lo, f"{prefix}_hi": hi} if prefix else {"mean": mean, "lo": lo, "hi": hi}
 
 
+def opponent_share(rows: pl.DataFrame, player: str, opponent: pl.Expr) -> float:
+    """The share of `player`'s opponent seats (the other seats of its games) that the rows matching `opponent` hold:
+    whom a strategy met, for findings that compare strategies of one pool."""
+    held = opponent.cast(pl.Float64)
+    seats = rows.select("strategy", met=held.sum().over(GAME_KEY) - held, opponents=pl.col("players") - 1)
+    mine = seats.filter(pl.col("strategy") == player)
+    return float(mine["met"].sum() / mine["opponents"].sum())
+
+
 def groups(rows: pl.DataFrame, by: list[str]):
     """(key dict, group frame) pairs in sorted key order; one group, key {}, when by is empty."""
     if not by:

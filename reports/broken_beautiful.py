@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, record
+from reports.analysis import GAME_KEY, Analysis, GameData, opponent_share, record
 from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, Table, est, table
@@ -480,14 +480,6 @@ def make_up(stratum: pl.DataFrame, variant: str, base: str) -> dict:
             "base_met": opponent_share(stratum, variant, pl.col("strategy") == base),
             "variants_met": opponent_share(stratum, base, pl.col("strategy").str.starts_with(base + RESTRICTED)),
             "others": "none" if not others else "variants" if all(RESTRICTED in s for s in others) else "mixed"}
-
-
-def opponent_share(stratum: pl.DataFrame, player: str, opponent: pl.Expr) -> float:
-    """The share of `player`'s opponent seats (the other seats of its games) that the rows matching `opponent` hold."""
-    held = opponent.cast(pl.Float64)
-    seats = stratum.select("strategy", met=held.sum().over(GAME_KEY) - held, opponents=pl.col("players") - 1)
-    mine = seats.filter(pl.col("strategy") == player)
-    return float(mine["met"].sum() / mine["opponents"].sum())
 
 
 def restricted(data: GameData) -> pl.DataFrame | None:

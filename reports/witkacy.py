@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups, record, with_all
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, opponent_share, record, with_all
 from reports.charts import aligned, bars_with_ci, finished_chart, legend_below, new_figure, panels, save_chart
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, est, share_ci, table
@@ -589,14 +589,6 @@ def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, see
     lo, hi = percentile_interval(means[1:]) if n_clusters >= MIN_CLUSTERS else (np.full(3, np.nan),) * 2
     return {k: float(x) for key, m, low, high in zip(keys, means[0], lo, hi)
             for k, x in ((key, m), (f"{key}_lo", low), (f"{key}_hi", high))}
-
-
-def opponent_share(stratum: pl.DataFrame, player: str, opponent: pl.Expr) -> float:
-    """The share of `player`'s opponent seats (the other seats of its games) that rows matching `opponent` held."""
-    held = opponent.cast(pl.Float64)
-    seats = stratum.select(pl.col("strategy"), met=held.sum().over(GAME_KEY) - held, opponents=pl.col("players") - 1)
-    mine = seats.filter(pl.col("strategy") == player)
-    return float(mine["met"].sum() / mine["opponents"].sum())
 
 
 def token_worth(stratum: pl.DataFrame, variant: str, base: str, seed: int) -> dict:

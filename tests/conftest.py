@@ -25,13 +25,3 @@ def write_toml(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (`make test`: --dist loadgroup), the report tests and the bounds-checked subprocesses stay
-    on one worker per module, so that their module fixtures (a built report, five compiling subprocesses) are made
-    once."""
-    for item in items:
-        module = item.module.__name__
-        if module.startswith("test_report") or module == "test_boundscheck":
-            item.add_marker(pytest.mark.xdist_group(module))
