@@ -17,8 +17,6 @@ import json
 import math
 from typing import Any
 
-import polars as pl
-
 from reports.render import Section
 
 
@@ -47,7 +45,3 @@ def json_ready(numbers: list[dict]) -> list[dict]:
 def select(numbers: list[dict], **where: Any) -> list[dict]:
     """The records whose fields equal `where`."""
     return [n for n in numbers if all(n.get(k) == v for k, v in where.items())]
-
-
-def as_frame(numbers: list[dict]) -> pl.DataFrame:
-    return pl.DataFrame(numbers, infer_schema_length=None)
