@@ -238,13 +238,12 @@ def rotation_value(rows: pl.DataFrame) -> pl.DataFrame:
     win share and mean end-game points, and the differences ROTATOR − BASE in win share, end-game and mid-game
     points, all with bootstrap intervals that resample deals (all seatings of one game index); who else sat at those
     tables (rotation_company)."""
-    deal = "deal" if "deal" in rows.columns else "game_id"
     is_rot, is_base = pl.col("strategy") == ROTATOR, pl.col("strategy") == BASE
     sums = {f"{who}{what}": (pl.col(column).filter(is_) if column else is_).sum()
             for who, is_ in (("r", is_rot), ("b", is_base))
             for what, column in (("w", "win"), ("n", None), ("e", "endgame_points"), ("m", "midgame_points"))}
     games = (rows.group_by(GAME_KEY)
-             .agg(players=pl.col("players").first(), deal=pl.col(deal).first(), **sums)
+             .agg(players=pl.col("players").first(), deal=pl.col("deal").first(), **sums)
              .filter((pl.col("rn") > 0) & (pl.col("bn") > 0)))
     if games.is_empty():
         return pl.DataFrame()
