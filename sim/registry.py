@@ -68,11 +68,15 @@ class GameSpec:
     def play(self, params, deal, lineups: np.ndarray, rng: np.random.Generator, *, listen: Listen | None = None,
              players: Catalogue | None = None) -> Played:
         """Play the games of `deal` to the end with the batched engine, the strategies seated as `lineups` (B, P)
-        (seat 0 starts); `listen` is told every decision and its checked choices."""
-        table = self.table(params, lineups, deal, players)
-        choose = table.choose if listen is None else _listening(table.choose, listen)
-        state = game.play(self.rules.engine, params, deal, choose, rng)
-        return Played(state, self.rules.engine.outcome(params, state))
+        (seat 0 starts); `listen` is told every decision and its checked choices. A batch that only uniform random
+        players play (Catalogue.uniform) is played by the engine's `random_playout` where it has one: the same games."""
+        engine, table = self.rules.engine, self.table(params, lineups, deal, players)
+        if listen is None and table.uniform and hasattr(engine, "random_playout"):
+            state = engine.random_playout(params, engine.init(params, deal), rng)
+        else:
+            choose = table.choose if listen is None else _listening(table.choose, listen)
+            state = game.play(engine, params, deal, choose, rng)
+        return Played(state, engine.outcome(params, state))
 
     def simulate(self, params, lineups: np.ndarray, deal_index: np.ndarray, deal_seed: np.random.SeedSequence,
                  play_seed: np.random.SeedSequence) -> dict[str, Any]:

@@ -33,6 +33,9 @@ class Catalogue:
     bench: str  # the strategy `atelier bench` seats everywhere by default
     make: Callable[..., Any]  # make(name, *, seat, params, games, secret) -> player
     check: Callable[[str], None]  # AtelierError naming an unknown strategy
+    uniform: frozenset[str] = frozenset()  # strategies that answer every question as pick_any over the legal
+    # options, drawing nothing else: a batch they play at every seat may be played by the engine's compiled
+    # `random_playout`, draw for draw the same games
 
 
 class Table:
@@ -46,6 +49,7 @@ class Table:
             for seat in range(lineups.shape[1])
         ]
         self.watchers = [player for seat in self.seats for _, player in seat if hasattr(player, "observe")]
+        self.uniform = bool(catalogue.uniform) and np.isin(lineups, list(catalogue.uniform)).all()
 
     def choose(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
         """Ask the acting seat's players, check their choices against the rules, and show what every seat learns

@@ -20,7 +20,22 @@ from numba import njit
 from sim.errors import AtelierError
 from sim.witkacy import fast
 from sim.witkacy.fast import MARGIN
-from sim.witkacy.rules import ACTIONS, DECK, DISPLAY, HAND, KEEP, MAX_STACK, NO_ACTION, PAINTINGS, WINDOW
+from sim.witkacy.rules import (
+    ACTIONS,
+    CORRECTION,
+    DECK,
+    DISPLAY,
+    GIFT,
+    HAND,
+    KEEP,
+    MAX_STACK,
+    NO_ACTION,
+    PAINTINGS,
+    RUSH,
+    SOLVENT,
+    STASH,
+    WINDOW,
+)
 from strategies.common import Catalogue, pick_any, pick_best
 
 STRATEGIES = {
@@ -38,7 +53,6 @@ STRATEGY_NAMES = {**STRATEGIES, "BASE-no-ACTION": "BASE that never uses that act
                                                   f"(actions: {', '.join(ACTIONS)})"}
 BENCH_STRATEGY = "completer"
 COPY = 100.0  # a completed painting's worth against a three-quarter block's
-STASH, SOLVENT, CORRECTION, GIFT, RUSH = (1 + ACTIONS.index(a) for a in ACTIONS)
 SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Search, where a hand holds 2 cards
 # at most (3, not 2: the faces' numbering seeds the tie-breakers)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
@@ -710,4 +724,4 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, idx=games, params=params, banned=banned)
 
 
-PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, check_strategy)
+PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}))

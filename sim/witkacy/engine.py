@@ -16,24 +16,27 @@ import numpy as np
 
 from sim.game import Decision, Outcome, evolve, list_column
 from sim.scoring import standings
-from sim.witkacy import fast
+from sim.witkacy import fast, playout
 from sim.witkacy.rules import (
     ACTIONS,
     CARDS,
+    CORRECTION,
+    CYCLE,
     DECK,
+    GIFT,
     HAND,
     KEEP,
     MAX_STACK,
     NO_ACTION,
     PAINTINGS,
     PHASES,
+    RUSH,
+    SOLVENT,
+    STASH,
     WINDOW,
     Deal,
     Params,
 )
-
-CYCLE = ("start", *PHASES, "end")
-STASH, SOLVENT, CORRECTION, GIFT, RUSH = (1 + ACTIONS.index(a) for a in ACTIONS)
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,25 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     choice = np.where(state.asked, np.asarray(choice), state.only).astype(np.int64)
     state = APPLY[PHASES[state.phase]](params, state, choice, np.flatnonzero(state.active))
     return _advance(params, state, CYCLE.index(state.phase))
+
+
+def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """Every game played to its end with uniformly random legal answers: the State, and the rng's, that stepping the
+    batch with the `random` player at every seat ends in, in one compiled loop (sim/witkacy/playout.py)."""
+    if terminal(state):
+        return state
+    changed = {name: getattr(state, name).copy() for name in PLAYED}
+    flags = np.array([params.advanced, params.entirely == "card", params.stash_draw == "deck",
+                      params.rush_draw == "deck", params.rush_both == "optional",
+                      params.gift_from == "display_and_deck", params.end_count == "deck_and_display"])
+    turn = playout.random_playout(*changed.values(), params.cards, params.players, flags, state.turn,
+                                  CYCLE.index(state.phase), rng)
+    ended = changed["ended"]
+    return evolve(state, **changed, phase="over", turn=turn, active=~ended, asked=~ended)
+
+
+PLAYED = ("stack", "size", "copies", "deck", "drawn", "up", "display", "hand", "tokens", "played", "action", "pending",
+          "spot", "last_round", "ended", "turns")  # the State's arrays a playout changes, in its kernel's order
 
 
 def _advance(params: Params, state: State, at: int) -> State:

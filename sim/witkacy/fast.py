@@ -8,6 +8,10 @@ painted grid is wiped again cell by cell, so the scratch stays all -1 between co
 
 Only the 3 x 3 blocks (2 x 2 cells each) around a card's footprint can change when it is laid or removed: copies
 never share a cell, and a block is complete (a copy) when it shows P.UL, P.UR, P.LL and P.LR of one painting P.
+
+The per-collection helpers allocate nothing and are compiled without numba's runtime (`_nrt=False`), so that no
+reference is counted for the arrays they are handed and the rows they take: called for every game at every
+question, those atomic counts were half of the random playout's time (sim/witkacy/playout.py).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ def scratch_grids():
     return np.full((GRID, GRID), -1, np.int8), np.full((GRID, GRID), -1, np.int16)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def paint(stack, n, cards, code, top):
     """Paint a collection (stack (55, 4): card, side, row, col; n cards). Returns its corner (top_row, left_col)
     and the extent of its anchors (rows, cols): grid anchors run MARGIN .. MARGIN + extent - 1."""
@@ -52,7 +56,7 @@ def paint(stack, n, cards, code, top):
     return r0, c0, r1 - r0 + 1, c1 - c0 + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def wipe(stack, n, r0, c0, code, top):
     for i in range(n):
         gr, gc = stack[i, 2] - r0 + MARGIN, stack[i, 3] - c0 + MARGIN
@@ -62,7 +66,7 @@ def wipe(stack, n, r0, c0, code, top):
                 top[gr + dr, gc + dc] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def complete(code, r, c):
     """The painting of the copy whose upper-left quarter is at grid (r, c), or -1."""
     f = code[r, c]
@@ -73,57 +77,53 @@ def complete(code, r, c):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def keeps_blocks(code, gr, gc, new, before):
     """Write the 4 fragments `new` (-2: unchanged) at grid (gr, gc); whether every block around that was complete
     (`before`, 9 paintings or -1) still is. The grid is restored."""
-    old = np.empty(4, np.int8)
+    o0, o1, o2, o3 = code[gr, gc], code[gr, gc + 1], code[gr + 1, gc], code[gr + 1, gc + 1]
     for k in range(4):
-        old[k] = code[gr + k // 2, gc + k % 2]
         if new[k] != -2:
             code[gr + k // 2, gc + k % 2] = new[k]
     ok = True
     for k in range(9):
         if before[k] >= 0 and complete(code, gr - 1 + k // 3, gc - 1 + k % 3) != before[k]:
             ok = False
-    for k in range(4):
-        code[gr + k // 2, gc + k % 2] = old[k]
+    code[gr, gc], code[gr, gc + 1], code[gr + 1, gc], code[gr + 1, gc + 1] = o0, o1, o2, o3
     return ok
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def blocks_around(code, gr, gc, out):
     for k in range(9):
         out[k] = complete(code, gr - 1 + k // 3, gc - 1 + k % 3)
 
 
 # ---------------------------------------------------------------------------------------------- masks
+# Each question's options for one collection (or one game) come as their codes in ascending order: `out[:k]`, k
+# returned. The batch kernels below mark them in the engine's masks; the random playout draws among them.
 
 
-@njit(cache=True, nogil=True)
-def spots(stack, size, owner, cards, advanced, by_card, correction, active, out):
-    """out (B, WINDOW ** 2): the `where` options of a card laid into collection owner[g]: its cells overlap the
-    collection (advanced: at least 2 of 4) but it does not lie entirely on or under it (all 4 cells covered; with
-    `by_card`, in the very place of one of its cards), unless correction[g]."""
-    code, top = scratch_grids()
-    need = 2 if advanced else 1
-    for g in range(len(active)):
-        if not active[g]:
-            continue
-        o = owner[g]
-        n = size[g, o]
-        r0, c0, rows, cols = paint(stack[g, o], n, cards, code, top)
-        for ar in range(rows + 2):  # anchor rows from one above the top row
-            for ac in range(cols + 2):
-                gr, gc = ar - 1 + MARGIN, ac - 1 + MARGIN
-                shared = (top[gr, gc] >= 0) + (top[gr, gc + 1] >= 0) + (top[gr + 1, gc] >= 0) + (
-                    top[gr + 1, gc + 1] >= 0)
-                whole = shared == 4 and (not by_card or on_a_card(stack[g, o], n, r0 + ar - 1, c0 + ac - 1))
-                out[g, ar * WINDOW + ac] = shared >= need and (not whole or correction[g])
-        wipe(stack[g, o], n, r0, c0, code, top)
+@njit(cache=True, nogil=True, _nrt=False)
+def spot_codes(stack, n, cards, need, by_card, correction, code, top, out):
+    """The `where` options of a card laid into a collection (stack, n cards): its cells overlap the collection (at
+    least `need` of 4) but it does not lie entirely on or under it (all 4 cells covered; with `by_card`, in the very
+    place of one of its cards), unless `correction`."""
+    r0, c0, rows, cols = paint(stack, n, cards, code, top)
+    k = 0
+    for ar in range(rows + 2):  # anchor rows from one above the top row
+        for ac in range(cols + 2):
+            gr, gc = ar - 1 + MARGIN, ac - 1 + MARGIN
+            shared = (top[gr, gc] >= 0) + (top[gr, gc + 1] >= 0) + (top[gr + 1, gc] >= 0) + (top[gr + 1, gc + 1] >= 0)
+            whole = shared == 4 and (not by_card or on_a_card(stack, n, r0 + ar - 1, c0 + ac - 1))
+            if shared >= need and (not whole or correction):
+                out[k] = ar * WINDOW + ac
+                k += 1
+    wipe(stack, n, r0, c0, code, top)
+    return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def on_a_card(stack, n, row, col):
     """Whether one of the collection's n cards lies with its top-left cell at (row, col)."""
     for i in range(n):
@@ -132,54 +132,51 @@ def on_a_card(stack, n, row, col):
     return False
 
 
-@njit(cache=True, nogil=True)
-def gift_depths(stack, size, cards, pending, spot, active, out):
-    """out (B, MAX_STACK + 1): the places in the stack where the pending card (owner, card, side) at spot (row,
-    col) leaves every completed painting of that collection complete."""
-    code, top = scratch_grids()
-    before, new = np.empty(9, np.int64), np.empty(4, np.int8)
-    for g in range(len(active)):
-        if not active[g]:
-            continue
-        o, card, side = pending[g, 0], pending[g, 1], pending[g, 2]
-        n = size[g, o]
-        r0, c0, _, _ = paint(stack[g, o], n, cards, code, top)
-        gr, gc = spot[g, 0] - r0 + MARGIN, spot[g, 1] - c0 + MARGIN
-        blocks_around(code, gr, gc, before)
-        for z in range(n + 1):  # the card shows where no card from position z up covers the cell
-            for k in range(4):
-                new[k] = cards[card, side, k // 2, k % 2] if top[gr + k // 2, gc + k % 2] < z else -2
-            out[g, z] = keeps_blocks(code, gr, gc, new, before)
-        wipe(stack[g, o], n, r0, c0, code, top)
+@njit(cache=True, nogil=True, _nrt=False)
+def depth_codes(stack, n, cards, card, side, row, col, code, top, before, new, out):
+    """The places z in a collection's stack where the card (card, side) at (row, col) leaves every completed painting
+    of that collection complete (a Gift's z)."""
+    r0, c0, _, _ = paint(stack, n, cards, code, top)
+    gr, gc = row - r0 + MARGIN, col - c0 + MARGIN
+    blocks_around(code, gr, gc, before)
+    k = 0
+    for z in range(n + 1):  # the card shows where no card from position z up covers the cell
+        for q in range(4):
+            new[q] = cards[card, side, q // 2, q % 2] if top[gr + q // 2, gc + q % 2] < z else -2
+        if keeps_blocks(code, gr, gc, new, before):
+            out[k] = z
+            k += 1
+    wipe(stack, n, r0, c0, code, top)
+    return k
 
 
-@njit(cache=True, nogil=True)
-def removals(stack, size, cards, active, out, first):
-    """out (B, P * MAX_STACK): the cards Solvent may remove: the collection keeps a card and every completed
-    painting stays complete. With `first`, only the first found in each game (enough to know Solvent is possible)."""
-    code, top = scratch_grids()
-    before, new = np.empty(9, np.int64), np.empty(4, np.int8)
-    for g in range(len(active)):
-        if not active[g]:
+@njit(cache=True, nogil=True, _nrt=False)
+def removal_codes(stack, size, cards, first, code, top, before, new, out):
+    """The cards Solvent may remove in one game (stack (P, 55, 4), size (P,)), as MAX_STACK * owner + position: the
+    collection keeps a card and every completed painting stays complete. With `first`, only the first found (enough
+    to know Solvent is possible)."""
+    k = 0
+    for o in range(size.shape[0]):
+        n = size[o]
+        if n < 2:
             continue
-        for o in range(size.shape[1]):
-            n = size[g, o]
-            if n < 2:
-                continue
-            r0, c0, _, _ = paint(stack[g, o], n, cards, code, top)
-            for i in range(n):
-                gr, gc = stack[g, o, i, 2] - r0 + MARGIN, stack[g, o, i, 3] - c0 + MARGIN
-                beneath(stack[g, o], i, r0, c0, cards, top, new)
-                blocks_around(code, gr, gc, before)
-                out[g, o * MAX_STACK + i] = keeps_blocks(code, gr, gc, new, before)
-                if first and out[g, o * MAX_STACK + i]:
+        r0, c0, _, _ = paint(stack[o], n, cards, code, top)
+        for i in range(n):
+            gr, gc = stack[o, i, 2] - r0 + MARGIN, stack[o, i, 3] - c0 + MARGIN
+            beneath(stack[o], i, r0, c0, cards, top, new)
+            blocks_around(code, gr, gc, before)
+            if keeps_blocks(code, gr, gc, new, before):
+                out[k] = o * MAX_STACK + i
+                k += 1
+                if first:
                     break
-            wipe(stack[g, o], n, r0, c0, code, top)
-            if first and out[g, o * MAX_STACK: (o + 1) * MAX_STACK].any():
-                break
+        wipe(stack[o], n, r0, c0, code, top)
+        if first and k:
+            break
+    return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def beneath(stack, i, r0, c0, cards, top, new):
     """new (4): what card i's cells would show without it: where it shows, the next card down (or -1, nothing);
     -2 where it does not show."""
@@ -196,52 +193,106 @@ def beneath(stack, i, r0, c0, cards, top, new):
 
 
 @njit(cache=True, nogil=True)
+def spots(stack, size, owner, cards, advanced, by_card, correction, active, out):
+    """out (B, WINDOW ** 2): the `where` options (spot_codes) of a card laid into collection owner[g]."""
+    code, top = scratch_grids()
+    found = np.empty(WINDOW * WINDOW, np.int64)
+    for g in range(len(active)):
+        if active[g]:
+            o = owner[g]
+            for j in range(spot_codes(stack[g, o], size[g, o], cards, 2 if advanced else 1, by_card, correction[g],
+                                      code, top, found)):
+                out[g, found[j]] = True
+
+
+@njit(cache=True, nogil=True)
+def gift_depths(stack, size, cards, pending, spot, active, out):
+    """out (B, MAX_STACK + 1): the places in the stack for the pending card (owner, card, side) at spot (row, col)
+    (depth_codes)."""
+    code, top = scratch_grids()
+    before, new, found = np.empty(9, np.int64), np.empty(4, np.int8), np.empty(MAX_STACK + 1, np.int64)
+    for g in range(len(active)):
+        if active[g]:
+            o = pending[g, 0]
+            for j in range(depth_codes(stack[g, o], size[g, o], cards, pending[g, 1], pending[g, 2], spot[g, 0],
+                                       spot[g, 1], code, top, before, new, found)):
+                out[g, found[j]] = True
+
+
+@njit(cache=True, nogil=True)
+def removals(stack, size, cards, active, out, first):
+    """out (B, P * MAX_STACK): the cards Solvent may remove (removal_codes)."""
+    code, top = scratch_grids()
+    before, new = np.empty(9, np.int64), np.empty(4, np.int8)
+    found = np.empty(size.shape[1] * MAX_STACK, np.int64)
+    for g in range(len(active)):
+        if active[g]:
+            for j in range(removal_codes(stack[g], size[g], cards, first, code, top, before, new, found)):
+                out[g, found[j]] = True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def count_copies(stack, n, cards, code, top, out):
+    """out (5,): a collection's completed copies by painting."""
+    r0, c0, rows, cols = paint(stack, n, cards, code, top)
+    out[:] = 0
+    for r in range(MARGIN, MARGIN + rows + 1):
+        for c in range(MARGIN, MARGIN + cols + 1):
+            p = complete(code, r, c)
+            if p >= 0:
+                out[p] += 1
+    wipe(stack, n, r0, c0, code, top)
+
+
+@njit(cache=True, nogil=True)
 def copies(stack, size, cards, games, owners, out):
-    """out[g, o] (5 counts) recounted for each (games[i], owners[i]): the completed copies by painting."""
+    """out[g, o] (5 counts) recounted for each (games[i], owners[i])."""
     code, top = scratch_grids()
     for i in range(len(games)):
         g, o = games[i], owners[i]
-        n = size[g, o]
-        r0, c0, rows, cols = paint(stack[g, o], n, cards, code, top)
-        out[g, o, :] = 0
-        for r in range(MARGIN, MARGIN + rows + 1):
-            for c in range(MARGIN, MARGIN + cols + 1):
-                p = complete(code, r, c)
-                if p >= 0:
-                    out[g, o, p] += 1
-        wipe(stack[g, o], n, r0, c0, code, top)
+        count_copies(stack[g, o], size[g, o], cards, code, top, out[g, o])
 
 
 # ---------------------------------------------------------------------------------------------- moves
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def insert_card(stack, size, o, card, side, row, col, z):
+    """Add a card into one game's collection o (stack (P, 55, 4), size (P,)) at stack position z."""
+    n = size[o]
+    if n >= stack.shape[1] or not 0 <= z <= n:
+        raise RuntimeError("Witkacy: a card laid beyond its collection's stack (a rule bug)")
+    for j in range(n, z, -1):
+        for q in range(4):
+            stack[o, j, q] = stack[o, j - 1, q]
+    stack[o, z, 0], stack[o, z, 1], stack[o, z, 2], stack[o, z, 3] = card, side, row, col
+    size[o] = n + 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def remove_card(stack, size, o, position):
+    n = size[o]
+    if not 0 <= position < n:
+        raise RuntimeError("Witkacy: a card removed from beyond its collection's stack (a rule bug)")
+    for j in range(position, n - 1):
+        for q in range(4):
+            stack[o, j, q] = stack[o, j + 1, q]
+    for q in range(4):
+        stack[o, n - 1, q] = -1
+    size[o] = n - 1
 
 
 @njit(cache=True, nogil=True)
 def insert(stack, size, games, owner, card, side, row, col, z):
     """Add each game's card into collection owner at stack position z."""
     for i in range(len(games)):
-        g, o = games[i], owner[i]
-        n = size[g, o]
-        if n >= stack.shape[2] or not 0 <= z[i] <= n:
-            raise RuntimeError("Witkacy: a card laid beyond its collection's stack (a rule bug)")
-        for j in range(n, z[i], -1):
-            stack[g, o, j] = stack[g, o, j - 1]
-        stack[g, o, z[i], 0], stack[g, o, z[i], 1] = card[i], side[i]
-        stack[g, o, z[i], 2], stack[g, o, z[i], 3] = row[i], col[i]
-        size[g, o] = n + 1
+        insert_card(stack[games[i]], size[games[i]], owner[i], card[i], side[i], row[i], col[i], z[i])
 
 
 @njit(cache=True, nogil=True)
 def remove(stack, size, games, owner, position):
     for i in range(len(games)):
-        g, o = games[i], owner[i]
-        n = size[g, o]
-        if not 0 <= position[i] < n:
-            raise RuntimeError("Witkacy: a card removed from beyond its collection's stack (a rule bug)")
-        for j in range(position[i], n - 1):
-            stack[g, o, j] = stack[g, o, j + 1]
-        stack[g, o, n - 1] = -1
-        size[g, o] = n - 1
-
+        remove_card(stack[games[i]], size[games[i]], owner[i], position[i])
 
 
 @njit(cache=True, nogil=True)

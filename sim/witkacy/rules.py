@@ -37,9 +37,11 @@ PHASES = {"search": "search", "action": "action", "stash_draw": "stash_draw", "s
           "solvent": "solvent", "gift": "gift", "gift_where": "where", "gift_z": "z", "expand": "expand",
           "where": "where", "z": "z", "expand_again": "expand", "where_again": "where", "z_again": "z",
           "rush_draw": "rush_draw"}
+CYCLE = ("start", *PHASES, "end")  # a turn: "start" ends the games whose last round is over, "end" counts the turn
 # Their numbered options; a question with a single option is not asked.
 DECK = 2  # search, stash_draw, rush_draw and gift: display slot 0 or 1, or DECK, the deck's top card
 NO_ACTION = 0  # action: NO_ACTION or 1 + an index in ACTIONS
+STASH, SOLVENT, CORRECTION, GIFT, RUSH = (1 + ACTIONS.index(a) for a in ACTIONS)
 HAND = 4  # stash_discard: a position in the hand. A turn ends with the hand it began with, one card more after a
 # Rush that keeps its second card (rush_both = 'optional', once a game): 1 or 2 cards, 3 after the Search, 4 after a
 # Stash's draw, before its discard
