@@ -270,6 +270,27 @@ def insert_card(stack, size, o, card, side, row, col, z):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def lay_card(stack, size, o, card, side, row, col, z, cards, code, top, before, after, copies):
+    """insert_card, and the collection's completed copies (copies, 5 counts) brought up to date from the 3 x 3 blocks
+    around the card, the only ones it can change."""
+    n = size[o]
+    r0, c0, _, _ = paint(stack[o], n, cards, code, top)
+    gr, gc = row - r0 + MARGIN, col - c0 + MARGIN
+    blocks_around(code, gr, gc, before)
+    for q in range(4):  # the card shows where no card from position z up covers the cell
+        if top[gr + q // 2, gc + q % 2] < z:
+            code[gr + q // 2, gc + q % 2] = cards[card, side, q // 2, q % 2]
+    blocks_around(code, gr, gc, after)
+    for k in range(9):
+        if before[k] >= 0:
+            copies[before[k]] -= 1
+        if after[k] >= 0:
+            copies[after[k]] += 1
+    insert_card(stack, size, o, card, side, row, col, z)
+    wipe(stack[o], n + 1, r0, c0, code, top)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def remove_card(stack, size, o, position):
     n = size[o]
     if not 0 <= position < n:

@@ -18,7 +18,7 @@ from numba import njit
 from sim.witkacy.fast import (
     count_copies,
     depth_codes,
-    insert_card,
+    lay_card,
     removal_codes,
     remove_card,
     scratch_grids,
@@ -56,7 +56,7 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
     for j in range(CARDS):
         in_deck += deck[0, j] >= 0  # every deal leaves the same number of cards in the deck
     code, top = scratch_grids()
-    before, new = np.empty(9, np.int64), np.empty(4, np.int8)
+    before, after, new = np.empty(9, np.int64), np.empty(9, np.int64), np.empty(4, np.int8)
     found = np.empty(max(WIDEST, MAX_STACK * players), np.int64)
     draws = np.empty(0)
     while True:
@@ -83,15 +83,15 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
             for g in range(batch):
                 if ended[g] or not concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
                     continue
-                k = option_codes(at, g, stack, size, drawn, display, hand, tokens, action, pending, spot, cards,
-                                 players, flags, seat, in_deck, code, top, before, new, found)
+                k = option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot,
+                                 cards, players, flags, seat, in_deck, code, top, before, new, found)
                 if k == 0:
                     raise RuntimeError("Witkacy: no legal option in a random playout (a rule bug)")
                 if k > 1 and not drew:
                     draws, drew = rng.random(batch), True
                 choice = found[0] if k == 1 else found[int(draws[g] * k)]
                 apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, tokens, played, action,
-                      pending, spot, cards, seat, in_deck, code, top)
+                      pending, spot, cards, seat, in_deck, code, top, before, after)
         at = (at + 1) % len(CYCLE)
 
 
@@ -118,8 +118,8 @@ def concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def option_codes(at, g, stack, size, drawn, display, hand, tokens, action, pending, spot, cards, players, flags, seat,
-                 in_deck, code, top, before, new, out):
+def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot, cards, players,
+                 flags, seat, in_deck, code, top, before, new, out):
     """Game g's options for the question CYCLE[at] (engine.LEGAL), their codes ascending in out; how many. (The
     batch's arrays come whole: a row taken here costs nothing, one taken by the caller a reference count.)"""
     left = in_deck - drawn[g]
@@ -135,7 +135,8 @@ def option_codes(at, g, stack, size, drawn, display, hand, tokens, action, pendi
             out[k], k = DECK, k + 1
         return k
     if at == ACTION:
-        return action_codes(stack, size, display, hand, tokens, cards, flags, left, code, top, before, new, out)
+        return action_codes(stack, size, copies[g], display, hand, tokens, cards, flags, left, code, top, before, new,
+                            out)
     if at == STASH_DISCARD:
         k = 0
         for j in range(HAND):
@@ -173,7 +174,7 @@ def option_codes(at, g, stack, size, drawn, display, hand, tokens, action, pendi
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def action_codes(stack, size, display, hand, tokens, cards, flags, left, code, top, before, new, out):
+def action_codes(stack, size, copies, display, hand, tokens, cards, flags, left, code, top, before, new, out):
     """No action, and each unused token whose action is possible (engine._action_options)."""
     out[0], k = 0, 1
     sources = display[0] >= 0 or display[1] >= 0 or left > 0
@@ -183,7 +184,7 @@ def action_codes(stack, size, display, hand, tokens, cards, flags, left, code, t
         if a == STASH:
             possible = sources
         elif a == SOLVENT:
-            possible = removal_codes(stack, size, cards, True, code, top, before, new, out[k:]) > 0
+            possible = solvent_possible(stack, size, copies, cards, code, top, before, new, out[k:])
         elif a == CORRECTION:
             possible = True
         elif a == GIFT:
@@ -196,8 +197,18 @@ def action_codes(stack, size, display, hand, tokens, cards, flags, left, code, t
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def solvent_possible(stack, size, copies, cards, code, top, before, new, scratch):
+    """Whether some collection of 2 cards or more may lose one: at once where it holds no completed painting to
+    break, else as removal_codes finds."""
+    for o in range(size.shape[0]):
+        if size[o] >= 2 and copies[o].sum() == 0:
+            return True
+    return removal_codes(stack, size, cards, True, code, top, before, new, scratch) > 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot,
-          cards, seat, in_deck, code, top):
+          cards, seat, in_deck, code, top, before, after):
     """Game g's answer to CYCLE[at] (engine.APPLY)."""
     if at == SEARCH or at == STASH_DRAW or at == RUSH_DRAW:
         held = hand_size(hand[g, seat])
@@ -234,8 +245,8 @@ def apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, to
         spot[g, 0], spot[g, 1] = row - 1 + choice // WINDOW, col - 1 + choice % WINDOW
     else:  # gift_z, z, z_again: the card goes into the stack
         owner, card, side, source = pending[g, 0], pending[g, 1], pending[g, 2], pending[g, 3]
-        insert_card(stack[g], size[g], owner, card, side, spot[g, 0], spot[g, 1], choice)
-        count_copies(stack[g, owner], size[g, owner], cards, code, top, copies[g, owner])
+        lay_card(stack[g], size[g], owner, card, side, spot[g, 0], spot[g, 1], choice, cards, code, top, before, after,
+                 copies[g, owner])
         if at == GIFT_Z:
             if source == DECK:
                 drawn[g] += 1
