@@ -217,6 +217,7 @@ def run_experiments(
                                "give one of them another 'name'")
         seen[experiment.name] = file
         results.check_target(out / experiment.name, experiment.config_hash)
+    runner.warm_up(experiments, jobs, progress)
     return [(experiment, runner.run(experiment, out, jobs, progress)) for experiment in experiments]
 
 

@@ -172,6 +172,53 @@ def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = 
     return directory
 
 
+def warm_up(experiments: list[Experiment], jobs: int, progress: bool = True) -> list[bool]:
+    """Compile the games' kernels once, side by side, before the runs: one worker per game plays one deal of each of
+    its experiments under every lineup at every player count, and numba keeps what it compiles in its cache, where
+    every worker of the runs finds it. Without this each worker compiles the same kernels as the others, at the
+    same time. Nothing is written but that cache; a warm-up that fails leaves the run to meet and report the
+    problem itself. Returns, per game warmed, whether it played."""
+    by_game: dict[str, list[Experiment]] = {}
+    for experiment in experiments:
+        by_game.setdefault(experiment.game, []).append(experiment)
+    if jobs < 2 or len(by_game) < 2:
+        return []
+    warmed = []
+    try:
+        with _sigterm_interrupts(), _compile_bar(progress, len(by_game)) as advance:
+            parallel = Parallel(n_jobs=min(jobs, len(by_game)), backend="loky", return_as="generator_unordered")
+            for played in parallel(delayed(_warm)(registry.get_game(name), group) for name, group in by_game.items()):
+                warmed.append(played)
+                advance()
+        return warmed
+    except KeyboardInterrupt as error:
+        raise _explained(error, Path(), 0) from None
+
+
+def _warm(game: GameSpec, experiments: list[Experiment]) -> bool:
+    """Whether every experiment played its deal."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver alone answers Ctrl-C
+    try:
+        for experiment in experiments:
+            for players in experiment.players:
+                play_chunk(experiment, game, Chunk(players, 0, 0, players if experiment.match else 1))
+    except Exception:  # the run that follows reports it, with what became of its results
+        return False
+    return True
+
+
+@contextmanager
+def _compile_bar(enabled: bool, games: int) -> Iterator[Callable[[], None]]:
+    if not enabled:
+        yield lambda: None
+        return
+    columns = (TextColumn("compiling"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("games"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("compile", total=games)
+        yield lambda: bar.advance(task, 1)
+
+
 @contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
     """While the block runs (in the main thread, where signals arrive), SIGTERM raises _SigTerm; a second one
