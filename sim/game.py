@@ -15,6 +15,10 @@ and continued from, for example by a search player's rollouts:
 - `terminal(state) -> bool`: whether every game of the batch has ended;
 - `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns.
 `play` below is the loop over `step` that plays a batch to the end with a `choose` callback.
+An engine may add `random_playout(params, state, rng) -> State`: the games played on with uniformly random legal
+answers, in one compiled loop, as far as a uniform random player's answers are the rules' alone (Witkacy: to the
+end; Kintsugi: the placements, not the guesses); the State, and the rng's state, that stepping a table of such
+players (strategies.common.Catalogue.uniform) ends in there.
 
 The scalar reference, `sim/<name>/reference.py`, keeps its readable form, and every game's looks the same:
 - `play(params, one, decider) -> Game`: the one game of a deal (`one`, a batch of one), played to its end;
@@ -205,7 +209,11 @@ def list_column(name: str, rows: np.ndarray) -> pl.Series:
 
 def play(engine: Engine, params: Any, deal: Any, choose: Choose, rng: np.random.Generator):
     """Play a batch to the end: init, then ask and step until every game has ended. Returns the final State."""
-    state = engine.init(params, deal)
+    return play_on(engine, params, engine.init(params, deal), choose, rng)
+
+
+def play_on(engine: Engine, params: Any, state: Any, choose: Choose, rng: np.random.Generator):
+    """Ask and step from `state` until every game has ended. Returns the final State."""
     while not engine.terminal(state):
         decision = engine.decision(params, state)
         state = engine.step(params, state, choose(decision, rng))

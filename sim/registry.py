@@ -69,13 +69,14 @@ class GameSpec:
              players: Catalogue | None = None) -> Played:
         """Play the games of `deal` to the end with the batched engine, the strategies seated as `lineups` (B, P)
         (seat 0 starts); `listen` is told every decision and its checked choices. A batch that only uniform random
-        players play (Catalogue.uniform) is played by the engine's `random_playout` where it has one: the same games."""
+        players play (Catalogue.uniform) is played on by the engine's `random_playout` where it has one, as far as
+        it goes: the same games."""
         engine, table = self.rules.engine, self.table(params, lineups, deal, players)
+        state = engine.init(params, deal)
         if listen is None and table.uniform and hasattr(engine, "random_playout"):
-            state = engine.random_playout(params, engine.init(params, deal), rng)
-        else:
-            choose = table.choose if listen is None else _listening(table.choose, listen)
-            state = game.play(engine, params, deal, choose, rng)
+            state = engine.random_playout(params, state, rng)
+        choose = table.choose if listen is None else _listening(table.choose, listen)
+        state = game.play_on(engine, params, state, choose, rng)
         return Played(state, engine.outcome(params, state))
 
     def simulate(self, params, lineups: np.ndarray, deal_index: np.ndarray, deal_seed: np.random.SeedSequence,

@@ -33,9 +33,9 @@ class Catalogue:
     bench: str  # the strategy `atelier bench` seats everywhere by default
     make: Callable[..., Any]  # make(name, *, seat, params, games, secret) -> player
     check: Callable[[str], None]  # AtelierError naming an unknown strategy
-    uniform: frozenset[str] = frozenset()  # strategies that answer every question as pick_any over the legal
-    # options, drawing nothing else: a batch they play at every seat may be played by the engine's compiled
-    # `random_playout`, draw for draw the same games
+    uniform: frozenset[str] = frozenset()  # strategies that answer the questions of the engine's compiled
+    # `random_playout` as pick_any over the legal options, drawing nothing else and watching nothing: a batch they
+    # play at every seat may be played on by it, draw for draw the same games
 
 
 class Table:

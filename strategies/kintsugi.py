@@ -273,4 +273,5 @@ def make_player(name: str, *, seat: int, params, games, secret: np.ndarray) -> P
                   GUESSER_CLASSES[guesser](**context, knob=g_knob))
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy,
+                    uniform=frozenset({"random+uniform"}))  # the random placer watches nothing

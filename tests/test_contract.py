@@ -20,7 +20,7 @@ import pytest
 
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
-from sim.game import Outcome, play, take
+from sim.game import Outcome, play, play_on, take
 from sim.registry import NAMES, get_game
 from sim.runner import Chunk, play_chunk
 
@@ -178,6 +178,48 @@ def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str
             current = engine.step(params, current, choice)
         assert engine.terminal(current)
         assert_same_outcome(engine.outcome(params, current), whole.outcome, slice(None))
+
+
+PLAYED_OUT = [name for name in NAMES if hasattr(get_game(name).rules.engine, "random_playout")]
+
+
+@pytest.mark.parametrize("name", PLAYED_OUT)
+@pytest.mark.parametrize("stepped", [0, 7])
+def test_a_random_playout_plays_the_games_stepping_random_players_plays(name: str, stepped: int) -> None:
+    """engine.random_playout from the set-up, or after some questions, then stepped on to the end, against stepping
+    a table of the catalogue's uniform random players all the way: the same final State, the same rng state after."""
+    spec = get_game(name)
+    engine, catalogue = spec.rules.engine, spec.players
+    for players in the_fewest_and_the_most(name):
+        params = spec.make_params(players, {})
+        deal = spec.rules.deal(params, np.random.default_rng(players), 48)
+        lineup = np.full((48, players), sorted(catalogue.uniform)[0])
+        choose = spec.table(params, lineup, deal).choose
+        stepping, fused = np.random.default_rng(5), np.random.default_rng(5)
+        whole = play(engine, params, deal, choose, stepping)
+        state = engine.init(params, deal)
+        for _ in range(stepped):
+            state = engine.step(params, state, choose(engine.decision(params, state), fused))
+        state = play_on(engine, params, engine.random_playout(params, state, fused), choose, fused)
+        for field in dataclasses.fields(state):
+            if field.name not in getattr(type(state), "QUESTION", ()):
+                assert np.array_equal(getattr(state, field.name), getattr(whole, field.name)), field.name
+        assert stepping.random() == fused.random()
+
+
+@pytest.mark.parametrize(("name", "lineup", "played_out"), [
+    ("witkacy", ["random"] * 3, True), ("witkacy", ["random", "random", "completer"], False),
+    ("witkacy", ["random", "random-no-gift", "random"], False), ("kintsugi", ["random+uniform"] * 3, True),
+    ("kintsugi", ["random+uniform", "random+tracker", "random+uniform"], False)])  # the tracker watches
+def test_only_a_table_of_uniform_random_players_is_played_out(monkeypatch, name, lineup, played_out) -> None:
+    spec = get_game(name)
+    engine, calls = spec.rules.engine, []
+    playout = engine.random_playout
+    monkeypatch.setattr(engine, "random_playout", lambda *args: calls.append(1) or playout(*args))
+    params = spec.make_params(3, {})
+    spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 4), np.array([lineup] * 4),
+              np.random.default_rng(1))
+    assert bool(calls) == played_out
 
 
 @pytest.mark.parametrize("name", ALL)

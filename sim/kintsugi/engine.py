@@ -134,6 +134,19 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     return evolve(state, board=board, pos=pos, low=low, high=high, turn=state.turn + 1)
 
 
+def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """The placements left, each at a uniformly random legal action, in one compiled loop: the State, and the
+    rng's, that stepping a table of random placers gives. It stops at the guesses: a guess is each player's own
+    judgement (the `uniform` guesser never names its own colour), which the table then asks for."""
+    placements = n_turns(state.order.shape[1])
+    if state.turn >= placements:
+        return state
+    board, pos, low, high = state.board.copy(), state.pos.copy(), state.low.copy(), state.high.copy()
+    fast.random_placements(board, pos, low, high, state.order, params.cards, legal_mask(state)[0], state.turn,
+                           placements, OFFSETS, ACTION_OFFSET, ACTION_ROTATION, fast.ROTATED, rng)
+    return evolve(state, board=board, pos=pos, low=low, high=high, turn=placements)
+
+
 def terminal(state: State) -> bool:
     """Every card is laid and every seat has guessed."""
     return state.turn == n_turns(state.order.shape[1]) + state.colors.shape[1]

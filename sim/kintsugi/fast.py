@@ -58,16 +58,36 @@ ROTATED = np.array([np.rot90(np.arange(4).reshape(2, 2), k).ravel() for k in ran
 def lay(board, pos, low, high, cards, drawn, actions, offsets, action_offset, action_rotation, rotated):
     """A copy of the boards with each game's drawn card laid as its chosen action, and the new top-left cell
     and its running minimum and maximum."""
-    out, top = board.copy(), np.empty_like(pos)
+    out, top = board.copy(), pos.copy()
     new_low, new_high = low.copy(), high.copy()
     for g in range(board.shape[0]):
-        action = actions[g]
-        k = action_rotation[action]
-        for axis in range(2):
-            top[g, axis] = pos[g, axis] + offsets[action_offset[action], axis]
-            new_low[g, axis] = min(low[g, axis], top[g, axis])
-            new_high[g, axis] = max(high[g, axis], top[g, axis])
-        for i in range(4):
-            cell = rotated[k, i]
-            out[g, top[g, 0] + i // 2, top[g, 1] + i % 2] = cards[drawn[g], cell // 2, cell % 2]
+        lay_one(out, top, new_low, new_high, g, cards[drawn[g]], actions[g], offsets, action_offset, action_rotation,
+                rotated)
     return out, top, new_low, new_high
+
+
+@njit(cache=True, nogil=True)
+def lay_one(board, pos, low, high, g, card, action, offsets, action_offset, action_rotation, rotated):
+    """Game g's card (2, 2) laid as `action` next to pos[g], in place."""
+    k = action_rotation[action]
+    for axis in range(2):
+        pos[g, axis] += offsets[action_offset[action], axis]
+        low[g, axis] = min(low[g, axis], pos[g, axis])
+        high[g, axis] = max(high[g, axis], pos[g, axis])
+    for i in range(4):
+        cell = rotated[k, i]
+        board[g, pos[g, 0] + i // 2, pos[g, 1] + i % 2] = card[cell // 2, cell % 2]
+
+
+@njit(cache=True, nogil=True)
+def random_placements(board, pos, low, high, order, cards, legal, turn, placements, offsets, action_offset,
+                      action_rotation, rotated, rng):
+    """The placements from `turn` on, each game's card laid at a uniformly random legal action, in place: one
+    `rng.random(B)` per turn and the nth legal action (`legal`, the same in every game), n = int(draw * count),
+    as the `random` policy draws (strategies.common.pick_any)."""
+    codes = np.flatnonzero(legal)
+    for t in range(turn, placements):
+        draws = rng.random(board.shape[0])
+        for g in range(board.shape[0]):
+            lay_one(board, pos, low, high, g, cards[order[g, t + 1]], codes[int(draws[g] * len(codes))], offsets,
+                    action_offset, action_rotation, rotated)
