@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from sim.witkacy.fast import (
+    GRID,
     count_copies,
     depth_codes,
     lay_card,
@@ -55,7 +56,7 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
     batch, in_deck = len(ended), 0
     for j in range(CARDS):
         in_deck += deck[0, j] >= 0  # every deal leaves the same number of cards in the deck
-    code, top = scratch_grids()
+    (code, top), masks = scratch_grids(), np.zeros(2 * GRID, np.uint64)
     before, after, new = np.empty(9, np.int64), np.empty(9, np.int64), np.empty(4, np.int8)
     found = np.empty(max(WIDEST, MAX_STACK * players), np.int64)
     draws = np.empty(0)
@@ -84,7 +85,7 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
                 if ended[g] or not concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
                     continue
                 k = option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot,
-                                 cards, players, flags, seat, in_deck, code, top, before, new, found)
+                                 cards, players, flags, seat, in_deck, code, top, masks, before, new, found)
                 if k == 0:
                     raise RuntimeError("Witkacy: no legal option in a random playout (a rule bug)")
                 if k > 1 and not drew:
@@ -119,7 +120,7 @@ def concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot, cards, players,
-                 flags, seat, in_deck, code, top, before, new, out):
+                 flags, seat, in_deck, code, top, masks, before, new, out):
     """Game g's options for the question CYCLE[at] (engine.LEGAL), their codes ascending in out; how many. (The
     batch's arrays come whole: a row taken here costs nothing, one taken by the caller a reference count.)"""
     left = in_deck - drawn[g]
@@ -170,7 +171,7 @@ def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, actio
             out[z] = z
         return size[owner] + 1
     correction = at == WHERE and action == CORRECTION
-    return spot_codes(stack[owner], size[owner], cards, 2 if flags[0] else 1, flags[1], correction, code, top, out)
+    return spot_codes(stack[owner], size[owner], 2 if flags[0] else 1, flags[1], correction, masks, out)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
