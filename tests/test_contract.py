@@ -192,8 +192,8 @@ def test_a_random_playout_plays_the_games_stepping_random_players_plays(name: st
     engine, catalogue = spec.rules.engine, spec.players
     for players in the_fewest_and_the_most(name):
         params = spec.make_params(players, {})
-        deal = spec.rules.deal(params, np.random.default_rng(players), 48)
-        lineup = np.full((48, players), sorted(catalogue.uniform)[0])
+        deal = spec.rules.deal(params, np.random.default_rng(players), 24)
+        lineup = np.full((24, players), sorted(catalogue.uniform)[0])
         choose = spec.table(params, lineup, deal).choose
         stepping, fused = np.random.default_rng(5), np.random.default_rng(5)
         whole = play(engine, params, deal, choose, stepping)

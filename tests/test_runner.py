@@ -320,19 +320,15 @@ KINTSUGI = ('game = "kintsugi"\nplayers = 3\ngames = 6\nseed = 1\n'
             'seats = ["random+uniform", "greedy+tracker", "random+uniform"]\n')
 
 
-def test_the_warm_up_plays_each_game_once_side_by_side_and_writes_nothing(write_toml, tmp_path: Path) -> None:
-    experiments = [load_experiment(write_toml(DICE_EXPERIMENT, "dice")), load_experiment(write_toml(KINTSUGI, "k"))]
+def test_the_warm_up_plays_each_game_once_side_by_side_writes_nothing_and_leaves_failures_to_the_run(
+        write_toml, tmp_path: Path) -> None:
+    crooked = load_experiment(write_toml(DICE_EXPERIMENT.replace('"chase"]', '"cheat"]'), "dice"))
+    experiments = [crooked, load_experiment(write_toml(KINTSUGI, "k"))]
     before = sorted(tmp_path.rglob("*"))
-    assert runner.warm_up(experiments, jobs=2, progress=False) == [True, True]
+    assert sorted(runner.warm_up(experiments, jobs=2, progress=False)) == [False, True]  # the dice game fails
     assert sorted(tmp_path.rglob("*")) == before
     assert runner.warm_up(experiments, jobs=1, progress=False) == []  # one worker compiles as it plays anyway
     assert runner.warm_up(experiments[:1], jobs=2, progress=False) == []  # a single game: its run's first chunk
-
-
-def test_a_warm_up_that_fails_leaves_the_run_to_report_it(write_toml, tmp_path: Path) -> None:
-    crooked = load_experiment(write_toml(DICE_EXPERIMENT.replace('"chase"]', '"cheat"]'), "dice"))
-    assert sorted(runner.warm_up([crooked, load_experiment(write_toml(KINTSUGI, "k"))], jobs=2, progress=False)) == \
-        [False, True]
     with pytest.raises(AtelierError, match="strategy 'cheat' returned an illegal move"):
-        runner.run(crooked, tmp_path / "out", 2, progress=False)
+        runner.run(crooked, tmp_path / "out", 1, progress=False)
     assert not (tmp_path / "out" / crooked.name).exists()

@@ -11,7 +11,8 @@ never share a cell, and a block is complete (a copy) when it shows P.UL, P.UR, P
 
 The per-collection helpers allocate nothing and are compiled without numba's runtime (`_nrt=False`), so that no
 reference is counted for the arrays they are handed and the rows they take: called for every game at every
-question, those atomic counts were half of the random playout's time (sim/witkacy/playout.py).
+question, those atomic counts were half of the random playout's time (sim/witkacy/playout.py). `_nrt` is a private
+jit option; numba issue #2350 shows it for the same purpose.
 """
 
 from __future__ import annotations
