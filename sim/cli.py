@@ -208,7 +208,7 @@ def describe_game(name: str) -> str:
 def run_experiments(
     files: list[Path], *, games: int | None, seed: int | None, jobs: int, out: Path, progress: bool
 ) -> list[tuple[Experiment, Path]]:
-    """Validate every file and check every target folder, then run the experiments one by one."""
+    """Validate every file and check every target folder, then run the experiments, sharing the workers."""
     experiments = [load_experiment(file, games=games, seed=seed) for file in files]
     seen: dict[str, Path] = {}
     for file, experiment in zip(files, experiments, strict=True):
@@ -217,8 +217,7 @@ def run_experiments(
                                "give one of them another 'name'")
         seen[experiment.name] = file
         results.check_target(out / experiment.name, experiment.config_hash)
-    runner.warm_up(experiments, jobs, progress)
-    return [(experiment, runner.run(experiment, out, jobs, progress)) for experiment in experiments]
+    return list(zip(experiments, runner.run_all(experiments, out, jobs, progress), strict=True))
 
 
 def play_game(name: str, *, players: int, strategies: list[str], seed: int, overrides: dict[str, Any]) -> dict:

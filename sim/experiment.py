@@ -11,7 +11,7 @@ seed = 1
 pool = ["random+uniform", "greedy+tracker"]   # every seating of the pool, or
 # seats = ["greedy+bayes", "random+uniform"]  # one fixed seating; players must equal len(seats)
 match = false                  # optional: play matches of `players` deals, each seating's start player rotating
-chunk = 4096                   # optional: games per batch
+chunk = 4096                   # optional: games per batch (default: the game's, GameRules.chunk)
 [params]                       # optional overrides of the game's Params
 connectivity = 4
 ```
@@ -39,7 +39,6 @@ from typing import Any
 from sim.errors import AtelierError
 from sim.registry import GameSpec, get_game
 
-DEFAULT_CHUNK = 4096
 MAX_GAMES = 10**12  # per player count; game ids stay far inside int64
 MAX_CHUNK = 65536  # games held in memory at once by one worker
 MAX_NAME = 100  # characters; the name is a folder name
@@ -131,7 +130,7 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
     players = _players(data)
     games = _value(data, "games", int)
     seed = _value(data, "seed", int)
-    chunk = _value(data, "chunk", int, DEFAULT_CHUNK)
+    chunk = _value(data, "chunk", int, game.rules.chunk)
     for key, value, most in (("games", games, MAX_GAMES), ("chunk", chunk, MAX_CHUNK)):
         if not 1 <= value <= most:
             raise AtelierError(f"'{key}' must be between 1 and {most:,}, got {value:,}")

@@ -156,6 +156,8 @@ class GameRules:
     params: type  # the frozen Params dataclass; every field has a default and a `help`
     columns: dict[str, Any]  # the game's own result columns -> polars dtype
     tie_breakers: tuple[str, ...] = ()  # result columns that settle equal scores, in order (the most wins)
+    chunk: int = 4096  # an experiment's games per batch unless it names its own: a slow game's are fewer, so that
+    # its small experiments still give every core a batch and a run does not wait long on its last one
 
     @property
     def api(self) -> ModuleType:

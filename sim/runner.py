@@ -1,4 +1,4 @@
-"""Run an experiment: split it into chunks, play them in parallel, write one Parquet part per chunk.
+"""Run experiments: split each into chunks, play them in parallel, write one Parquet part per chunk.
 
 Chunks and seeds depend only on the experiment, never on the number of jobs, so any job count
 gives the same data, and a run that was stopped resumes and ends with the same data too. A chunk is a group
@@ -17,23 +17,24 @@ from __future__ import annotations
 
 import signal
 import threading
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
-from joblib import Parallel, delayed
+from joblib.externals.loky import ProcessPoolExecutor  # joblib's loky: it tells a killed worker from a failed task
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
     ProgressColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
@@ -151,72 +152,160 @@ def play_chunk(experiment: Experiment, game: GameSpec, chunk: Chunk) -> pl.DataF
 
 
 def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True) -> Path:
-    """Play the experiment into `out_root/<name>/` and return that folder.
+    """Play the experiment into `out_root/<name>/` and return that folder (run_all of one experiment)."""
+    return run_all([experiment], out_root, jobs, progress)[0]
 
-    Resumes a stopped run of the same experiment. If the run fails or is interrupted, the finished parts
-    stay for the next run to resume from; a run that finished no part removes everything it created.
+
+def run_all(experiments: list[Experiment], out_root: Path, jobs: int = 1, progress: bool = True) -> list[Path]:
+    """Play every experiment into `out_root/<name>/` and return those folders, in order.
+
+    The experiments share the workers: their chunks are played in order, and the next experiment's start while
+    the last of the one before are still being played, so that no core waits on another's last chunk. With several
+    games and 2 jobs or more, one worker per game first compiles that game's kernels (`_warm`: it plays one deal of
+    each of the game's experiments and writes nothing but numba's cache), side by side, and a game's chunks wait
+    for its warm-up: otherwise every worker would compile the same kernels at the same time. A warm-up that fails
+    leaves the chunks to meet the problem and report it.
+
+    Resumes a stopped run of the same experiments. If the run fails or is interrupted, every experiment keeps its
+    finished parts for the next run to resume from; one that finished no part leaves nothing it created.
     """
-    directory = out_root / experiment.name
     try:
-        with _sigterm_interrupts(), results.writing(directory):
-            store = ResultStore.open(directory, experiment, plan_summary(experiment))
+        with _sigterm_interrupts(), ExitStack() as held:
+            stores = _open_stores(experiments, out_root, held)
             try:
-                _play_all(experiment, store, jobs, progress)
+                _play_all(experiments, stores, jobs, progress)
             except BaseException as error:
-                explained = _explained(error, directory, store.discard_if_empty())
+                explained = _explained(error, {store.directory: store.discard_if_empty() for store in stores})
                 if explained is None:
                     raise
                 raise explained from None
-    except KeyboardInterrupt as error:  # stopped while the folder was being opened: writing() removed it
-        raise _explained(error, directory, 0) from None
-    return directory
+    except KeyboardInterrupt as error:  # stopped while the folders were being opened: writing() removed them
+        raise _explained(error, {}) from None
+    return [store.directory for store in stores]
 
 
-def warm_up(experiments: list[Experiment], jobs: int, progress: bool = True) -> list[bool]:
-    """Compile the games' kernels once, side by side, before the runs: one worker per game plays one deal of each of
-    its experiments under every lineup at every player count, and numba keeps what it compiles in its cache, where
-    every worker of the runs finds it. Without this each worker compiles the same kernels as the others, at the
-    same time. Nothing is written but that cache; a warm-up that fails leaves the run to meet and report the
-    problem itself. Returns, per game warmed, whether it played."""
-    by_game: dict[str, list[Experiment]] = {}
-    for experiment in experiments:
-        by_game.setdefault(experiment.game, []).append(experiment)
-    if jobs < 2 or len(by_game) < 2:
-        return []
-    warmed = []
+def _open_stores(experiments: list[Experiment], out_root: Path, held: ExitStack) -> list[ResultStore]:
+    """Every experiment's folder, created, locked (until `held` closes) and opened; if one cannot be, those
+    opened before it are left as they were found."""
+    stores: list[ResultStore] = []
     try:
-        with _sigterm_interrupts(), _compile_bar(progress, len(by_game)) as advance:
-            parallel = Parallel(n_jobs=min(jobs, len(by_game)), backend="loky", return_as="generator_unordered")
-            for played in parallel(delayed(_warm)(registry.get_game(name), group) for name, group in by_game.items()):
-                warmed.append(played)
-                advance()
-        return warmed
-    except KeyboardInterrupt as error:
-        raise _explained(error, Path(), 0) from None
+        for experiment in experiments:
+            directory = out_root / experiment.name
+            held.enter_context(results.writing(directory))
+            stores.append(ResultStore.open(directory, experiment, plan_summary(experiment)))
+    except BaseException:
+        for store in stores:
+            store.discard_if_empty()
+        raise
+    return stores
+
+
+class Schedule:
+    """What the workers play next: first each game's warm-up (if `warm_up`), then the chunks still to play,
+    experiment by experiment, each made as it is taken (an experiment may have more chunks than fit in memory). A
+    game's chunks are held back until its warm-up has ended."""
+
+    def __init__(self, experiments: list[Experiment], finished: list[dict], warm_up: bool):
+        self.experiments = experiments
+        self.warm_ups = list(dict.fromkeys(e.game for e in experiments)) if warm_up else []
+        self.cold = set(self.warm_ups)  # games whose warm-up has not ended
+        self.left = [(k, _chunks_left(e, done)) for k, (e, done) in enumerate(zip(experiments, finished, strict=True))]
+
+    def take(self) -> tuple[str, int, Any] | None:
+        """The next task: ("warm", -1, game) or ("chunk", k, chunk of experiments[k]); None if none is ready now."""
+        if self.warm_ups:
+            return "warm", -1, self.warm_ups.pop(0)
+        for entry in list(self.left):
+            k, chunks = entry
+            if self.experiments[k].game in self.cold:
+                continue
+            chunk = next(chunks, None)
+            if chunk is not None:
+                return "chunk", k, chunk
+            self.left.remove(entry)
+        return None
+
+    def warmed(self, game: str) -> None:
+        """The game's warm-up has ended: its chunks may be played."""
+        self.cold.discard(game)
+
+
+def _chunks_left(experiment: Experiment, finished: dict) -> Iterator[Chunk]:
+    return (chunk for chunk in plan(experiment) if chunk.id not in finished)
+
+
+def _play_all(experiments: list[Experiment], stores: list[ResultStore], jobs: int, progress: bool) -> None:
+    games = {e.game: registry.get_game(e.game) for e in experiments}  # resolved once; pickled as module paths
+    warm_up = jobs > 1 and len(games) > 1
+    schedule = Schedule(experiments, [store.finished for store in stores], warm_up)
+    with _Bars(progress, experiments, stores, len(games) if warm_up else 0) as bars:
+        if jobs == 1:
+            while (task := schedule.take()) is not None:
+                _, k, chunk = task
+                bars.started(k)
+                frame = play_chunk(experiments[k], games[experiments[k].game], chunk)
+                bars.played(k, _write(stores[k], experiments[k], chunk, frame))
+        else:
+            _play_in_workers(schedule, games, stores, jobs, bars)
+
+
+def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: list[ResultStore], jobs: int,
+                     bars: _Bars) -> None:
+    """The schedule's tasks in `jobs` worker processes, one more in flight than there are workers, so that none
+    waits while a part is written. On any error, or Ctrl-C, the workers are stopped and the error raised."""
+    experiments = schedule.experiments
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_ctrl_c)
+    running: dict[Future, tuple[str, int, Any]] = {}
+
+    def fill() -> bool:
+        while len(running) <= jobs and (task := schedule.take()) is not None:
+            kind, k, what = task
+            if kind == "warm":
+                running[executor.submit(_warm, games[what], [e for e in experiments if e.game == what])] = task
+            else:
+                bars.started(k)
+                running[executor.submit(play_chunk, experiments[k], games[experiments[k].game], what)] = task
+        return bool(running)
+
+    try:
+        while fill():
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                kind, k, what = running.pop(future)
+                if kind == "warm":
+                    future.result()
+                    schedule.warmed(what)
+                    bars.compiled()
+                else:
+                    bars.played(k, _write(stores[k], experiments[k], what, future.result()))
+    except BaseException:
+        for future in running:
+            future.cancel()
+        executor.shutdown(wait=True, kill_workers=True)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.DataFrame) -> int:
+    """Write the chunk's part; return its games."""
+    store.write_part(chunk.id, _games(experiment, chunk), frame)
+    return _games(experiment, chunk)
+
+
+def _ignore_ctrl_c() -> None:
+    """In a worker: Ctrl-C reaches the whole process group, and the driver alone answers it, stopping the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _warm(game: GameSpec, experiments: list[Experiment]) -> bool:
     """Whether every experiment played its deal."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver alone answers Ctrl-C
     try:
         for experiment in experiments:
             for players in experiment.players:
                 play_chunk(experiment, game, Chunk(players, 0, 0, players if experiment.match else 1))
-    except Exception:  # the run that follows reports it, with what became of its results
+    except Exception:  # the chunks report it, with what became of the results
         return False
     return True
-
-
-@contextmanager
-def _compile_bar(enabled: bool, games: int) -> Iterator[Callable[[], None]]:
-    if not enabled:
-        yield lambda: None
-        return
-    columns = (TextColumn("compiling"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("games"),
-               TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task("compile", total=games)
-        yield lambda: bar.advance(task, 1)
 
 
 @contextmanager
@@ -238,6 +327,13 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _what_is_kept(kept: dict[Path, int]) -> str:
+    if not kept:
+        return "no results were written"
+    where = str(next(iter(kept))) if len(kept) == 1 else f"{len(kept)} folders ({', '.join(map(str, kept))})"
+    return f"{sum(kept.values())} finished part(s) kept in {where}; the same command resumes the run"
+
+
 def _interruption(error: BaseException | None) -> BaseException | None:
     """The SIGTERM or Ctrl-C behind an error, if any: joblib may fail on its way out when the signal lands while it
     starts its workers ("cannot join thread before it is started"), and the user still stopped the run."""
@@ -248,11 +344,11 @@ def _interruption(error: BaseException | None) -> BaseException | None:
     return None
 
 
-def _explained(error: BaseException, directory: Path, kept: int) -> AtelierError | None:
-    """The error as the user should read it, saying what became of the results folder; None for a bug."""
+def _explained(error: BaseException, kept: dict[Path, int]) -> AtelierError | None:
+    """The error as the user should read it, saying what became of the results folders (`kept`: the finished
+    parts left in each); None for a bug."""
     error = _interruption(error) or error
-    outcome = (f"{kept} finished part(s) kept in {directory}; the same command resumes the run" if kept
-               else "no results were written")
+    outcome = _what_is_kept({directory: parts for directory, parts in kept.items() if parts})
     if isinstance(error, _SigTerm):
         return Terminated(f"terminated; {outcome}")
     if isinstance(error, KeyboardInterrupt):
@@ -262,31 +358,6 @@ def _explained(error: BaseException, directory: Path, kept: int) -> AtelierError
     if isinstance(error, AtelierError):
         return AtelierError(f"{error}; {outcome}")
     return None
-
-
-def _play_all(experiment: Experiment, store: ResultStore, jobs: int, progress: bool) -> None:
-    todo = (c for c in plan(experiment) if c.id not in store.finished)
-    total = sum(experiment.games(p) for p in experiment.players)
-    done = sum(part["games"] for part in store.finished.values())
-    game = registry.get_game(experiment.game)  # resolved once; it pickles as its module paths for the workers
-    with _progress_bar(progress, experiment.name, total, done) as advance:
-        parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-        played = parallel(delayed(_play_task)(experiment, game, c, jobs > 1) for c in todo)
-        try:
-            for chunk, frame in played:
-                store.write_part(chunk.id, _games(experiment, chunk), frame)
-                advance(_games(experiment, chunk))
-        finally:
-            with warnings.catch_warnings():  # joblib warns that the tasks in flight were cancelled: we meant to
-                warnings.filterwarnings("ignore", "(?s).*tasks which were still being processed", UserWarning)
-                played.close()
-
-
-def _play_task(experiment: Experiment, game: GameSpec, chunk: Chunk, in_worker: bool
-               ) -> tuple[Chunk, pl.DataFrame]:
-    if in_worker:  # Ctrl-C reaches the whole process group; the driver alone answers it, and stops the workers
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return chunk, play_chunk(experiment, game, chunk)
 
 
 def _frame(
@@ -326,17 +397,47 @@ def _games(experiment: Experiment, chunk: Chunk) -> int:
 
 class _GamesPerSecond(ProgressColumn):
     def render(self, task: Any) -> Text:
+        if not task.fields.get("rate", True):
+            return Text("")
         speed = task.finished_speed or task.speed
         return Text(f"{speed:,.0f} games/s" if speed else "- games/s")
 
 
-@contextmanager
-def _progress_bar(enabled: bool, name: str, total: int, done: int) -> Iterator[Callable[[int], None]]:
-    if not enabled:
-        yield lambda games: None
-        return
-    columns = (TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("games"),
-               _GamesPerSecond(), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(name, total=total, completed=done)
-        yield lambda games: bar.advance(task, games)
+class _Bars:
+    """On stderr: a bar for the warm-up's compiling, and one per experiment, started with its first chunk."""
+
+    def __init__(self, enabled: bool, experiments: list[Experiment], stores: list[ResultStore], warm_ups: int):
+        self.enabled, self.warm_ups = enabled, warm_ups
+        self.plans = [(e.name, sum(e.games(p) for p in e.players), sum(part["games"] for part in s.finished.values()))
+                      for e, s in zip(experiments, stores, strict=True)]
+        self.tasks: list[TaskID] = []
+        self.unstarted = set(range(len(experiments)))
+
+    def __enter__(self) -> _Bars:
+        if self.enabled:
+            columns = (TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+                       TextColumn("games"), _GamesPerSecond(), TimeElapsedColumn())
+            self.bar = Progress(*columns, console=Console(stderr=True))
+            self.bar.__enter__()
+            if self.warm_ups:
+                self.compiling = self.bar.add_task("compiling", total=self.warm_ups, rate=False)
+            self.tasks = [self.bar.add_task(name, total=total, completed=done, start=False)
+                          for name, total, done in self.plans]
+        return self
+
+    def __exit__(self, *error: Any) -> None:
+        if self.enabled:
+            self.bar.__exit__(*error)
+
+    def started(self, k: int) -> None:
+        if self.enabled and k in self.unstarted:
+            self.unstarted.discard(k)
+            self.bar.start_task(self.tasks[k])
+
+    def played(self, k: int, games: int) -> None:
+        if self.enabled:
+            self.bar.advance(self.tasks[k], games)
+
+    def compiled(self) -> None:
+        if self.enabled:
+            self.bar.advance(self.compiling, 1)

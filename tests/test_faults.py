@@ -523,7 +523,7 @@ def test_an_error_joblib_raises_while_a_sigterm_stops_it_still_reads_as_terminat
         except runner._SigTerm:
             raise RuntimeError("cannot join thread before it is started") from None
     except RuntimeError as error:
-        explained = runner._explained(error, tmp_path, 0)
+        explained = runner._explained(error, {tmp_path: 0})
     assert isinstance(explained, runner.Terminated)
     assert str(explained) == "terminated; no results were written"
-    assert runner._explained(RuntimeError("a bug"), tmp_path, 0) is None
+    assert runner._explained(RuntimeError("a bug"), {}) is None

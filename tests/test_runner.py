@@ -12,6 +12,7 @@ from reports.load import find_experiments, load
 from sim import runner
 from sim.errors import AtelierError, Interrupted
 from sim.experiment import deal_count, load_experiment, pool_lineups
+from sim.registry import get_game
 
 pytestmark = pytest.mark.usefixtures("dice")
 
@@ -320,15 +321,41 @@ KINTSUGI = ('game = "kintsugi"\nplayers = 3\ngames = 6\nseed = 1\n'
             'seats = ["random+uniform", "greedy+tracker", "random+uniform"]\n')
 
 
-def test_the_warm_up_plays_each_game_once_side_by_side_writes_nothing_and_leaves_failures_to_the_run(
-        write_toml, tmp_path: Path) -> None:
+def test_the_schedule_warms_each_game_up_once_and_holds_its_chunks_back_until_then(write_toml) -> None:
+    dice, kintsugi = load_experiment(write_toml(DICE_EXPERIMENT, "dice")), load_experiment(write_toml(KINTSUGI, "k"))
+    schedule = runner.Schedule([dice, kintsugi], [{}, {}], warm_up=True)
+    assert [schedule.take(), schedule.take(), schedule.take()] == [("warm", -1, "dice"), ("warm", -1, "kintsugi"), None]
+    schedule.warmed("kintsugi")
+    assert drain(schedule) == [("chunk", 1, chunk) for chunk in runner.plan(kintsugi)]  # dice is still compiling
+    schedule.warmed("dice")
+    assert drain(schedule) == [("chunk", 0, chunk) for chunk in runner.plan(dice)]
+    finished = {chunk.id: {} for chunk in list(runner.plan(dice))[::2]}
+    cold = runner.Schedule([dice, kintsugi], [finished, {}], warm_up=False)  # no warm-up: the chunks in order
+    assert drain(cold) == [("chunk", 0, c) for c in runner.plan(dice) if c.id not in finished] + \
+        [("chunk", 1, chunk) for chunk in runner.plan(kintsugi)]
+
+
+def drain(schedule: runner.Schedule) -> list:
+    return list(iter(schedule.take, None))
+
+
+def test_experiments_of_several_games_run_together_give_the_data_each_gives_alone(write_toml, tmp_path: Path) -> None:
+    files = [write_toml(DICE_EXPERIMENT, "dice"), write_toml(KINTSUGI, "k")]
+    together = runner.run_all([load_experiment(file) for file in files], tmp_path / "together", 2, progress=False)
+    assert [p.name for p in together] == ["dice", "k"]
+    for file, directory in zip(files, together, strict=True):
+        alone = runner.run(load_experiment(file), tmp_path / "alone", 1, progress=False)
+        assert load(directory).equals(load(alone))
+
+
+def test_the_warm_up_writes_nothing_and_leaves_a_failure_to_the_run(write_toml, tmp_path: Path) -> None:
     crooked = load_experiment(write_toml(DICE_EXPERIMENT.replace('"chase"]', '"cheat"]'), "dice"))
-    experiments = [crooked, load_experiment(write_toml(KINTSUGI, "k"))]
+    kintsugi = load_experiment(write_toml(KINTSUGI, "k"))
     before = sorted(tmp_path.rglob("*"))
-    assert sorted(runner.warm_up(experiments, jobs=2, progress=False)) == [False, True]  # the dice game fails
+    assert runner._warm(get_game("dice"), [crooked]) is False
+    assert runner._warm(get_game("kintsugi"), [kintsugi]) is True
     assert sorted(tmp_path.rglob("*")) == before
-    assert runner.warm_up(experiments, jobs=1, progress=False) == []  # one worker compiles as it plays anyway
-    assert runner.warm_up(experiments[:1], jobs=2, progress=False) == []  # a single game: its run's first chunk
-    with pytest.raises(AtelierError, match="strategy 'cheat' returned an illegal move"):
-        runner.run(crooked, tmp_path / "out", 1, progress=False)
+    with pytest.raises(AtelierError, match=r"strategy 'cheat' returned an illegal move.*(no results were written|"
+                                           r"finished part\(s\) kept in \S+/k;)"):
+        runner.run_all([crooked, kintsugi], tmp_path / "out", 2, progress=False)
     assert not (tmp_path / "out" / crooked.name).exists()

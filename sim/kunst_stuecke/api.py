@@ -176,4 +176,5 @@ RULES = GameRules(
     columns={"targets_taken": pl.Int8, "targets_correct": pl.Int8, "target_points": pl.Int32,
              "chips_left": pl.Int16, "discards": pl.Int8, "first_look": pl.Int16, "aimed_sizes": pl.List(pl.Int8),
              "space_sizes": pl.List(pl.Int8), "space_correct": pl.List(pl.Boolean)},
+    chunk=512,  # about 2 s of play on one core
 )
