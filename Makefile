@@ -1,6 +1,9 @@
 # Two commands do all the set-up: `make demo` and `make test`. uv installs in seconds what pip takes most of a
 # minute for; pip is the fallback where uv cannot be had.
 PYTHON ?= python3
+# Python keeps compiled bytecode beside the modules; where the environment turns that off, every process that
+# imports numba, polars, pandas and matplotlib compiles them from source again (about 6 s each on 2 cores).
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
