@@ -288,8 +288,9 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
 
 def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.DataFrame) -> int:
     """Write the chunk's part; return its games."""
-    store.write_part(chunk.id, _games(experiment, chunk), frame)
-    return _games(experiment, chunk)
+    games = _games(experiment, chunk)
+    store.write_part(chunk.id, games, frame)
+    return games
 
 
 def _ignore_ctrl_c() -> None:
