@@ -254,7 +254,6 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
     """The schedule's tasks in `jobs` worker processes, one more in flight than there are workers, so that none
     waits while a part is written. On any error, or Ctrl-C, the workers are stopped and the error raised."""
     experiments = schedule.experiments
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_ctrl_c)
     running: dict[Future, tuple[str, int, Any]] = {}
 
     def fill() -> bool:
@@ -267,6 +266,9 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
                 running[executor.submit(play_chunk, experiments[k], games[experiments[k].game], what)] = task
         return bool(running)
 
+    with _signals_held():  # the first tasks start the workers
+        executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_ctrl_c)
+        fill()
     try:
         while fill():
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -279,11 +281,13 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
                 else:
                     bars.played(k, _write(stores[k], experiments[k], what, future.result()))
     except BaseException:
-        for future in running:
-            future.cancel()
-        executor.shutdown(wait=True, kill_workers=True)
+        with _signals_held():
+            for future in running:
+                future.cancel()
+            executor.shutdown(wait=True, kill_workers=True)
         raise
-    executor.shutdown(wait=True)
+    with _signals_held():
+        executor.shutdown(wait=True)
 
 
 def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.DataFrame) -> int:
@@ -326,6 +330,25 @@ def _sigterm_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait for the end of the block, then are answered as usual: workers started or stopped
+    half-way print their failure to start, or leave a semaphore that loky's resource tracker warns of on exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, frame: arrived.append(signum)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(arrived):
+            signal.raise_signal(signum)
 
 
 def _what_is_kept(kept: dict[Path, int]) -> str:
