@@ -245,4 +245,5 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, params=params, games=games, knob=knob, banned=banned)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy,
+                    uniform=frozenset({"random"}))  # Random's draws are fast.random_playout's

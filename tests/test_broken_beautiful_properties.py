@@ -276,3 +276,25 @@ def test_any_table_scores_alike_in_both_engines(table) -> None:
         assert result.items[seat] == sum(broken_count or s != BROKEN for s in collection.values())
         assert repaired[0, seat] == result.repaired[seat] and items[0, seat] == result.items[seat]
         assert 0 <= points["box"] <= 8 and points["tray"] in (0, 2, 4)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(rules.PLAYER_COUNTS), st.sampled_from(rules.SUPPLY_RULES), st.integers(0, SUPPLY // 4),
+       st.integers(0, 2**32), st.integers(0, 60))
+def test_the_random_playout_ends_where_stepping_random_players_ends(players, shortfall, ingots, seed, stepped):
+    """engine.random_playout under every supply rule and any starting ingots, from the set-up or after `stepped`
+    questions, against stepping the batch with `random` at every seat: the same final State, and the rng left in the
+    same state (tests/test_contract.py holds every game's playout so under the default Params)."""
+    params = rules.Params(players=players, supply_shortfall=shortfall, new_player_ingots=ingots)
+    deal = rules.deal(params, np.random.default_rng(seed), 16)
+    choose = Table(PLAYERS, params, np.full((16, players), "random"), None).choose
+    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    stepped_to_the_end = play(engine, params, deal, choose, stepping)
+    state = engine.init(params, deal)
+    for _ in range(stepped):
+        if not engine.terminal(state):
+            state = engine.step(params, state, choose(engine.decision(params, state), fused))
+    played_out = engine.random_playout(params, state, fused)
+    for name in engine.State.__dataclass_fields__:
+        assert np.array_equal(getattr(played_out, name), getattr(stepped_to_the_end, name)), name
+    assert stepping.random() == fused.random()

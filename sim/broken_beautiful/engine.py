@@ -35,6 +35,8 @@ from sim.scoring import standings
 
 SELL, KEEP = 0, 1
 DRAFT, KEEP_OR_SELL, REPAIR, OVER = "draft", "keep", "repair", "over"  # the phases; the first three name decisions
+PHASES = (DRAFT, KEEP_OR_SELL, REPAIR, OVER)  # as fast.random_playout numbers them
+PLAYED = ("owner", "cond", "ingots", "supply", "draft", "open", "card", "repairs", "free", "repairing", "fixed")
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,20 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     if state.phase == REPAIR:
         return _repaired(params, state, choice)
     raise ValueError("the game is over: no decision is left")
+
+
+def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """The games played to their end by uniformly random players (strategies.broken_beautiful.Random), in one
+    compiled loop: the State, and the rng's, that stepping a table of them gives, question for question and draw for
+    draw (fast.random_playout)."""
+    if state.phase == OVER:
+        return state
+    new = {name: getattr(state, name).copy() for name in PLAYED}
+    kind, _, _, _, value = fast.kit_arrays(params.kit)
+    dealt, rounds_done, phase, turn = fast.random_playout(
+        state.order, *new.values(), state.dealt, state.round, PHASES.index(state.phase), state.turn,
+        params.kit.rounds(state.ingots.shape[1]), kind, value, params.supply_shortfall == "partial", rng)
+    return evolve(state, **new, dealt=int(dealt), round=int(rounds_done), phase=PHASES[phase], turn=int(turn))
 
 
 def terminal(state: State) -> bool:

@@ -19,6 +19,8 @@ from sim.broken_beautiful.rules import (
     BOX,
     BROKEN,
     CUP,
+    GOLD,
+    INTACT,
     PLATE,
     REPAIRED,
     SAUCER,
@@ -173,16 +175,31 @@ def repair_legal(owner, cond, ingots, repairs, free, repairing, seat, value):
     batch, ncards = owner.shape
     legal = np.zeros((batch, ncards + 1), np.bool_)
     for g in range(batch):
-        legal[g, ncards] = True
-        if not repairing[g]:
-            continue
-        done = repairs[g, seat]
-        coins = ingots[g, seat]
-        for c in range(ncards):
-            if owner[g, c] == seat and cond[g, c] == BROKEN:
-                cost = 0 if (free[g] and done == 0) else value[c] + done
-                legal[g, c] = cost <= coins
+        _repairable(owner, cond, ingots, repairs, free, repairing, seat, value, g, legal[g])
     return legal
+
+
+@njit(cache=True, nogil=True)
+def _repairable(owner, cond, ingots, repairs, free, repairing, seat, value, g, legal):
+    """Game g's row of repair_legal, into `legal` (C + 1,); returns how many cards it may mend."""
+    ncards = owner.shape[1]
+    legal[:] = False
+    legal[ncards] = True
+    if not repairing[g]:
+        return 0
+    done, coins, count = repairs[g, seat], ingots[g, seat], 0
+    for c in range(ncards):
+        if owner[g, c] == seat and cond[g, c] == BROKEN:
+            legal[c] = _repair_cost(free, done, value, g, c) <= coins
+            count += legal[c]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _repair_cost(free, done, value, g, c):
+    """Repairing Pottery: the card's value plus one per repair already made this round; free as the first repair
+    of a round in which a gold card showed (engine.repair_cost)."""
+    return 0 if (free[g] and done == 0) else value[c] + done
 
 
 @njit(cache=True, nogil=True)
@@ -277,17 +294,21 @@ def kept(owner, cond, ingots, supply, card, keep, seat, value, partial):
     (with `partial`, at most what is left of the supply)."""
     owner, cond, ingots, supply = owner.copy(), cond.copy(), ingots.copy(), supply.copy()
     for g in range(len(card)):
-        c = card[g]
-        if keep[g]:
-            owner[g, c] = seat
-            cond[g, c] = 0  # INTACT
-        else:
-            paid = value[c]
-            if partial:
-                paid = min(paid, max(supply[g], 0))
-            ingots[g, seat] += paid
-            supply[g] -= paid
+        _keep_or_sell(owner, cond, ingots, supply, g, card[g], keep[g], seat, value, partial)
     return owner, cond, ingots, supply
+
+
+@njit(cache=True, nogil=True)
+def _keep_or_sell(owner, cond, ingots, supply, g, c, keep, seat, value, partial):
+    if keep:
+        owner[g, c] = seat
+        cond[g, c] = INTACT
+    else:
+        paid = value[c]
+        if partial:
+            paid = min(paid, max(supply[g], 0))
+        ingots[g, seat] += paid
+        supply[g] -= paid
 
 
 @njit(cache=True, nogil=True)
@@ -295,15 +316,155 @@ def repaired(cond, ingots, supply, repairs, fixed, repairing, free, choice, seat
     """engine._repaired's mend, on copies: where the repair phase goes on and the seat chose a card, it is
     repaired and paid for (engine.repair_cost); the ingots return to the supply."""
     cond, ingots, supply, repairs, fixed = cond.copy(), ingots.copy(), supply.copy(), repairs.copy(), fixed.copy()
-    ncards = cond.shape[1]
     for g in range(len(choice)):
-        c = choice[g]
-        if repairing[g] and c < ncards:
-            cond[g, c] = REPAIRED
-            done = repairs[g, seat]
-            cost = 0 if (free[g] and done == 0) else value[c] + done
-            ingots[g, seat] -= cost
-            supply[g] += cost
-            repairs[g, seat] += 1
-            fixed[g] = True
+        if repairing[g] and choice[g] < cond.shape[1]:
+            _mend(cond, ingots, supply, repairs, fixed, free, g, choice[g], seat, value)
     return cond, ingots, supply, repairs, fixed
+
+
+@njit(cache=True, nogil=True)
+def _mend(cond, ingots, supply, repairs, fixed, free, g, c, seat, value):
+    cost = _repair_cost(free, repairs[g, seat], value, g, c)
+    cond[g, c] = REPAIRED
+    ingots[g, seat] -= cost
+    supply[g] += cost
+    repairs[g, seat] += 1
+    fixed[g] = True
+
+
+@njit(cache=True, nogil=True)
+def break_pottery(owner, cond, order, dealt, kind, g, leftover):
+    """Pottery Breaks, for game g: every unbroken, never-repaired card in a collection whose type matches the
+    leftover card or the card on top of the deck (none once it is empty) breaks; trays, boxes and gold break
+    nothing. Returns whether a gold card shows (Gold Cards: each player's first repair this round is free)."""
+    showing = (kind[leftover], kind[order[g, dealt]] if dealt < order.shape[1] else -1)
+    for c in range(owner.shape[1]):
+        if owner[g, c] >= 0 and cond[g, c] == INTACT:
+            for shown in showing:
+                if shown == kind[c] and shown <= TEAPOT:
+                    cond[g, c] = BROKEN
+    return showing[0] == GOLD or showing[1] == GOLD
+
+
+DRAFTING, KEEPING, REPAIRING, OVER = 0, 1, 2, 3  # engine's phases, as the playout numbers them
+
+
+@njit(cache=True, nogil=True)
+def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, repairs, free, repairing, fixed,
+                   dealt, rounds_done, phase, turn, rounds, kind, value, partial, rng):
+    """The games played on to their end by uniformly random players, in place (the arrays of engine.PLAYED, in that
+    order, after the deck `order`), in the engine's order and in
+    lockstep: each draft and each keep draws rng.random(B) (the nth open card, n = int(draw * open cards); keep
+    where the draw is under 0.5 and the card is not gold), each repair turn draws one number per game with a card
+    its seat may mend, and picks the nth of those options and passing (strategies.broken_beautiful.Random).
+    Returns the scalars (dealt, rounds done, phase, turn); phase is OVER at the end."""
+    batch, players = ingots.shape
+    size = draft.shape[1]
+    broken, n_broken = np.empty(owner.shape, np.int64), np.zeros(batch, np.int64)  # each game's broken cards
+    for g in range(batch):
+        n_broken[g] = _list_broken(owner, cond, g, broken[g])
+    while phase != OVER:
+        first = rounds_done % players
+        if phase == DRAFTING:
+            draws = rng.random(batch)
+            for g in range(batch):
+                count = 0
+                for j in range(size):
+                    count += is_open[g, j]
+                slot = _nth_true(is_open[g], int(draws[g] * count))
+                is_open[g, slot] = False
+                card[g] = draft[g, slot]
+            phase = KEEPING
+        elif phase == KEEPING:
+            seat = _snake(first, players, turn)
+            draws = rng.random(batch)
+            for g in range(batch):
+                keep = kind[card[g]] != GOLD and draws[g] < 0.5
+                _keep_or_sell(owner, cond, ingots, supply, g, card[g], keep, seat, value, partial)
+                card[g] = -1
+            phase, turn = DRAFTING, turn + 1
+            if turn == 2 * players:  # every player drafted two cards: the pottery breaks
+                for g in range(batch):
+                    free[g] = break_pottery(owner, cond, order, dealt, kind, g, draft[g, _nth_true(is_open[g], 0)])
+                    n_broken[g] = _list_broken(owner, cond, g, broken[g])
+                    is_open[g, :] = False
+                    repairing[g], fixed[g] = True, False
+                phase, turn = REPAIRING, 0
+        else:
+            seat = (first + turn) % players
+            mending = np.zeros(batch, np.int64)
+            for g in range(batch):
+                if repairing[g]:
+                    mending[g] = _mendable(owner, ingots, repairs, free, seat, value, g, broken[g], n_broken[g], -1)
+            draws = rng.random(np.count_nonzero(mending))
+            drawn = 0
+            for g in range(batch):
+                if mending[g]:
+                    nth = int(draws[drawn] * (mending[g] + 1))  # the last option is passing
+                    drawn += 1
+                    if nth < mending[g]:
+                        k = _mendable(owner, ingots, repairs, free, seat, value, g, broken[g], n_broken[g], nth)
+                        _mend(cond, ingots, supply, repairs, fixed, free, g, broken[g, k], seat, value)
+                        broken[g, k : n_broken[g] - 1] = broken[g, k + 1 : n_broken[g]]
+                        n_broken[g] -= 1
+            turn += 1
+            if turn % players == 0:  # a round of turns ends: repairing goes on where someone mended
+                some = False
+                for g in range(batch):
+                    repairing[g] = repairing[g] and fixed[g]
+                    fixed[g] = False
+                    some |= repairing[g]
+                if not some:  # the first player marker passes, and the next round is dealt or the game ends
+                    rounds_done += 1
+                    if rounds_done >= rounds:
+                        phase, turn = OVER, 0
+                    else:
+                        draft[:] = order[:, dealt : dealt + size]
+                        is_open[:] = True
+                        card[:] = -1
+                        repairs[:] = 0
+                        free[:], repairing[:], fixed[:] = False, False, False
+                        dealt += size
+                        phase, turn = DRAFTING, 0
+    return dealt, rounds_done, phase, turn
+
+
+@njit(cache=True, nogil=True)
+def _list_broken(owner, cond, g, into):
+    """Game g's broken cards, in id order (the order of the repair options), into `into`; returns how many."""
+    count = 0
+    for c in range(owner.shape[1]):
+        if owner[g, c] >= 0 and cond[g, c] == BROKEN:
+            into[count] = c
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _mendable(owner, ingots, repairs, free, seat, value, g, broken, n_broken, nth):
+    """How many of game g's broken cards the seat may mend (repair_legal's row without passing); with nth >= 0,
+    the index in `broken` of the nth of them."""
+    done, coins, count = repairs[g, seat], ingots[g, seat], 0
+    for k in range(n_broken):
+        c = broken[k]
+        if owner[g, c] == seat and _repair_cost(free, done, value, g, c) <= coins:
+            if count == nth:
+                return k
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _snake(first, players, turn):
+    """engine.pick_order's seat for pick `turn`: from the first player to the left, then back."""
+    return (first + (turn if turn < players else 2 * players - 1 - turn)) % players
+
+
+@njit(cache=True, nogil=True)
+def _nth_true(row, nth):
+    seen = -1
+    for j in range(len(row)):
+        seen += row[j]
+        if seen == nth:
+            return j
+    return -1
