@@ -12,7 +12,6 @@ is not modelled: these are simple heuristics, not optimal play.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
@@ -37,14 +36,6 @@ STRATEGIES = {**BASES, "BASE-no-TYPE": "BASE that never keeps cards of TYPE, e.g
 BENCH_STRATEGY = "greedy"
 KNOB_RANGE = (-1e6, 1e6)  # the hater's margin in points: a negative one spites even at a loss; 1e6 never spites
 SETS = (("cup", "saucer", "teapot"), ("plate", "bowl"), ("vase", "tea_jar"))
-
-
-@lru_cache(maxsize=8)
-def _kinds(kit) -> tuple[np.ndarray, np.ndarray]:
-    """One card of each (type, pattern), and the index of each card's kind among them."""
-    key = kit.type.astype(np.int64) * (kit.patterns + 1) + kit.pattern + 1
-    _, first, kind_of = np.unique(key, return_index=True, return_inverse=True)
-    return first, kind_of
 
 
 class Player:
@@ -118,16 +109,16 @@ class Player:
         return np.maximum(keep, sell)
 
     def repair_value(self, view) -> np.ndarray:
-        """Value after mending each card (columns 0..C-1) or passing (column C). Cards of one type and
-        pattern are worth the same, so each kind is valued once."""
-        kinds, kind_of = _kinds(self.kit)
-        cost = self.kit.value[kinds] + view.repairs[:, self.seat, None]
+        """Value after mending each card (columns 0..C-1) or passing (column C); only the cards it may mend are
+        valued (the others' columns hold the value of passing with the card's cost paid, never chosen)."""
+        cards = np.where(view.legal[:, :-1], np.arange(view.legal.shape[1] - 1), -1)
+        cost = self.kit.value[cards] + view.repairs[:, self.seat, None]
         cost = np.where((view.free & (view.repairs[:, self.seat] == 0))[:, None], 0, cost)
         # One kernel call values each mend and, in the last column, passing (no card, ingots kept).
-        cards = np.concatenate([np.broadcast_to(kinds, cost.shape), np.full((len(cost), 1), -1)], axis=1)
-        both = self.score(view, cards, np.concatenate([view.coins - cost, view.coins], axis=1), repaired=True)
+        both = self.score(view, np.concatenate([cards, np.full((len(cost), 1), -1)], axis=1),
+                          np.concatenate([view.coins - cost, view.coins], axis=1), repaired=True)
         view.now = both[:, -1]
-        return np.concatenate([both[:, kind_of], both[:, -1:]], axis=1)
+        return both
 
 
 class Random(Player):
@@ -205,13 +196,12 @@ class Hater(Player):
 
     def leader_gains(self, view):
         """What each drafting-area card would add to the end score of the opponent who leads now, (n, D)."""
-        players = view.ingots.shape[1]
-        rivals = [s for s in range(players) if s != self.seat]
-        scores = np.stack([self.rival_score(view, s, np.full((len(view.coins), 1), -1))[:, 0] for s in rivals], 1)
-        gains = np.stack([self.rival_score(view, s, view.draft) for s in rivals], 1)  # (n, R, D)
-        pick = np.arange(len(scores)), scores.argmax(axis=1)
-        harm = gains[pick] - scores[pick][:, None]
-        return np.where(view.open & (self.kit.type[view.draft] != GOLD), harm, -np.inf)
+        offered = view.open & (self.kit.type[view.draft] != GOLD)
+        cards = np.concatenate([np.full((len(view.coins), 1), -1), np.where(offered, view.draft, -1)], axis=1)
+        rivals = [s for s in range(view.ingots.shape[1]) if s != self.seat]
+        scores = np.stack([self.rival_score(view, s, cards) for s in rivals], 1)  # (n, R, 1 + D): now, with each card
+        leader = scores[np.arange(len(scores)), scores[:, :, 0].argmax(axis=1)]
+        return np.where(offered, leader[:, 1:] - leader[:, :1], -np.inf)
 
     def rival_score(self, view, seat, cards):
         coins = np.broadcast_to(view.ingots[:, seat, None], cards.shape)

@@ -22,6 +22,7 @@ from sim.broken_beautiful.rules import (
     GOLD,
     INTACT,
     PLATE,
+    PLAYER_COUNTS,
     REPAIRED,
     SAUCER,
     TEA_JAR,
@@ -33,9 +34,10 @@ from sim.broken_beautiful.rules import (
 )
 
 NT = len(TYPES)
+MAX_SEATS = max(PLAYER_COUNTS)
 # Positions of the scoring numbers in the int64 vector `sc` the kernels take.
 (S_CUP_U, S_CUP_R, S_SAU_U, S_SAU_R, S_PLATE_PAIR, S_PLATE_REP, S_BOWL_REP, S_JAR_MOST, S_JAR_REP, S_VASE_REP,
- S_POT_REP, S_TRAY, S_BOX_CAP, S_NCUPS) = range(14)
+ S_POT_REP, S_TRAY, S_BOX_CAP) = range(13)
 
 
 @lru_cache(maxsize=16)
@@ -44,7 +46,7 @@ def kit_arrays(kit: Components) -> tuple[np.ndarray, ...]:
     s = kit.scoring
     sc = np.array([s.cup[0], s.cup[1], s.saucer[0], s.saucer[1], s.plate_pair, s.plate_repaired,
                    s.bowl_repaired, s.tea_jar_most, s.tea_jar_repaired, s.vase_repaired, s.teapot_repaired,
-                   s.tray, s.box_cap, int((kit.type == CUP).sum())], np.int64)
+                   s.tray, s.box_cap], np.int64)
     return (kit.type.astype(np.int64), kit.pattern.astype(np.int64), sc, np.array(s.vase, np.int64),
             kit.value.astype(np.int64))
 
@@ -63,7 +65,7 @@ def _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase):
     else:
         sb, sbv, swv = whole[SAUCER] - rep[SAUCER], sc[S_SAU_U], sc[S_SAU_R]
     total = 0
-    for j in range(sc[S_NCUPS]):
+    for j in range(whole[CUP]):  # a cup beyond the last scores nothing
         value = cbv if j < cb else (cwv if j < whole[CUP] else 0)
         mult = sbv if j < sb else (swv if j < whole[SAUCER] else 1)
         total += value * mult
@@ -77,8 +79,12 @@ def _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase):
     for k in range(len(pat)):
         total += pat[k] * (pots[k] + (sc[S_POT_REP] - 1) * pots_rep[k])
     total += sc[S_TRAY] * whole[TRAY]
-    total += whole[BOX] * min(ingots, sc[S_BOX_CAP])
-    return total
+    return total + _boxes(whole, ingots, sc)
+
+
+@njit(cache=True, nogil=True)
+def _boxes(whole, ingots, sc):
+    return whole[BOX] * min(ingots, sc[S_BOX_CAP])
 
 
 @njit(cache=True, nogil=True)
@@ -92,7 +98,7 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
     pat = np.zeros(patterns, np.int64)
     pots = np.zeros(patterns, np.int64)
     pots_rep = np.zeros(patterns, np.int64)
-    jars = np.zeros(128, np.int64)  # owner is int8
+    jars = np.zeros(MAX_SEATS, np.int64)
     for g in range(n):
         whole[:] = 0
         rep[:] = 0
@@ -126,10 +132,13 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
         for o in range(len(jars)):
             if o != seat and jars[o] > rival:
                 rival = jars[o]
+        unchanged = -1  # the collection's points without its boxes, once a candidate with no card asks
         for k in range(cards.shape[1]):
             c = cards[g, k]
-            if c < 0:
-                out[g, k] = _points(whole, rep, pat, pots, pots_rep, coins[g, k], rival, sc, vase)
+            if c < 0:  # only the boxes' points depend on the ingots
+                if unchanged < 0:
+                    unchanged = _points(whole, rep, pat, pots, pots_rep, 0, rival, sc, vase) - _boxes(whole, 0, sc)
+                out[g, k] = unchanged + _boxes(whole, coins[g, k], sc)
                 continue
             t, p = kind[c], pattern[c]
             whole[t] += 1
@@ -175,24 +184,13 @@ def repair_legal(owner, cond, ingots, repairs, free, repairing, seat, value):
     batch, ncards = owner.shape
     legal = np.zeros((batch, ncards + 1), np.bool_)
     for g in range(batch):
-        _repairable(owner, cond, ingots, repairs, free, repairing, seat, value, g, legal[g])
+        legal[g, ncards] = True
+        if repairing[g]:
+            done, coins = repairs[g, seat], ingots[g, seat]
+            for c in range(ncards):
+                if owner[g, c] == seat and cond[g, c] == BROKEN:
+                    legal[g, c] = _repair_cost(free, done, value, g, c) <= coins
     return legal
-
-
-@njit(cache=True, nogil=True)
-def _repairable(owner, cond, ingots, repairs, free, repairing, seat, value, g, legal):
-    """Game g's row of repair_legal, into `legal` (C + 1,); returns how many cards it may mend."""
-    ncards = owner.shape[1]
-    legal[:] = False
-    legal[ncards] = True
-    if not repairing[g]:
-        return 0
-    done, coins, count = repairs[g, seat], ingots[g, seat], 0
-    for c in range(ncards):
-        if owner[g, c] == seat and cond[g, c] == BROKEN:
-            legal[c] = _repair_cost(free, done, value, g, c) <= coins
-            count += legal[c]
-    return count
 
 
 @njit(cache=True, nogil=True)
@@ -214,7 +212,7 @@ def _points_by_type(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase, ou
     else:
         sb, sbv, swv = whole[SAUCER] - rep[SAUCER], sc[S_SAU_U], sc[S_SAU_R]
     face, extra = 0, 0
-    for j in range(sc[S_NCUPS]):
+    for j in range(whole[CUP]):  # a cup beyond the last scores nothing
         value = cbv if j < cb else (cwv if j < whole[CUP] else 0)
         mult = sbv if j < sb else (swv if j < whole[SAUCER] else 1)
         face += value
@@ -230,7 +228,7 @@ def _points_by_type(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase, ou
         pot += pat[k] * (pots[k] + (sc[S_POT_REP] - 1) * pots_rep[k])
     out[TEAPOT] = pot
     out[TRAY] = sc[S_TRAY] * whole[TRAY]
-    out[BOX] = whole[BOX] * min(ingots, sc[S_BOX_CAP])
+    out[BOX] = _boxes(whole, ingots, sc)
 
 
 @njit(cache=True, nogil=True)
