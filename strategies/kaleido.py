@@ -252,4 +252,4 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[name](name, seat=seat, idx=games, params=params)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}))

@@ -1,10 +1,13 @@
 """Kaleido invariants (hypothesis): the majority rule against its rulebook wording, end-game hexagons of random
 tables scored by drawing, by the reference and by the engine alike, and conservation at every decision of
 random games: tiles, white tiles and boards are never lost or made, no hole is filled twice, the scored
-boards are exactly the full ones, and the final standing adds up.
+boards are exactly the full ones, and the final standing adds up; and the compiled random playout ends where
+stepping random players ends, at every player count and under any scoring.
 """
 
 from __future__ import annotations
+
+from dataclasses import fields
 
 import numpy as np
 from hypothesis import given, settings
@@ -12,7 +15,7 @@ from hypothesis import strategies as st
 from playback import play_batch
 from test_kaleido import LETTERS, drawn_hexagons, engine_state, position, rulebook_points
 
-from sim.game import Asker
+from sim.game import Asker, play
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import EMPTY, WHITE, Params, majority
 from sim.registry import get_game
@@ -216,3 +219,33 @@ def test_reference_games_conserve_components_and_add_up(players: int, data) -> N
     assert sum(result.wins) == 1 or abs(sum(result.wins) - 1) < 1e-9
     assert result.winners == [s for s in range(players) if result.scores[s] == max(result.scores)]
     assert result.ranks == [1 + sum(o > m for o in result.scores) for m in result.scores]
+
+
+# ---------------------------------------------------------------------------------------------- random playout
+
+playout_params = st.builds(Params, players=st.sampled_from(rules.PLAYER_COUNTS), first=st.integers(0, 20),
+                           second=st.integers(0, 20), tie_pool=st.integers(0, 20), monochrome=st.integers(0, 30),
+                           monochrome_with_white=st.booleans())
+
+
+@settings(max_examples=12, deadline=None)
+@given(playout_params, st.integers(0, 2**32), st.integers(0, 60))
+def test_the_random_playout_ends_where_stepping_random_players_ends(params: Params, seed: int, stepped: int) -> None:
+    """engine.random_playout at every player count (2 players: the two-colour variant, with its own boards, white
+    tiles and alternating colours) and under any scoring, from the set-up or after `stepped` questions, against
+    stepping the batch with the `random` strategy at every seat (tests/test_contract.py holds every game's playout
+    so under the default Params): the same final State, and the rng left in the same state."""
+    spec = get_game("kaleido")
+    deal = rules.deal(params, np.random.default_rng(seed), 24)
+    choose = spec.table(params, np.full((24, params.players), "random"), deal).choose
+    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    stepped_to_the_end = play(engine, params, deal, choose, stepping)
+    state = engine.init(params, deal)
+    for _ in range(stepped):
+        if not engine.terminal(state):
+            state = engine.step(params, state, choose(engine.decision(params, state), fused))
+    played_out = engine.random_playout(params, state, fused)
+    assert engine.terminal(played_out)
+    for field in fields(played_out):
+        assert np.array_equal(getattr(played_out, field.name), getattr(stepped_to_the_end, field.name)), field.name
+    assert stepping.random() == fused.random()

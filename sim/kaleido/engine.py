@@ -34,7 +34,7 @@ import polars as pl
 import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve
-from sim.kaleido import fast
+from sim.kaleido import fast, playout
 from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params
 from sim.scoring import standings
 
@@ -47,6 +47,12 @@ CYCLE = ("start", "forced", "before", "tile", "after", "score", "rotate", "end")
 # every hole full and no board left; or the game stalls there (see _start_turn); or the game has ended.
 PLAYS, PASSES, SKIPPED, STALLS, OVER = range(5)
 PHASE_CODES = {"forced": 0, "before": 1, "tile": 2, "after": 3, "rotate": 4}  # the phases that ask, for fast.asked
+# the compiled playout numbers the phases as these do
+assert [CYCLE.index(phase) for phase in ("start", "forced", "before", "tile", "after", "score", "rotate", "end")] == [
+    playout.START, playout.FORCED, playout.BEFORE, playout.TILE, playout.AFTER, playout.SCORE, playout.ROTATE,
+    playout.END]
+assert all(playout.ASKING[CYCLE.index(phase)] == code for phase, code in PHASE_CODES.items())
+assert OVER == playout.OVER
 
 
 @dataclass(frozen=True)
@@ -245,6 +251,25 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     return _advance(params, evolve(state, extra_taken=state.extra_taken | (asked & (choice != NONE))), phase)
 
 
+def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """Every game played to its end with uniformly random legal answers, the `random` player's (an extra action
+    half the time, always when forced): the State, and the rng's, that stepping the batch with `random` at every
+    seat ends in, in one compiled loop (sim/kaleido/playout.py), rotations included."""
+    if terminal(state):
+        return state
+    geo = geometry(params)
+    changed = {name: getattr(state, name).copy() for name in PLAYED}
+    owner = np.array([params.owner(c) for c in range(params.colours)])
+    turn = playout.random_playout(*changed.values(), owner, params.two_colour, fast.scoring(params), geo.cells,
+                                  geo.step, state.turn, CYCLE.index(state.phase), longest_game(params), rng)
+    return evolve(state, **changed, phase="over", turn=int(turn))
+
+
+PLAYED = ("slots", "cell", "placer", "rot", "scored", "tiles", "whites", "stock", "midgame", "endgame", "whites_used",
+          "turns_played", "passes", "skips", "done", "stalled", "turn_kind", "extra_taken", "pending", "asked", "empty",
+          "filling", "offers")  # the State's arrays a playout changes, in its kernel's order
+
+
 def terminal(state: State) -> bool:
     """Every game of the batch has ended and been scored."""
     return state.phase == "over"
@@ -317,14 +342,18 @@ def _start_turn(params: Params, state: State) -> State:
     pass their turn"), or is skipped when every hole is full and they have no board ("the player's turn will
     be skipped"), or the game stalls there: every player who still has coloured tiles has no board left
     either, so no turn can ever open a hole again and the game cannot go on."""
-    longest = (params.colours * params.tiles + 1) * params.players  # a tile per round of turns, or a stall
-    if state.turn > longest:
+    if state.turn > longest_game(params):
         raise RuntimeError("Kaleido engine: games neither progress nor stall")
     seat = state.turn % params.players
     owner = np.array([params.owner(c) for c in range(params.colours)])
     kind = fast.start_turn(state.tiles, state.stock, state.empty, state.done,
                            colour_to_play(params, state, seat), seat, owner)  # compiled
     return evolve(state, turn_kind=kind, extra_taken=np.zeros(len(kind), bool))
+
+
+def longest_game(params: Params) -> int:
+    """The most turns a game can take: a tile per round of turns, or a stall."""
+    return (params.colours * params.tiles + 1) * params.players
 
 
 def _end_turn(params: Params, state: State) -> State:
@@ -455,6 +484,4 @@ def colour_to_play(params: Params, state: State, seat: int) -> np.ndarray:
     """(B,) the colour `seat` places now. In the 2-player variant a player "cannot put 2 tiles of the same
     color successively": their colours alternate with the tiles they place, so a skipped turn changes
     nothing."""
-    if not params.two_colour:
-        return np.full(len(state.tiles), seat)
-    return np.where(state.turns_played[:, seat] % 2 == 0, seat, seat + params.players)
+    return fast.colours_to_play(state.turns_played, seat, params.players, params.two_colour)  # compiled

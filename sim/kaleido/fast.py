@@ -5,6 +5,12 @@ arrays out). Each gives the same answers as the numpy it replaced, which the tes
 The loops are written without data-dependent branches where they can be: a tile's code indexes a small
 table of counts (EMPTY is bin 0) instead of being tested. On real tables the branches are unpredictable, and
 that made the first, branching versions five times slower.
+
+The random playout (sim/kaleido/playout.py) plays with these same kernels, so that each rule is written once: the
+batch kernels at the turn's boundaries, and game by game the per-game helpers that the batch kernels loop over
+(place_tile, apply_game_extra, rotate_game, colour_to_play, and the conditions of extra_mask). Those that allocate
+nothing are compiled without numba's runtime (`_nrt=False`, as in sim/witkacy/fast.py): no reference is counted
+for the arrays they are handed, which, at every game and question, cost the playout two thirds of its time.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from sim.kaleido.rules import EMPTY, WHITE
 BINS = 8  # tile code + 1: EMPTY, five colours, WHITE, and one spare
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _filled(slots, g, b):
     """Whether board b of game g has a tile in all six holes: EMPTY is the only negative code, so the lowest
     code says it, with no branch."""
@@ -25,7 +31,7 @@ def _filled(slots, g, b):
                min(slots[g, b, 4], slots[g, b, 5])) >= 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _tally(slots, g, b, bins):
     """bins[code + 1] = how many of board b's six holes hold each tile code (bins[0]: empty holes)."""
     bins[:] = 0
@@ -44,14 +50,59 @@ def extra_mask(slots, cell, empty, offers, whites, stock, asked, seat, boards_on
         legal[g, 0] = (not boards_only) or not asked[g]
         if not asked[g]:
             continue
-        if not boards_only and whites[g, seat] > 0 and empty[g] >= (2 if before_tile else 1):
+        if may_place_white(whites, empty, g, seat, boards_only, before_tile):
             for b in range(nb):
                 placed = cell[g, b] >= 0
                 for s in range(6):
                     legal[g, 1 + 6 * b + s] = placed & (slots[g, b, s] == EMPTY)
-        if stock[g, seat] > 0:
+        if may_place_board(stock, g, seat):
             legal[g, 1 + holes :] = offers[g]
     return legal
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def may_place_white(whites, empty, g, seat, boards_only, before_tile):
+    """Whether game g's mover may put a white tile in an empty hole (Details of a Turn, 2.1): one of their own,
+    not when every hole was full at the start of the turn (a board comes first), and before the tile not in
+    the last empty hole, which the tile needs."""
+    return (not boards_only) and whites[g, seat] > 0 and empty[g] >= (2 if before_tile else 1)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def may_place_board(stock, g, seat):
+    """Whether game g's mover has a board to place (Details of a Turn, 2.2) on a free cell (`offers`)."""
+    return stock[g, seat] > 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def nth_empty_hole(slots, cell, g, nth):
+    """The hole h of game g's nth (from 0) empty hole on the table, in hole order (tile_mask's)."""
+    for b in range(slots.shape[1]):
+        if cell[g, b] >= 0:
+            for s in range(6):
+                nth -= slots[g, b, s] == EMPTY
+                if nth < 0:
+                    return 6 * b + s
+    raise RuntimeError("Kaleido: fewer empty holes than counted (a rule bug)")
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def nth_offer(offers, g, nth):
+    """The board option 6 b + k of game g's nth (from 0) offer (board_offers)."""
+    for j in range(offers.shape[1]):
+        nth -= offers[g, j]
+        if nth < 0:
+            return j
+    raise RuntimeError("Kaleido: fewer board offers than counted (a rule bug)")
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def offer_count(offers, g):
+    """How many board options game g's `offers` lists."""
+    count = 0
+    for j in range(offers.shape[1]):
+        count += offers[g, j]
+    return count
 
 
 @njit(cache=True, nogil=True)
@@ -90,7 +141,7 @@ def offer(grid, cell, g, steps, row):
     lay_boards(grid, cell, g, False)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def lay_boards(grid, cell, g, on):
     """Mark game g's boards on the one-game grid (on), or clear them again."""
     for b in range(cell.shape[1]):
@@ -123,7 +174,7 @@ def scoring(params) -> np.ndarray:
                      params.monochrome_with_white], np.int64)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def majority_into(counts, scoring, out):
     """rules.majority for one board or hexagon: counts (colours,) of coloured tiles -> points into out."""
     first, second, tie_pool, monochrome, with_white = scoring[0], scoring[1], scoring[2], scoring[3], scoring[4]
@@ -312,56 +363,96 @@ def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
 
 
 @njit(cache=True, nogil=True)
+def colours_to_play(turns_played, seat, players, two_colour):
+    """(B,) the colour `seat` places now in each game (colour_to_play)."""
+    colour = np.empty(len(turns_played), np.int64)
+    for g in range(len(turns_played)):
+        colour[g] = colour_to_play(turns_played, g, seat, players, two_colour)
+    return colour
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def colour_to_play(turns_played, g, seat, players, two_colour):
+    """The colour `seat` places now in game g: its own; in the 2-player variant a player "cannot put 2 tiles of
+    the same color successively" (Variant Rules for a 2-player Game), so their two colours alternate with the
+    tiles they place, and a skipped turn changes nothing."""
+    if two_colour and turns_played[g, seat] % 2 == 1:
+        return seat + players
+    return seat
+
+
+@njit(cache=True, nogil=True)
 def place_tiles(slots, tiles, empty, filling, choice, colour, asked):
     """The mover's tile of colour[g] in hole choice[g] of each asked game (in place)."""
     for g in range(len(choice)):
         if asked[g]:
-            slots[g, choice[g] // 6, choice[g] % 6] = colour[g]
-            tiles[g, colour[g]] -= 1
-            empty[g] -= 1
-            filling[g] |= _filled(slots, g, choice[g] // 6)
+            place_tile(slots, tiles, empty, filling, g, choice[g], colour[g])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def place_tile(slots, tiles, empty, filling, g, hole, colour):
+    """Placing a tile (Details of a Turn, 1): the mover's tile of `colour` in empty hole `hole` of game g (in
+    place)."""
+    slots[g, hole // 6, hole % 6] = colour
+    tiles[g, colour] -= 1
+    empty[g] -= 1
+    filling[g] |= _filled(slots, g, hole // 6)
 
 
 @njit(cache=True, nogil=True)
 def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, cells, steps):
-    """Extra actions (in place): 1 + h puts one of the seat's white tiles in hole h; 1 + H + 6 b + k joins a
-    board from its stock to the table next to board b in direction k, with the next board id."""
-    batch, nb, _ = slots.shape
-    holes = 6 * nb
+    """Extra actions in every game (in place), as apply_game_extra."""
     grid = np.full(cells, -1, np.int8)
-    for g in range(batch):
-        code = choice[g]
-        if 1 <= code <= holes:
-            slots[g, (code - 1) // 6, (code - 1) % 6] = WHITE
-            whites[g, seat] -= 1
-            whites_used[g, seat] += 1
-            empty[g] -= 1
-            filling[g] |= _filled(slots, g, (code - 1) // 6)
-        elif code > holes:
-            new = 0
-            while new < nb and cell[g, new] >= 0:
-                new += 1
-            cell[g, new] = cell[g, (code - 1 - holes) // 6] + steps[(code - 1 - holes) % 6]
-            placer[g, new] = seat
-            stock[g, seat] -= 1
-            empty[g] += 6
-            offer(grid, cell, g, steps, offers[g])
+    for g in range(len(choice)):
+        apply_game_extra(choice[g], g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
+                         grid, steps)
+
+
+@njit(cache=True, nogil=True)
+def apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, grid,
+                     steps):
+    """Game g's extra action (Details of a Turn, 2), in place: 1 + h puts one of the seat's white tiles in hole
+    h; 1 + H + 6 b + k joins a board from its stock to the table next to board b in direction k, with the next
+    board id; 0 does nothing. grid: a blank one-game grid, left blank."""
+    nb = cell.shape[1]
+    holes = 6 * nb
+    if 1 <= code <= holes:
+        slots[g, (code - 1) // 6, (code - 1) % 6] = WHITE
+        whites[g, seat] -= 1
+        whites_used[g, seat] += 1
+        empty[g] -= 1
+        filling[g] |= _filled(slots, g, (code - 1) // 6)
+    elif code > holes:
+        new = 0
+        while new < nb and cell[g, new] >= 0:
+            new += 1
+        cell[g, new] = cell[g, (code - 1 - holes) // 6] + steps[(code - 1 - holes) % 6]
+        placer[g, new] = seat
+        stock[g, seat] -= 1
+        empty[g] += 6
+        offer(grid, cell, g, steps, offers[g])
 
 
 @njit(cache=True, nogil=True)
 def rotate_offered(rot, pending, asked, choice):
-    """Turn the board on offer (the lowest pending id) by choice[g] steps in each asked game, and take it off
-    offer (in place)."""
+    """Turn the board on offer by choice[g] steps in each asked game (in place), as rotate_game."""
     for g in range(len(choice)):
         if asked[g]:
-            b = 0
-            while not pending[g, b]:
-                b += 1
-            rot[g, b] = (rot[g, b] + choice[g]) % 6
-            pending[g, b] = False
+            rotate_game(rot, pending, g, choice[g])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
+def rotate_game(rot, pending, g, steps):
+    """Rotating a game board (Details of a Turn, 4): game g's board on offer (the lowest pending id) turned by
+    `steps`, and taken off offer (in place)."""
+    b = 0
+    while not pending[g, b]:
+        b += 1
+    rot[g, b] = (rot[g, b] + steps) % 6
+    pending[g, b] = False
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def hexagon_at(grid, cell, steps, g, x, k):
     """The boards (Y, Z) of the end-game hexagon at board X's corner k: its neighbours in directions k and k + 1,
     both above X in id (so each hexagon is found once), or (-1, -1). grid: game g's boards by cell."""
@@ -371,7 +462,7 @@ def hexagon_at(grid, cell, steps, g, x, k):
     return (y, z) if y > x and z > x else (-1, -1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def tally_hexagon(slots, rot, g, x, y, z, k, bins):
     """bins[code + 1] = how many of the hexagon's triangles X[k], X[k+1], Y[k+2], Y[k+3], Z[k+4], Z[k+5] hold each
     tile code (bins[0]: empty); physical triangle t of board b shows its slot (t - rot[b]) % 6."""

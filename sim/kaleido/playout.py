@@ -1,0 +1,130 @@
+"""Kaleido's random playout, compiled: every game of a batch played to its end with the `random` player's answers,
+the engine's steps and the player's draws in one loop (the random player asks about a hundred questions a game,
+and stepping the batched engine through each one cost most of a random game's time).
+
+It plays the engine's questions in the engine's order (engine.CYCLE), on the engine's State arrays, in lockstep
+over the batch, with the engine's own rule kernels (sim/kaleido/fast.py), and passes over a phase that asks no
+game of the batch as the engine does. At each phase that asks some game it draws exactly as strategies/kaleido.py's
+Random does over the whole batch:
+- an extra action ("forced", "before", "after"): `rng.random(B)`, whether to act (under 0.5, or always when
+  forced), then `rng.random(rows)`, one draw for each game that acts and has an option; such a game takes its nth
+  option in code order, n = int(draw * options) (Random.extra, strategies.common.pick_any);
+- "tile": `rng.random(B)`, and an asked game takes its nth empty hole, n = int(draw * empty holes) (pick_any);
+  the State's running count `empty` numbers the empty holes that tile_mask (and extra_mask) list;
+- "rotate": `rng.integers(0, 6, B)`, the steps each asked game turns its board on offer. numba's
+  Generator.integers gives numpy's values from numpy's bounded 32-bit draws, and leaves the bit generator (with its
+  buffered half of a 64-bit draw) as numpy does, so the whole game is played here.
+So a batch played here ends in the State, and with the rng in the state, that stepping it with `random` at every
+seat gives; tests/test_contract.py and tests/test_kaleido_properties.py hold the two against each other.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.kaleido import fast
+
+# engine.CYCLE's phases by index (engine.py checks the order), and engine.PHASE_CODES of those that ask
+START, FORCED, BEFORE, TILE, AFTER, SCORE, ROTATE, END = range(8)
+ASKING = np.array([-1, 0, 1, 2, 3, -1, 4, -1], np.int64)
+OVER = 4  # engine.OVER
+
+
+@njit(cache=True, nogil=True)
+def random_playout(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, endgame, whites_used,
+                   turns_played, passes, skips, done, stalled, turn_kind, extra_taken, pending, asked, empty, filling,
+                   offers, owner, two_colour, scoring, cells, steps, turn, at, longest, rng):
+    """Play from CYCLE[at] (a question not yet answered) until every game has ended and the end-game hexagons are
+    scored (engine._advance's "start" once every game is done), changing the arrays in place. Returns the turn
+    then."""
+    grid = np.full(cells, -1, np.int8)
+    options, whites_offered = np.zeros(len(done), np.int64), np.zeros(len(done), np.int64)
+    while True:
+        seat = turn % whites.shape[1]
+        if at == START and done.all():
+            fast.endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring)
+            turn_kind[:] = OVER
+            asked[:] = False
+            return turn
+        if at == START:  # engine._start_turn
+            if turn > longest:
+                raise RuntimeError("Kaleido playout: games neither progress nor stall")
+            colour = fast.colours_to_play(turns_played, seat, whites.shape[1], two_colour)
+            turn_kind[:] = fast.start_turn(tiles, stock, empty, done, colour, seat, owner)
+            extra_taken[:] = False
+        elif at == SCORE:  # engine.score_boards
+            pending[:] = fast.score_boards(slots, cell, scored, filling, midgame, midgame.shape[1], scoring)
+            scored |= pending
+            filling[:] = False
+        elif at == END:  # engine._end_turn
+            fast.end_turn(turn_kind, tiles, turns_played, passes, skips, done, stalled, seat)
+            turn += 1
+        else:
+            asked[:] = fast.asked(ASKING[at], turn_kind, extra_taken, empty, pending)
+            if not asked.any():
+                pass  # a phase that asks no game is passed over (engine._advance)
+            elif at == TILE:
+                place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, rng)
+            elif at == ROTATE:
+                rotate_randomly(rot, pending, asked, rng)
+                continue  # the next board just scored, if any (engine.step after "rotate")
+            else:
+                take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
+                                   extra_taken, asked, seat, at == FORCED, at == BEFORE, grid, steps, options,
+                                   whites_offered, rng)
+        at = (at + 1) % 8
+
+
+@njit(cache=True, nogil=True)
+def rotate_randomly(rot, pending, asked, rng):
+    """Rotating a game board (Details of a Turn, 4) in each asked game: the board on offer turned by 0 to 5 steps,
+    Random.rotate's `rng.integers(0, 6, B)`."""
+    turns = rng.integers(0, 6, len(asked))
+    for g in range(len(asked)):
+        if asked[g]:
+            fast.rotate_game(rot, pending, g, turns[g])
+
+
+@njit(cache=True, nogil=True)
+def place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, rng):
+    """Placing a tile (Details of a Turn, 1) in each asked game: its nth empty hole, Random.tile's pick."""
+    draws = rng.random(len(asked))
+    for g in range(len(asked)):
+        if asked[g]:
+            hole = fast.nth_empty_hole(slots, cell, g, int(draws[g] * empty[g]))
+            colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
+            fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
+
+
+@njit(cache=True, nogil=True)
+def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers, extra_taken, asked,
+                       seat, forced, before_tile, grid, steps, options, whites_offered, rng):
+    """The additional action (Details of a Turn, 2) in each asked game, Random.extra's: with a draw under 0.5, or
+    always when forced, the nth of its options in code order (white tiles in empty holes, then boards on free
+    cells); none otherwise."""
+    batch, nb, _ = slots.shape
+    act = rng.random(batch)
+    rows = 0
+    for g in range(batch):
+        options[g] = whites_offered[g] = 0
+        if asked[g] and (forced or act[g] < 0.5):
+            if fast.may_place_white(whites, empty, g, seat, forced, before_tile):
+                whites_offered[g] = empty[g]
+            options[g] = whites_offered[g]
+            if fast.may_place_board(stock, g, seat):
+                options[g] += fast.offer_count(offers, g)
+            rows += options[g] > 0
+    draws = rng.random(rows)
+    r = 0
+    for g in range(batch):
+        if options[g] > 0:
+            nth = int(draws[r] * options[g])
+            r += 1
+            if nth < whites_offered[g]:
+                code = 1 + fast.nth_empty_hole(slots, cell, g, nth)
+            else:
+                code = 1 + 6 * nb + fast.nth_offer(offers, g, nth - whites_offered[g])
+            fast.apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling,
+                                  offers, grid, steps)
+            extra_taken[g] = True
