@@ -10,44 +10,53 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def count_pieces(board, low, high, connectivity, colours):
-    """(B, colours) connected groups of same-coloured cells in each game's cards' extent (low..high + 1)."""
+    """(B, colours) connected groups of same-coloured cells in each game's cards' extent (low..high + 1). One
+    raster scan per game: each coloured cell starts a piece of its own and joins the pieces of the neighbours of its
+    colour already scanned (left and above, and the two upper diagonals with 8-connectivity); every join of two
+    pieces that were apart leaves one piece fewer (union-find)."""
     batch, height, width = board.shape
     out = np.zeros((batch, colours), np.int64)
-    seen = np.zeros((height, width), np.bool_)
-    stack = np.empty((height * width, 2), np.int64)
+    parent = np.empty(height * width, np.int64)
     for g in range(batch):
         r0, c0 = low[g, 0], low[g, 1]
         r1, c1 = high[g, 0] + 2, high[g, 1] + 2
         for r in range(r0, r1):
             for c in range(c0, c1):
-                seen[r, c] = False
-        for r in range(r0, r1):
-            for c in range(c0, c1):
                 colour = board[g, r, c]
-                if colour < 0 or seen[r, c]:
+                if colour < 0:
                     continue
+                here = r * width + c
+                parent[here] = here
                 out[g, colour] += 1
-                seen[r, c] = True
-                top = 0
-                stack[0, 0], stack[0, 1] = r, c
-                top = 1
-                while top > 0:
-                    top -= 1
-                    y, x = stack[top, 0], stack[top, 1]
-                    for dy in range(-1, 2):
-                        for dx in range(-1, 2):
-                            if dy == 0 and dx == 0:
-                                continue
-                            if connectivity == 4 and dy != 0 and dx != 0:
-                                continue
-                            yy, xx = y + dy, x + dx
-                            if yy < r0 or yy >= r1 or xx < c0 or xx >= c1:
-                                continue
-                            if not seen[yy, xx] and board[g, yy, xx] == colour:
-                                seen[yy, xx] = True
-                                stack[top, 0], stack[top, 1] = yy, xx
-                                top += 1
+                if c > c0 and board[g, r, c - 1] == colour:
+                    out[g, colour] -= _join(parent, here, here - 1)
+                if r > r0:
+                    if board[g, r - 1, c] == colour:
+                        out[g, colour] -= _join(parent, here, here - width)
+                    if connectivity == 8:
+                        if c > c0 and board[g, r - 1, c - 1] == colour:
+                            out[g, colour] -= _join(parent, here, here - width - 1)
+                        if c + 1 < c1 and board[g, r - 1, c + 1] == colour:
+                            out[g, colour] -= _join(parent, here, here - width + 1)
     return out
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _join(parent, a, b):
+    """Join the pieces of cells a and b; 1 if they were apart, else 0."""
+    a, b = _root(parent, a), _root(parent, b)
+    if a == b:
+        return 0
+    parent[a] = b
+    return 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _root(parent, a):
+    while parent[a] != a:
+        parent[a] = parent[parent[a]]  # halve the path as it is walked
+        a = parent[a]
+    return a
 
 
 # ROTATED[k, i]: the cell of a 2x2 layout (read row by row) that numpy.rot90(layout, k) shows at cell i.
