@@ -126,30 +126,24 @@ def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _pick_best(score, allowed, draws):
-    """Written for speed: the row's masked scores in a buffer, then counting passes with no data-dependent
-    branch (on real scores those mispredict often)."""
+    """Written for speed: two passes over a row, the best masked score, then the options within 1e-9 of it
+    listed with no data-dependent branch (on real scores those mispredict often)."""
     n, k = score.shape
     out = np.empty(n, np.intp)
-    masked = np.empty(k)
+    ties = np.empty(k, np.intp)
     for i in range(n):
-        some = False
+        best, some = -np.inf, False
         for j in range(k):
-            masked[j] = score[i, j] if allowed[i, j] else -np.inf
+            best = max(best, score[i, j] if allowed[i, j] else -np.inf)
             some |= allowed[i, j]
         if not some:  # every option ties: the draw picks among them all
             out[i] = int(draws[i] * k)
             continue
-        floor = masked.max() - 1e-9
-        count = 0
+        floor, count = best - 1e-9, 0
         for j in range(k):
-            count += masked[j] >= floor
-        nth, j = int(draws[i] * count), 0
-        while True:
-            nth -= masked[j] >= floor
-            if nth < 0:
-                break
-            j += 1
-        out[i] = j
+            ties[count] = j
+            count += (score[i, j] if allowed[i, j] else -np.inf) >= floor
+        out[i] = ties[int(draws[i] * count)]
     return out
 
 
