@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.game import Outcome, play, take
+from sim.game import Outcome, play, play_on, take
 from sim.registry import get_game
 from strategies.common import Table
 
@@ -89,3 +89,28 @@ class Recorder:
         self.log.append((decision.kind, decision.observation.phase, decision.asked.copy(), decision.legal.copy(),
                          choice.copy()))
         return choice
+
+
+def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games: int = 24, also=()):
+    """engine.random_playout, from the set-up or after `stepped` questions, then stepped on to the end (Kintsugi's
+    stops at the guesses), against stepping a table of the catalogue's uniform random players all the way: every
+    field of the final State the same (but the question's, `QUESTION`, except those named in `also`), and the rng
+    left in the same state. Returns the State the playout ended in."""
+    spec = get_game(game)
+    engine = spec.rules.engine
+    deal = spec.rules.deal(params, np.random.default_rng(seed), games)
+    lineups = np.full((games, params.players), sorted(spec.players.uniform)[0])
+    choose = spec.table(params, lineups, deal).choose
+    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    whole = play(engine, params, deal, choose, stepping)
+    state = engine.init(params, deal)
+    for _ in range(stepped):
+        if not engine.terminal(state):
+            state = engine.step(params, state, choose(engine.decision(params, state), fused))
+    played_out = engine.random_playout(params, state, fused)
+    state = play_on(engine, params, played_out, choose, fused)
+    for field in dataclasses.fields(state):
+        if field.name not in getattr(type(state), "QUESTION", ()) or field.name in also:
+            assert np.array_equal(getattr(state, field.name), getattr(whole, field.name)), field.name
+    assert stepping.random() == fused.random()
+    return played_out

@@ -16,6 +16,7 @@ from functools import cache
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from playback import assert_playout_is_stepping
 from test_broken_beautiful_differential import Recorder
 
 from sim.broken_beautiful import engine, reference, rules
@@ -286,15 +287,4 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(players, sho
     questions, against stepping the batch with `random` at every seat: the same final State, and the rng left in the
     same state (tests/test_contract.py holds every game's playout so under the default Params)."""
     params = rules.Params(players=players, supply_shortfall=shortfall, new_player_ingots=ingots)
-    deal = rules.deal(params, np.random.default_rng(seed), 16)
-    choose = Table(PLAYERS, params, np.full((16, players), "random"), None).choose
-    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
-    stepped_to_the_end = play(engine, params, deal, choose, stepping)
-    state = engine.init(params, deal)
-    for _ in range(stepped):
-        if not engine.terminal(state):
-            state = engine.step(params, state, choose(engine.decision(params, state), fused))
-    played_out = engine.random_playout(params, state, fused)
-    for name in engine.State.__dataclass_fields__:
-        assert np.array_equal(getattr(played_out, name), getattr(stepped_to_the_end, name)), name
-    assert stepping.random() == fused.random()
+    assert engine.terminal(assert_playout_is_stepping("broken_beautiful", params, seed, stepped, games=16))

@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from playback import assert_playout_is_stepping
 
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
-from sim.game import Outcome, play, play_on, take
+from sim.game import Outcome, play, take
 from sim.registry import NAMES, get_game
 from sim.runner import Chunk, play_chunk
 
@@ -188,23 +189,8 @@ PLAYED_OUT = [name for name in NAMES if hasattr(get_game(name).rules.engine, "ra
 def test_a_random_playout_plays_the_games_stepping_random_players_plays(name: str, stepped: int) -> None:
     """engine.random_playout from the set-up, or after some questions, then stepped on to the end, against stepping
     a table of the catalogue's uniform random players all the way: the same final State, the same rng state after."""
-    spec = get_game(name)
-    engine, catalogue = spec.rules.engine, spec.players
     for players in the_fewest_and_the_most(name):
-        params = spec.make_params(players, {})
-        deal = spec.rules.deal(params, np.random.default_rng(players), 24)
-        lineup = np.full((24, players), sorted(catalogue.uniform)[0])
-        choose = spec.table(params, lineup, deal).choose
-        stepping, fused = np.random.default_rng(5), np.random.default_rng(5)
-        whole = play(engine, params, deal, choose, stepping)
-        state = engine.init(params, deal)
-        for _ in range(stepped):
-            state = engine.step(params, state, choose(engine.decision(params, state), fused))
-        state = play_on(engine, params, engine.random_playout(params, state, fused), choose, fused)
-        for field in dataclasses.fields(state):
-            if field.name not in getattr(type(state), "QUESTION", ()):
-                assert np.array_equal(getattr(state, field.name), getattr(whole, field.name)), field.name
-        assert stepping.random() == fused.random()
+        assert_playout_is_stepping(name, get_game(name).make_params(players, {}), players, stepped)
 
 
 @pytest.mark.parametrize(("name", "lineup", "played_out"), [

@@ -7,15 +7,13 @@ stepping random players ends, at every player count and under any scoring.
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from playback import play_batch
+from playback import assert_playout_is_stepping, play_batch
 from test_kaleido import LETTERS, drawn_hexagons, engine_state, position, rulebook_points
 
-from sim.game import Asker, play
+from sim.game import Asker
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import EMPTY, WHITE, Params, majority
 from sim.registry import get_game
@@ -235,17 +233,4 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(params: Para
     tiles and alternating colours) and under any scoring, from the set-up or after `stepped` questions, against
     stepping the batch with the `random` strategy at every seat (tests/test_contract.py holds every game's playout
     so under the default Params): the same final State, and the rng left in the same state."""
-    spec = get_game("kaleido")
-    deal = rules.deal(params, np.random.default_rng(seed), 24)
-    choose = spec.table(params, np.full((24, params.players), "random"), deal).choose
-    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
-    stepped_to_the_end = play(engine, params, deal, choose, stepping)
-    state = engine.init(params, deal)
-    for _ in range(stepped):
-        if not engine.terminal(state):
-            state = engine.step(params, state, choose(engine.decision(params, state), fused))
-    played_out = engine.random_playout(params, state, fused)
-    assert engine.terminal(played_out)
-    for field in fields(played_out):
-        assert np.array_equal(getattr(played_out, field.name), getattr(stepped_to_the_end, field.name)), field.name
-    assert stepping.random() == fused.random()
+    assert engine.terminal(assert_playout_is_stepping("kaleido", params, seed, stepped))

@@ -8,6 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
+from playback import assert_playout_is_stepping
 
 from sim.witkacy import collection as col
 from sim.witkacy import fast, rules
@@ -136,21 +137,7 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(players, rea
     """engine.random_playout under every reading of the rules, from the set-up or after `stepped` questions,
     against stepping the batch with the `random` strategy at every seat (tests/test_contract.py holds every game's
     playout so under the default Params): the same final State, and the rng left in the same state."""
-    from sim import game
     from sim.registry import get_game
-    from sim.witkacy import engine
 
-    spec = get_game("witkacy")
-    params = spec.make_params(players, readings)
-    deal = spec.rules.deal(params, np.random.default_rng(seed), 24)
-    choose = spec.table(params, np.full((24, players), "random"), deal).choose
-    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
-    stepped_to_the_end = game.play(engine, params, deal, choose, stepping)
-    state = engine.init(params, deal)
-    for _ in range(stepped):
-        if not engine.terminal(state):
-            state = engine.step(params, state, choose(engine.decision(params, state), fused))
-    played_out = engine.random_playout(params, state, fused)
-    for name in (*engine.PLAYED, "turn", "phase", "active", "asked"):
-        assert np.array_equal(getattr(played_out, name), getattr(stepped_to_the_end, name)), name
-    assert stepping.random() == fused.random()
+    params = get_game("witkacy").make_params(players, readings)
+    assert_playout_is_stepping("witkacy", params, seed, stepped, also=("active", "asked"))
