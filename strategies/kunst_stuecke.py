@@ -16,6 +16,7 @@ from numba import njit
 
 from sim.errors import AtelierError
 from sim.kunst_stuecke import fast
+from sim.kunst_stuecke.playout import LOOK_CHANCE, SLIDE_CHANCE  # random's, which its playout draws
 from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SHAPES, STACK_TILES, STOP
 from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
@@ -29,7 +30,6 @@ STRATEGIES = {
     "spoiler": "planner, but lays the colours it does not aim at against the largest blocks others are growing",
 }
 BENCH_STRATEGY = "planner"
-SLIDE_CHANCE = 0.1  # random: the chance to slide at each chance it has
 EXACT, BROKEN, OVERGROWN = 10.0, -10.0, -5.0  # placement values (module docstring)
 
 
@@ -42,7 +42,7 @@ class Player:
     def look(self, obs, rng):
         legal = obs.legal[self.idx]
         stacks = pick_any(legal[:, :NO_LOOK], rng)
-        return np.where(rng.random(len(legal)) < 0.5, stacks, NO_LOOK)
+        return np.where(rng.random(len(legal)) < LOOK_CHANCE, stacks, NO_LOOK)
 
     def keep(self, obs, rng):
         return pick_any(obs.legal[self.idx], rng)
@@ -323,4 +323,4 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, idx=games, params=params, knob=knob)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy)
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}))

@@ -198,7 +198,8 @@ def test_a_random_playout_plays_the_games_stepping_random_players_plays(name: st
     ("witkacy", ["random", "random-no-gift", "random"], False), ("kintsugi", ["random+uniform"] * 3, True),
     ("kintsugi", ["random+uniform", "random+tracker", "random+uniform"], False),  # the tracker watches
     ("broken_beautiful", ["random"] * 3, True), ("broken_beautiful", ["random", "random-no-cup", "random"], False),
-    ("kaleido", ["random"] * 3, True), ("kaleido", ["random", "greedy", "random"], False)])
+    ("kaleido", ["random"] * 3, True), ("kaleido", ["random", "greedy", "random"], False),
+    ("kunst_stuecke", ["random"] * 3, True), ("kunst_stuecke", ["random", "planner", "random"], False)])
 def test_only_a_table_of_uniform_random_players_is_played_out(monkeypatch, name, lineup, played_out) -> None:
     spec = get_game(name)
     engine, calls = spec.rules.engine, []

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim.errors import AtelierError, IllegalMove
 from sim.game import params_from
+from sim.kunst_stuecke import engine, rules
 from sim.kunst_stuecke import reference as ref
-from sim.kunst_stuecke import rules
 from sim.kunst_stuecke.rules import Params, load_shapes, tile_of
 
 SIDE = 18  # the default board (ours: the rulebook gives no size)
@@ -529,3 +531,23 @@ def test_a_slide_of_a_piece_that_cannot_slide_is_refused():
         play_batch("kunst_stuecke", params, deal, np.array([["random", "crooked"]] * 2), np.random.default_rng(0),
                    make)
     assert err.value.strategy == "crooked"
+
+
+playout_params = st.builds(
+    Params, players=st.sampled_from(rules.PLAYER_COUNTS), chips=st.integers(0, 12), mirror=st.booleans(),
+    slide_again=st.booleans(), contact=st.sampled_from(rules.CONTACT_RULES), contact_from_placement=st.booleans(),
+    placement_contact=st.sampled_from(rules.PLACEMENT_CONTACTS), rotate=st.booleans(), slide_placed=st.booleans(),
+    board=st.integers(rules.BOARD_RANGE[0], SIDE))
+
+
+@settings(max_examples=20, deadline=None)
+@given(playout_params, st.integers(0, 2**32), st.integers(0, 40))
+def test_the_random_playout_ends_where_stepping_random_players_ends(params: Params, seed: int, stepped: int) -> None:
+    """engine.random_playout under the readings that change a turn's flow (chips, when contact is judged, repeated
+    slides, sliding the piece just placed, what abuts, orientations, the board's size) at every player count, from
+    the set-up or after `stepped` questions, against stepping the batch with the `random` strategy at every seat
+    (tests/test_contract.py holds it so under the default Params): the same final State, and the rng left in the
+    same state."""
+    from playback import assert_playout_is_stepping
+
+    assert engine.terminal(assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6))

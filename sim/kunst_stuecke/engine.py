@@ -21,12 +21,16 @@ import polars as pl
 import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve, list_column
-from sim.kunst_stuecke import fast
+from sim.kunst_stuecke import fast, playout
 from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, STACK_TILES, STOP, TILES, Deal, Params
 from sim.scoring import standings
 
 CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before", "play", "place", "look_after",
          "keep_after", "slide_after", "slide_to_after", "end")
+assert [CYCLE.index(phase) for phase in CYCLE] == [
+    playout.START, playout.LOOK_BEFORE, playout.KEEP_BEFORE, playout.SLIDE_BEFORE, playout.SLIDE_TO_BEFORE,
+    playout.PLAY, playout.PLACE, playout.LOOK_AFTER, playout.KEEP_AFTER, playout.SLIDE_AFTER, playout.SLIDE_TO_AFTER,
+    playout.END]
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,25 @@ def init(params: Params, deal: Deal) -> State:
     return _advance(params, evolve(state, phase="end"), "end")
 
 
+def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """Every game played to its end with uniformly random legal answers, the `random` player's (a look half the
+    time, a slide one time in ten, a discard only where no piece can be placed): the State, and the rng's, that
+    stepping the batch with `random` at every seat ends in, in one compiled loop (sim/kunst_stuecke/playout.py)."""
+    if terminal(state):
+        return state
+    changed = {name: getattr(state, name).copy() for name in PLAYED}
+    turn = playout.random_playout(*changed.values(), state.turn, CYCLE.index(state.phase),
+                                  params.players * params.dealt, bool(params.slide_again), bool(params.slide_placed),
+                                  params.contact == "turn", params.placement_contact == "corner",
+                                  bool(params.contact_from_placement), fast.tables(params), rng)
+    return evolve(state, **changed, phase="over", turn=int(turn))
+
+
+PLAYED = ("board", "orient", "anchor", "owner", "chips", "stacks", "spaces", "seen", "discards", "first_look", "looked",
+          "slid", "start_contact", "must_touch", "placed", "chosen", "stopped", "asked", "sliding")  # the State's
+# arrays a playout changes, in its kernel's order
+
+
 def terminal(state: State) -> bool:
     return state.phase == "over"
 
@@ -138,11 +161,9 @@ def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray
     asked = state.asked
     geo = fast.tables(params)
     if kind == "look":
-        return np.concatenate([(state.stacks[:, :, 0] >= 0) & asked[:, None], np.ones((len(asked), 1), bool)], axis=1)
+        return fast.look_mask(state.stacks, asked)
     if kind == "keep":
-        tiles = state.stacks[np.arange(len(asked)), np.maximum(state.chosen, 0)] >= 0  # (B, 6)
-        free = state.spaces[:, seat] < 0  # (B, 5)
-        return (tiles[:, :, None] & free[:, None, :] & asked[:, None, None]).reshape(len(asked), -1)
+        return fast.keep_mask(state.stacks, state.spaces, seat, state.chosen, asked)
     if kind == "slide":
         return state.sliding
     if kind == "slide_to":  # the kernel moves pieces to try them: it gets copies
@@ -191,12 +212,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     if kind == "look":
         look = asked & (choice != NO_LOOK)
         seen, first = state.seen.copy(), state.first_look.copy()
-        games = np.flatnonzero(look)
-        stacks = state.stacks[games, choice[games]]  # (n, 6)
-        for i in range(stacks.shape[1]):  # the mover remembers where each tile it saw lay
-            shown = stacks[:, i] >= 0
-            seen[games[shown], seat, stacks[shown, i]] = choice[games[shown]]
-        first[games, seat] = np.where(first[games, seat] < 0, state.turn, first[games, seat])
+        fast.look(seen, first, state.stacks, seat, choice, state.turn, look)
         state = evolve(state, seen=seen, first_look=first, looked=state.looked | look,
                        chosen=np.where(look, choice, -1).astype(np.int16))
         return _advance(params, state, phase)
@@ -219,9 +235,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     if kind == "play":
         discard = asked & (choice >= DISCARD)
         owner, discards = state.owner.copy(), state.discards.copy()
-        games = np.flatnonzero(discard)
-        owner[games, choice[games] - DISCARD] = -1
-        discards[:, seat] += discard
+        fast.discard(owner, discards, seat, choice, discard)
         state = evolve(state, owner=owner, discards=discards,
                        chosen=np.where(asked & ~discard, choice, -1).astype(np.int16))
         return _advance(params, state, phase)
@@ -242,7 +256,7 @@ def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
     every game's play."""
     kind, seat, batch = _kind(phase), state.turn % params.players, len(state.looked)
     if kind == "look":
-        return ~state.looked & (state.spaces[:, seat] < 0).any(axis=1) & (state.stacks[:, :, 0] >= 0).any(axis=1)
+        return fast.look_asked(state.looked, state.spaces, state.stacks, seat)
     if kind == "keep":
         return state.chosen >= 0
     if kind == "slide":
@@ -279,12 +293,12 @@ def _advance(params: Params, state: State, last: str) -> State:
 
 
 def _start_turn(params: Params, state: State) -> State:
-    batch = len(state.looked)
-    contact = fast.touching_own(state.board, state.orient, state.anchor, fast.tables(params))
-    return evolve(state, looked=np.zeros(batch, bool), slid=np.zeros_like(state.slid), start_contact=contact,
-                  must_touch=np.zeros_like(state.must_touch), placed=np.full(batch, -1, np.int16),
-                  chosen=np.full(batch, -1, np.int16),
-                  stopped=np.zeros(batch, bool))
+    begun = {name: getattr(state, name).copy() for name in BEGUN}
+    fast.start_turn(state.board, state.orient, state.anchor, fast.tables(params), *begun.values())
+    return evolve(state, **begun)
+
+
+BEGUN = ("looked", "slid", "start_contact", "must_touch", "placed", "chosen", "stopped")  # what a turn's start sets
 
 
 def block_sizes(params: Params, state: State) -> np.ndarray:

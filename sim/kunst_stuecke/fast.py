@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sim.kunst_stuecke.rules import PIECES, SHAPES, Params
+from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
 EMPTY = -1
 BESIDE_ANY = 5  # the row of `beside` for pieces of any colour
@@ -241,42 +241,57 @@ def _common_colour(ids, count):
 def placements(board, orient, anchor, pieces, parted_now, corner, geo):
     """(B, O * side * side) bool: where each game's piece (pieces[g], -1: none) may be placed, side^2 o + anchor;
     against every parted piece (contact "turn")."""
-    batch, side, masks, extent, distinct = board.shape[0], geo.side, geo.masks, geo.extent, geo.distinct
+    batch, side, masks = board.shape[0], geo.side, geo.masks
     legal = np.zeros((batch, masks.shape[1] * side * side), np.bool_)
     occupied, beside = np.zeros(side, np.int64), np.zeros((6, side), np.int64)
     ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
     for g in range(batch):
         if pieces[g] >= 0:
-            _bitboards(board, g, side, corner, occupied, beside)
-            count = _compact(parted_now[g], ids)
-            _near(board, g, orient, anchor, geo, ids, count, near)
-            _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, _common_colour(ids, count),
-                          pieces[g], legal[g])
+            placements_of(board, g, orient, anchor, pieces[g], ids, _compact(parted_now[g], ids), corner, geo,
+                          occupied, beside, near, legal[g])
     return legal
+
+
+@njit(cache=True, nogil=True)
+def placements_of(board, g, orient, anchor, piece, ids, count, corner, geo, occupied, beside, near, legal):
+    """Placing Shapes (Course of play, 1): marks in legal (O * side * side,), cleared, where game g's piece may be
+    placed, against every one of the `count` parted pieces of ids (contact "turn")."""
+    _bitboards(board, g, geo.side, corner, occupied, beside)
+    _near(board, g, orient, anchor, geo, ids, count, near)
+    _lie_anywhere(geo.side, geo.masks, geo.extent, geo.distinct, occupied, beside, near, count,
+                  _common_colour(ids, count), piece, legal)
 
 
 @njit(cache=True, nogil=True)
 def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo):
     """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p), unless a parted
     piece waits for the placement to mend it (contact "turn"); for the seat's pieces in the games asked."""
-    batch, side, masks, extent, distinct = board.shape[0], geo.side, geo.masks, geo.extent, geo.distinct
+    batch, side = board.shape[0], geo.side
     legal = np.zeros((batch, 2 * PIECES), np.bool_)
     occupied, beside = np.zeros(side, np.int64), np.zeros((6, side), np.int64)
     ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
-    nowhere = np.zeros(0, np.bool_)
     for g in range(batch):
-        if not asked[g]:
-            continue
-        _bitboards(board, g, side, corner, occupied, beside)
-        count = _compact(parted_now[g], ids)
-        _near(board, g, orient, anchor, geo, ids, count, near)
-        need = _common_colour(ids, count)
-        for p in range(PIECES):
-            if owner[g, p] == seat:
-                legal[g, PIECES + p] = count == 0
-                legal[g, p] = _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, p,
-                                            nowhere)
+        if asked[g]:
+            plays_of(board, g, orient, anchor, owner, seat, ids, _compact(parted_now[g], ids), corner, geo, occupied,
+                     beside, near, legal[g])
     return legal
+
+
+@njit(cache=True, nogil=True)
+def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occupied, beside, near, legal):
+    """Course of play: the seat MUST place or discard a shape. Marks in legal (2 * 60,), cleared, game g's pieces
+    that can lie somewhere (column p) and those it may discard (60 + p): any, unless `count` parted pieces (ids)
+    wait for the placement to mend them (contact "turn")."""
+    side = geo.side
+    _bitboards(board, g, side, corner, occupied, beside)
+    _near(board, g, orient, anchor, geo, ids, count, near)
+    need = _common_colour(ids, count)
+    nowhere = np.zeros(0, np.bool_)
+    for p in range(PIECES):
+        if owner[g, p] == seat:
+            legal[PIECES + p] = count == 0
+            legal[p] = _lie_anywhere(side, geo.masks, geo.extent, geo.distinct, occupied, beside, near, count, need, p,
+                                     nowhere)
 
 
 @njit(cache=True, nogil=True)
@@ -286,10 +301,16 @@ def touching_own(board, orient, anchor, geo):
     offsets, size, neighbours = geo.offsets, geo.size, geo.neighbours
     out = np.zeros((batch, PIECES), np.bool_)
     for g in range(batch):
-        for p in range(PIECES):
-            if orient[g, p] >= 0:
-                out[g, p] = _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
+        touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out[g])
     return out
+
+
+@njit(cache=True, nogil=True)
+def touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out):
+    """out (60,): each piece of game g's board shares an edge with a piece of its own colour (Sliding Shapes: a
+    shape that starts the turn abutting its own colour must end it so)."""
+    for p in range(PIECES):
+        out[p] = orient[g, p] >= 0 and _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
 
 
 @njit(cache=True, nogil=True)
@@ -403,20 +424,47 @@ def slide_mask(t, asked, geo):
     """(B, 61): the pieces the mover may slide now (a chip left, not slid this turn unless `again`, not just placed
     unless `slide_placed`, somewhere to go), and STOP (column 60)."""
     batch = t.board.shape[0]
-    orient, chips, slid, placed = t.orient, t.chips, t.slid, t.placed
     legal = np.zeros((batch, PIECES + 1), np.bool_)
-    which, found, nowhere, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), np.zeros(0, np.bool_), \
-        _scratch(geo.side)
+    which, found, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), _scratch(geo.side)
     for g in range(batch):
-        legal[g, PIECES] = True
-        if not asked[g] or chips[g, t.seat] <= 0:
-            continue
-        for p in range(PIECES):
-            which[p] = orient[g, p] >= 0 and (t.again or slid[g, p] == 0) and (t.slide_placed or p != placed[g])
-        _destinations(t, g, geo, w, which, found, nowhere)
-        for p in range(PIECES):
-            legal[g, p] = which[p] and found[p] > 0
+        slides_of(t, g, asked[g], geo, w, which, found, legal[g])
     return legal
+
+
+@njit(cache=True, nogil=True)
+def slides_of(t, g, asked, geo, w, which, found, legal):
+    """Sliding Shapes: legal (61,), game g's pieces the mover may slide now, if asked (a chip left, not slid this
+    turn unless `again`, not just placed unless `slide_placed`, somewhere to go), and STOP (column 60)."""
+    legal[:] = False
+    legal[PIECES] = True
+    if not asked or t.chips[g, t.seat] <= 0:
+        return
+    for p in range(PIECES):
+        which[p] = _may_move(t, g, p)
+    _destinations(t, g, geo, w, which, found, np.zeros(0, np.bool_))
+    for p in range(PIECES):
+        legal[p] = which[p] and found[p] > 0
+
+
+@njit(cache=True, nogil=True)
+def _may_move(t, g, p):
+    """Whether game g's piece p may slide this turn, wherever it could go: on the board, not slid this turn unless
+    `again`, not just placed unless `slide_placed`."""
+    return t.orient[g, p] >= 0 and (t.again or t.slid[g, p] == 0) and (t.slide_placed or p != t.placed[g])
+
+
+@njit(cache=True, nogil=True)
+def may_slide(t, g, geo, w, which, found):
+    """Whether slides_of would offer game g's mover some piece (asked): the search stops at the first."""
+    if t.chips[g, t.seat] <= 0:
+        return False
+    nowhere = np.zeros(0, np.bool_)
+    for p in range(PIECES):
+        if _may_move(t, g, p):
+            destinations_of(t, g, p, geo, w, which, found, nowhere)
+            if found[p] > 0:
+                return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -427,42 +475,53 @@ def destinations(t, pieces, geo):
     which, found, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), _scratch(geo.side)
     for g in range(batch):
         if pieces[g] >= 0:
-            which[:] = False
-            which[pieces[g]] = True
-            _destinations(t, g, geo, w, which, found, legal[g])
+            destinations_of(t, g, pieces[g], geo, w, which, found, legal[g])
     return legal
+
+
+@njit(cache=True, nogil=True)
+def destinations_of(t, g, piece, geo, w, which, found, legal):
+    """Sliding Shapes: marks in legal (side^2,), cleared, where game g's piece may slide to."""
+    which[:] = False
+    which[piece] = True
+    _destinations(t, g, geo, w, which, found, legal)
 
 
 @njit(cache=True, nogil=True)
 def place(board, orient, anchor, owner, start_contact, pieces, options, from_placement, geo):
     """Lay each game's piece (pieces[g] >= 0) as options[g] = side^2 o + anchor (in place)."""
-    squares, offsets, size, neighbours = geo.side * geo.side, geo.offsets, geo.size, geo.neighbours
     for g in range(board.shape[0]):
-        p = pieces[g]
-        if p < 0:
-            continue
-        o, a = options[g] // squares, options[g] % squares
-        _lay(board, g, offsets, size, p % SHAPES, o, a, p)
-        orient[g, p], anchor[g, p], owner[g, p] = o, a, -1
-        if from_placement:  # it "starts the turn" where it was placed
-            start_contact[g, p] = _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
+        if pieces[g] >= 0:
+            place_one(board, orient, anchor, owner, start_contact, g, pieces[g], options[g], from_placement, geo)
+
+
+@njit(cache=True, nogil=True)
+def place_one(board, orient, anchor, owner, start_contact, g, p, option, from_placement, geo):
+    """Placing Shapes: lay game g's piece p as option = side^2 o + anchor (in place)."""
+    squares = geo.side * geo.side
+    o, a = option // squares, option % squares
+    _lay(board, g, geo.offsets, geo.size, p % SHAPES, o, a, p)
+    orient[g, p], anchor[g, p], owner[g, p] = o, a, -1
+    if from_placement:  # it "starts the turn" where it was placed
+        start_contact[g, p] = _touches_own(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, p)
 
 
 @njit(cache=True, nogil=True)
 def slide(t, pieces, targets, geo):
     """Slide each game's piece (pieces[g] >= 0) to targets[g], for a chip (in place, in t's arrays)."""
-    board, anchor, offsets, size = t.board, t.anchor, geo.offsets, geo.size
-    for g in range(board.shape[0]):
-        p = pieces[g]
-        if p < 0:
-            continue
-        shape, o = p % SHAPES, t.orient[g, p]
-        _lay(board, g, offsets, size, shape, o, anchor[g, p], EMPTY)
-        _lay(board, g, offsets, size, shape, o, targets[g], p)
-        anchor[g, p] = targets[g]
-        t.chips[g, t.seat] -= 1
-        t.slid[g, p] += 1
-        t.must_touch[g, p] |= t.start_contact[g, p]
+    for g in range(t.board.shape[0]):
+        if pieces[g] >= 0:
+            slide_one(t, g, pieces[g], targets[g], geo)
+
+
+@njit(cache=True, nogil=True)
+def slide_one(t, g, p, target, geo):
+    """Sliding Shapes: slide game g's piece p to target, for a chip (in place, in t's arrays); it is bound to end
+    the turn against its colour if it started the turn so."""
+    _move(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, p, target)
+    t.chips[g, t.seat] -= 1
+    t.slid[g, p] += 1
+    t.must_touch[g, p] |= t.start_contact[g, p]
 
 
 @njit(cache=True, nogil=True)
@@ -470,14 +529,18 @@ def keep(stacks, spaces, seat, stack, options, asked):
     """Take tile `options // 5` of the stack looked through onto space `options % 5`; the rest close up, in
     order (in place)."""
     for g in range(stacks.shape[0]):
-        if not asked[g]:
-            continue
-        index, space = options[g] // 5, options[g] % 5
-        s = stack[g]
-        spaces[g, seat, space] = stacks[g, s, index]
-        for i in range(index, stacks.shape[2] - 1):
-            stacks[g, s, i] = stacks[g, s, i + 1]
-        stacks[g, s, stacks.shape[2] - 1] = -1
+        if asked[g]:
+            keep_one(stacks, spaces, g, seat, stack[g], options[g])
+
+
+@njit(cache=True, nogil=True)
+def keep_one(stacks, spaces, g, seat, s, option):
+    """Drawing target tiles: game g's tile `option // 5` of stack s onto space `option % 5`; the rest close up."""
+    index, space = option // 5, option % 5
+    spaces[g, seat, space] = stacks[g, s, index]
+    for i in range(index, stacks.shape[2] - 1):
+        stacks[g, s, i] = stacks[g, s, i + 1]
+    stacks[g, s, stacks.shape[2] - 1] = -1
 
 
 @njit(cache=True, nogil=True)
@@ -537,3 +600,117 @@ def target_points(spaces, block_sizes, bonus):
                         points[g, s, j] = wanted + bonus[j]
                         break
     return points
+
+
+@njit(cache=True, nogil=True)
+def start_turn(board, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped):
+    """A turn begins in every game (in place)."""
+    for g in range(board.shape[0]):
+        start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped)
+
+
+@njit(cache=True, nogil=True)
+def start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped):
+    """A turn begins in game g: which pieces start it against their own colour (Sliding Shapes), and nothing
+    looked at, slid, placed or chosen yet."""
+    touching_own_of(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, start_contact[g])
+    looked[g], placed[g], chosen[g], stopped[g] = False, -1, -1, False
+    slid[g, :] = 0
+    must_touch[g, :] = False
+
+
+@njit(cache=True, nogil=True)
+def asks_look(looked, spaces, stacks, g, seat):
+    """Drawing target tiles: game g's mover may look through a stack once a turn, with a free space on its score
+    board and a stack not empty."""
+    if looked[g]:
+        return False
+    free = False
+    for space in range(spaces.shape[2]):
+        free |= spaces[g, seat, space] < 0
+    offered = False
+    for s in range(stacks.shape[1]):
+        offered |= stacks[g, s, 0] >= 0
+    return free and offered
+
+
+@njit(cache=True, nogil=True)
+def look_asked(looked, spaces, stacks, seat):
+    """(B,) the games whose mover may look (asks_look)."""
+    out = np.zeros(len(looked), np.bool_)
+    for g in range(len(looked)):
+        out[g] = asks_look(looked, spaces, stacks, g, seat)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def looks_of(stacks, g, legal):
+    """legal (5,): the stacks of game g that may be looked through, those not empty."""
+    for s in range(stacks.shape[1]):
+        legal[s] = stacks[g, s, 0] >= 0
+
+
+@njit(cache=True, nogil=True)
+def look_mask(stacks, asked):
+    """(B, 6): the stacks the games asked may look through (looks_of), and no look (column 5) everywhere."""
+    batch, count = stacks.shape[0], stacks.shape[1]
+    legal = np.zeros((batch, count + 1), np.bool_)
+    for g in range(batch):
+        legal[g, count] = True
+        if asked[g]:
+            looks_of(stacks, g, legal[g])
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def look_at(seen, first_look, stacks, g, seat, stack, turn):
+    """Drawing target tiles: game g's mover looks through a stack; it remembers where each tile it saw lay, and
+    the turn of its first look."""
+    for i in range(stacks.shape[2]):
+        tile = stacks[g, stack, i]
+        if tile >= 0:
+            seen[g, seat, tile] = stack
+    if first_look[g, seat] < 0:
+        first_look[g, seat] = turn
+
+
+@njit(cache=True, nogil=True)
+def look(seen, first_look, stacks, seat, choices, turn, games):
+    """The looks of the games marked in games, at stacks choices (in place)."""
+    for g in range(len(games)):
+        if games[g]:
+            look_at(seen, first_look, stacks, g, seat, choices[g], turn)
+
+
+@njit(cache=True, nogil=True)
+def keeps_of(stacks, spaces, g, seat, stack, legal):
+    """legal (30,): tile i of the stack looked through onto free space j of the mover's score board, 5 i + j."""
+    count = spaces.shape[2]
+    for i in range(stacks.shape[2]):
+        for j in range(count):
+            legal[count * i + j] = stacks[g, stack, i] >= 0 and spaces[g, seat, j] < 0
+
+
+@njit(cache=True, nogil=True)
+def keep_mask(stacks, spaces, seat, chosen, asked):
+    """(B, 30): the keeps of the games asked (keeps_of), of the stack each chose."""
+    legal = np.zeros((stacks.shape[0], stacks.shape[2] * spaces.shape[2]), np.bool_)
+    for g in range(stacks.shape[0]):
+        if asked[g]:
+            keeps_of(stacks, spaces, g, seat, max(chosen[g], 0), legal[g])
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def discard_one(owner, discards, g, seat, piece):
+    """Placing Shapes: a player must always play (or discard) a shape; a discarded one leaves the game."""
+    owner[g, piece] = -1
+    discards[g, seat] += 1
+
+
+@njit(cache=True, nogil=True)
+def discard(owner, discards, seat, choices, games):
+    """The discards (choice DISCARD + piece) of the games marked in games (in place)."""
+    for g in range(len(games)):
+        if games[g]:
+            discard_one(owner, discards, g, seat, choices[g] - DISCARD)
