@@ -252,7 +252,7 @@ def placements(board, orient, anchor, pieces, parted_now, corner, geo):
     return legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")  # its callers' loop: no call per game
 def placements_of(board, g, orient, anchor, piece, ids, count, corner, geo, occupied, beside, near, legal):
     """Placing Shapes (Course of play, 1): marks in legal (O * side * side,), cleared, where game g's piece may be
     placed, against every one of the `count` parted pieces of ids (contact "turn")."""
@@ -277,12 +277,13 @@ def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo
     return legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")  # its callers' loop: no call per game
 def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occupied, beside, near, legal):
     """Course of play: the seat MUST place or discard a shape. Marks in legal (2 * 60,), cleared, game g's pieces
     that can lie somewhere (column p) and those it may discard (60 + p): any, unless `count` parted pieces (ids)
     wait for the placement to mend them (contact "turn")."""
-    side = geo.side
+    side, masks, extent, distinct = geo.side, geo.masks, geo.extent, geo.distinct  # once: a tuple's array is
+    # counted at every use
     _bitboards(board, g, side, corner, occupied, beside)
     _near(board, g, orient, anchor, geo, ids, count, near)
     need = _common_colour(ids, count)
@@ -290,8 +291,7 @@ def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occ
     for p in range(PIECES):
         if owner[g, p] == seat:
             legal[PIECES + p] = count == 0
-            legal[p] = _lie_anywhere(side, geo.masks, geo.extent, geo.distinct, occupied, beside, near, count, need, p,
-                                     nowhere)
+            legal[p] = _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, p, nowhere)
 
 
 @njit(cache=True, nogil=True)
@@ -421,46 +421,49 @@ def _destinations(t, g, geo, w, which, found, out):
 
 @njit(cache=True, nogil=True)
 def slide_mask(t, asked, geo):
-    """(B, 61): the pieces the mover may slide now (a chip left, not slid this turn unless `again`, not just placed
-    unless `slide_placed`, somewhere to go), and STOP (column 60)."""
+    """(B, 61): the pieces the mover may slide now (slides_of), and STOP (column 60)."""
     batch = t.board.shape[0]
     legal = np.zeros((batch, PIECES + 1), np.bool_)
-    which, found, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), _scratch(geo.side)
+    which, found, nowhere, w = np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64), np.zeros(0, np.bool_), \
+        _scratch(geo.side)
     for g in range(batch):
-        slides_of(t, g, asked[g], geo, w, which, found, legal[g])
+        slides_of(t, g, asked[g], geo, w, which, found, nowhere, legal)
     return legal
 
 
 @njit(cache=True, nogil=True)
-def slides_of(t, g, asked, geo, w, which, found, legal):
-    """Sliding Shapes: legal (61,), game g's pieces the mover may slide now, if asked (a chip left, not slid this
-    turn unless `again`, not just placed unless `slide_placed`, somewhere to go), and STOP (column 60)."""
-    legal[:] = False
-    legal[PIECES] = True
-    if not asked or t.chips[g, t.seat] <= 0:
-        return
+def slides_of(t, g, asked, geo, w, which, found, nowhere, legal):
+    """Sliding Shapes: into legal[g] (61,), cleared, game g's pieces the mover may slide now, if asked (a chip
+    left, not slid this turn unless `again`, not just placed unless `slide_placed`, somewhere to go), and STOP
+    (column 60). (The whole mask and a game, not a row view: a view costs a reference count per game.)"""
     for p in range(PIECES):
-        which[p] = _may_move(t, g, p)
-    _destinations(t, g, geo, w, which, found, np.zeros(0, np.bool_))
+        legal[g, p] = False
+    legal[g, PIECES] = True
+    if asked and t.chips[g, t.seat] > 0:
+        _movable(t, g, which)
+        _destinations(t, g, geo, w, which, found, nowhere)
+        for p in range(PIECES):
+            legal[g, p] = which[p] and found[p] > 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _movable(t, g, into):
+    """into[p]: whether game g's piece p may slide this turn, wherever it could go: on the board, not slid this
+    turn unless `again`, not just placed unless `slide_placed`."""
+    orient, slid, placed = t.orient, t.slid, t.placed  # once: numba counts a reference at every use of a tuple's
     for p in range(PIECES):
-        legal[p] = which[p] and found[p] > 0
+        into[p] = orient[g, p] >= 0 and (t.again or slid[g, p] == 0) and (t.slide_placed or p != placed[g])
 
 
 @njit(cache=True, nogil=True)
-def _may_move(t, g, p):
-    """Whether game g's piece p may slide this turn, wherever it could go: on the board, not slid this turn unless
-    `again`, not just placed unless `slide_placed`."""
-    return t.orient[g, p] >= 0 and (t.again or t.slid[g, p] == 0) and (t.slide_placed or p != t.placed[g])
-
-
-@njit(cache=True, nogil=True)
-def may_slide(t, g, geo, w, which, found):
-    """Whether slides_of would offer game g's mover some piece (asked): the search stops at the first."""
+def may_slide(t, g, geo, w, which, found, movable, nowhere):
+    """Whether slides_of would offer game g's mover some piece (asked): the search stops at the first. movable:
+    (60,) scratch."""
     if t.chips[g, t.seat] <= 0:
         return False
-    nowhere = np.zeros(0, np.bool_)
+    _movable(t, g, movable)
     for p in range(PIECES):
-        if _may_move(t, g, p):
+        if movable[p]:
             destinations_of(t, g, p, geo, w, which, found, nowhere)
             if found[p] > 0:
                 return True

@@ -41,6 +41,7 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
     (engine._advance's "start" then), changing the arrays in place. Returns the turn then."""
     players = chips.shape[1]
     w, which, found = fast._scratch(geo.side), np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64)
+    movable, nowhere = np.zeros(PIECES, np.bool_), np.zeros(0, np.bool_)  # fast.may_slide's scratch
     rows = np.zeros(max(2 * PIECES, geo.masks.shape[1] * geo.side * geo.side), np.bool_)
     ids = np.empty(PIECES, np.int64)
     while True:
@@ -53,7 +54,7 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
         elif at == KEEP_BEFORE or at == KEEP_AFTER:
             keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng)
         elif at == SLIDE_BEFORE or at == SLIDE_AFTER:
-            slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, rng)
+            slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng)
         elif at == SLIDE_TO_BEFORE or at == SLIDE_TO_AFTER:
             slide_to_randomly(t, chosen, geo, w, which, found, rows, rng)
             at -= 2  # back to the slide question (engine.step after "slide_to")
@@ -62,7 +63,7 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
         else:
             place_randomly(t, chosen, contact_turn, from_placement, geo, w, ids, rows, rng)
         at, turn = next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns,
-                                 contact_turn, geo, w, which, found)
+                                 contact_turn, geo, w, which, found, movable, nowhere)
         if at == START:
             asked[:] = False
             return turn
@@ -70,7 +71,7 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
 
 @njit(cache=True, nogil=True)
 def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns, contact_turn, geo, w,
-                  which, found):
+                  which, found, movable, nowhere):
     """engine._advance after phase `at`: the next phase that asks some game, with `asked` set (and `sliding` in
     a slide phase), and the turn; START once every turn is played."""
     players = t.chips.shape[1]
@@ -95,10 +96,10 @@ def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, tu
             if at == LOOK_BEFORE or at == LOOK_AFTER:
                 asked[g] = fast.asks_look(looked, spaces, stacks, g, seat)
             elif slides and turn == turns - 1:  # the State keeps the last turn's slide masks
-                fast.slides_of(mover, g, not stopped[g], geo, w, which, found, sliding[g])
+                fast.slides_of(mover, g, not stopped[g], geo, w, which, found, nowhere, sliding)
                 asked[g] = sliding[g, :PIECES].any()
             elif slides:  # the masks of the games that slide are found when they do (slide_randomly)
-                asked[g] = not stopped[g] and fast.may_slide(mover, g, geo, w, which, found)
+                asked[g] = not stopped[g] and fast.may_slide(mover, g, geo, w, which, found, movable, nowhere)
             else:  # keep, slide_to and place where a stack or a piece was chosen; every game's play
                 asked[g] = at == PLAY or chosen[g] >= 0
         if asked.any():
@@ -157,13 +158,13 @@ def keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng):
 
 
 @njit(cache=True, nogil=True)
-def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, rng):
+def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng):
     """Sliding Shapes: a random piece that may slide, chosen one time in ten; the mover stops otherwise."""
     piece_draws, slide_draws = rng.random(len(asked)), rng.random(len(asked))
     for g in range(len(asked)):
         chosen[g] = -1
         if asked[g] and slide_draws[g] < SLIDE_CHANCE:
-            fast.slides_of(t, g, True, geo, w, which, found, sliding[g])
+            fast.slides_of(t, g, True, geo, w, which, found, nowhere, sliding)
             chosen[g] = answered(nth_allowed(sliding[g, :PIECES], piece_draws[g]))
         elif asked[g]:
             stopped[g] = True
