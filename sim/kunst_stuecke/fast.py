@@ -295,17 +295,6 @@ def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occ
 
 
 @njit(cache=True, nogil=True)
-def touching_own(board, orient, anchor, geo):
-    """(B, 60) bool: each piece on the board shares an edge with a piece of its own colour."""
-    batch = board.shape[0]
-    offsets, size, neighbours = geo.offsets, geo.size, geo.neighbours
-    out = np.zeros((batch, PIECES), np.bool_)
-    for g in range(batch):
-        touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out[g])
-    return out
-
-
-@njit(cache=True, nogil=True)
 def touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out):
     """out (60,): each piece of game g's board shares an edge with a piece of its own colour (Sliding Shapes: a
     shape that starts the turn abutting its own colour must end it so)."""
