@@ -24,9 +24,7 @@ from sim.broken_beautiful import fast
 from sim.broken_beautiful.rules import (
     BROKEN,
     GOLD,
-    INTACT,
     SCORED,
-    TEAPOT,
     Deal,
     Params,
 )
@@ -227,17 +225,11 @@ def _kept(params: Params, state: State, keep: np.ndarray) -> State:
 
 
 def _break(params: Params, state: State, leftover: np.ndarray) -> tuple[State, np.ndarray]:
-    """Pottery Breaks: every unbroken, never-repaired card in any collection whose type matches the leftover
-    card or the top of the deck breaks. Trays, boxes and gold break nothing; a showing gold card gives a free
-    repair instead (Gold Cards). With the deck empty, only the leftover card counts."""
-    kind = params.kit.type
-    top = deck_top(params, state)
-    showing = np.stack([kind[leftover], np.where(top >= 0, kind[top], -1)], axis=1)  # (B, 2)
-    breaks = showing[:, :, None] == kind[None, None, :]  # (B, 2, C)
-    breaks &= (showing <= TEAPOT)[:, :, None]
-    hit = breaks.any(axis=1) & (state.owner >= 0) & (state.cond == INTACT)
-    cond = np.where(hit, BROKEN, state.cond).astype(np.int8)
-    return evolve(state, cond=cond), (showing == GOLD).any(axis=1)
+    """Pottery Breaks (fast.break_pottery, compiled): the cards whose type shows break, and whether a gold card
+    shows, game by game."""
+    cond = state.cond.copy()
+    free = fast.break_all(state.owner, cond, state.order, state.dealt, fast.kit_arrays(params.kit)[0], leftover)
+    return evolve(state, cond=cond), free
 
 
 def _repaired(params: Params, state: State, choice: np.ndarray) -> State:

@@ -331,6 +331,15 @@ def _mend(cond, ingots, supply, repairs, fixed, free, g, c, seat, value):
 
 
 @njit(cache=True, nogil=True)
+def break_all(owner, cond, order, dealt, kind, leftover):
+    """break_pottery in every game (cond in place); (B,) whether a gold card shows."""
+    free = np.zeros(len(leftover), np.bool_)
+    for g in range(len(leftover)):
+        free[g] = break_pottery(owner, cond, order, dealt, kind, g, leftover[g])
+    return free
+
+
+@njit(cache=True, nogil=True)
 def break_pottery(owner, cond, order, dealt, kind, g, leftover):
     """Pottery Breaks, for game g: every unbroken, never-repaired card in a collection whose type matches the
     leftover card or the card on top of the deck (none once it is empty) breaks; trays, boxes and gold break
@@ -351,11 +360,11 @@ DRAFTING, KEEPING, REPAIRING, OVER = 0, 1, 2, 3  # engine's phases, as the playo
 def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, repairs, free, repairing, fixed,
                    dealt, rounds_done, phase, turn, rounds, kind, value, partial, rng):
     """The games played on to their end by uniformly random players, in place (the arrays of engine.PLAYED, in that
-    order, after the deck `order`), in the engine's order and in
-    lockstep: each draft and each keep draws rng.random(B) (the nth open card, n = int(draw * open cards); keep
-    where the draw is under 0.5 and the card is not gold), each repair turn draws one number per game with a card
-    its seat may mend, and picks the nth of those options and passing (strategies.broken_beautiful.Random).
-    Returns the scalars (dealt, rounds done, phase, turn); phase is OVER at the end."""
+    order, after the deck `order`), in the engine's order and in lockstep: each draft and each keep draws
+    rng.random(B) (the nth open card, n = int(draw * open cards); keep where the draw is under 0.5 and the card is
+    not gold), each repair turn draws one number per game with a card its seat may mend, and picks the nth of those
+    options and passing (strategies.broken_beautiful.Random). Returns the scalars (dealt, rounds done, phase,
+    turn); phase is OVER at the end."""
     batch, players = ingots.shape
     size = draft.shape[1]
     broken, n_broken = np.empty(owner.shape, np.int64), np.zeros(batch, np.int64)  # each game's broken cards

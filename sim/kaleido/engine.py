@@ -259,7 +259,7 @@ def random_playout(params: Params, state: State, rng: np.random.Generator) -> St
         return state
     geo = geometry(params)
     changed = {name: getattr(state, name).copy() for name in PLAYED}
-    owner = np.array([params.owner(c) for c in range(params.colours)])
+    owner = colour_owners(params)
     turn = playout.random_playout(*changed.values(), owner, params.two_colour, fast.scoring(params), geo.cells,
                                   geo.step, state.turn, CYCLE.index(state.phase), longest_game(params), rng)
     return evolve(state, **changed, phase="over", turn=int(turn))
@@ -280,7 +280,7 @@ def outcome(params: Params, state: State) -> Outcome:
     player adds up the points of both colours. Own columns, by seat: points from boards and from hexagons,
     boards placed, white tiles used, turns with a tile, whether the game stalled, and where the seat's boards
     went."""
-    owner = np.array([params.owner(c) for c in range(params.colours)])
+    owner = colour_owners(params)
 
     def by_seat(per_colour):
         return np.stack([per_colour[:, owner == s].sum(axis=1) for s in range(params.players)], axis=1)
@@ -345,10 +345,15 @@ def _start_turn(params: Params, state: State) -> State:
     if state.turn > longest_game(params):
         raise RuntimeError("Kaleido engine: games neither progress nor stall")
     seat = state.turn % params.players
-    owner = np.array([params.owner(c) for c in range(params.colours)])
+    owner = colour_owners(params)
     kind = fast.start_turn(state.tiles, state.stock, state.empty, state.done,
                            colour_to_play(params, state, seat), seat, owner)  # compiled
     return evolve(state, turn_kind=kind, extra_taken=np.zeros(len(kind), bool))
+
+
+def colour_owners(params: Params) -> np.ndarray:
+    """(colours,) the seat playing each colour."""
+    return np.array([params.owner(c) for c in range(params.colours)])
 
 
 def longest_game(params: Params) -> int:
