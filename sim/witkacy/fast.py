@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.witkacy.rules import MAX_STACK, WINDOW
 
@@ -106,20 +107,21 @@ def blocks_around(code, gr, gc, out):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def spot_codes(stack, n, need, by_card, correction, masks, out):
-    """The `where` options of a card laid into a collection (stack, n cards): its cells overlap the collection (at
-    least `need` of 4) but it does not lie entirely on or under it (all 4 cells covered; with `by_card`, in the very
-    place of one of its cards), unless `correction`.
+def spot_rows(stack, n, need, by_card, correction, masks, rows):
+    """The `where` options of a card laid into a collection (stack, n cards), as bits: rows[ar] bit ac for the code
+    ar * WINDOW + ac. Its cells overlap the collection (at least `need` of 4) but it does not lie entirely on or
+    under it (all 4 cells covered; with `by_card`, in the very place of one of its cards), unless `correction`.
+    Returns how many rows it wrote (the collection's anchor rows and one more on each side).
 
-    Written for speed, a grid row at a time: `masks` (2 * GRID uint64, zero, and left zero) holds for each grid row
-    the cells the collection covers (bit c: column c) and the cells where one of its cards lies, so that each row
-    of anchors is judged in a few word operations."""
+    `masks` (2 * GRID uint64, zero, and left zero) holds for each grid row the cells the collection covers (bit c:
+    column c) and the cells where one of its cards lies, so that each row of anchors is judged in a few word
+    operations."""
     r0, c0, r1, c1 = stack[0, 2], stack[0, 3], stack[0, 2], stack[0, 3]
     for i in range(1, n):
         r0, c0 = min(r0, stack[i, 2]), min(c0, stack[i, 3])
         r1, c1 = max(r1, stack[i, 2]), max(c1, stack[i, 3])
-    rows, cols = r1 - r0 + 1, c1 - c0 + 1
-    if rows > MAX_STACK or cols > MAX_STACK:
+    height, width = r1 - r0 + 3, c1 - c0 + 3
+    if height > MAX_STACK + 2 or width > MAX_STACK + 2:
         raise RuntimeError("Witkacy: a collection spans more rows or cols than it has cards (a rule bug)")
     one = np.uint64(1)
     for i in range(n):
@@ -127,8 +129,8 @@ def spot_codes(stack, n, need, by_card, correction, masks, out):
         masks[gr] |= np.uint64(3) << gc
         masks[gr + 1] |= np.uint64(3) << gc
         masks[GRID + gr] |= one << gc
-    k = 0
-    for ar in range(rows + 2):  # anchor rows from one above the top row
+    shift, window = np.uint64(MARGIN - 1), (one << np.uint64(width)) - one  # anchor col 0 is grid col MARGIN - 1
+    for ar in range(height):  # anchor rows from one above the top row
         gr = ar - 1 + MARGIN
         a, b = masks[gr], masks[gr] >> one  # bit c: the anchor's upper cells (gr, c) and (gr, c + 1) are covered
         c, d = masks[gr + 1], masks[gr + 1] >> one
@@ -137,13 +139,42 @@ def spot_codes(stack, n, need, by_card, correction, masks, out):
         if by_card:
             whole &= masks[GRID + gr]
         legal = enough if correction else enough & ~whole
-        for ac in range(cols + 2):
-            if (legal >> np.uint64(ac - 1 + MARGIN)) & one:
-                out[k] = ar * WINDOW + ac
-                k += 1
-    for gr in range(MARGIN - 1, MARGIN + rows + 1):
+        rows[ar] = (legal >> shift) & window
+    for gr in range(MARGIN - 1, MARGIN + height - 1):
         masks[gr], masks[GRID + gr] = 0, 0
+    return height
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def spot_count(rows, height):
+    """How many spots spot_rows found."""
+    k = 0
+    for ar in range(height):
+        k += popcount(rows[ar])
     return k
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def nth_spot(rows, nth):
+    """The code of the nth spot spot_rows found, codes ascending (nth < spot_count)."""
+    for ar in range(len(rows)):
+        k = popcount(rows[ar])
+        if nth < k:
+            bits = rows[ar]
+            for _ in range(nth):
+                bits &= bits - np.uint64(1)
+            return ar * WINDOW + np.int64(trailing_zeros(bits))
+        nth -= k
+    raise RuntimeError("Witkacy: a spot asked for beyond the spots found (a bug)")
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def popcount(x):
+    """The bits set in a uint64 (LLVM makes one instruction of it)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -217,14 +248,17 @@ def beneath(stack, i, r0, c0, cards, top, new):
 
 @njit(cache=True, nogil=True)
 def spots(stack, size, owner, cards, advanced, by_card, correction, active, out):
-    """out (B, WINDOW ** 2): the `where` options (spot_codes) of a card laid into collection owner[g]."""
-    masks, found = np.zeros(2 * GRID, np.uint64), np.empty(WINDOW * WINDOW, np.int64)
+    """out (B, WINDOW ** 2): the `where` options (spot_rows) of a card laid into collection owner[g]."""
+    masks, rows = np.zeros(2 * GRID, np.uint64), np.empty(MAX_STACK + 2, np.uint64)
     for g in range(len(active)):
         if active[g]:
             o = owner[g]
-            for j in range(spot_codes(stack[g, o], size[g, o], 2 if advanced else 1, by_card, correction[g], masks,
-                                      found)):
-                out[g, found[j]] = True
+            for ar in range(spot_rows(stack[g, o], size[g, o], 2 if advanced else 1, by_card, correction[g], masks,
+                                      rows)):
+                bits = rows[ar]
+                while bits:
+                    out[g, ar * WINDOW + np.int64(trailing_zeros(bits))] = True
+                    bits &= bits - np.uint64(1)
 
 
 @njit(cache=True, nogil=True)

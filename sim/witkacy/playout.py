@@ -20,10 +20,12 @@ from sim.witkacy.fast import (
     count_copies,
     depth_codes,
     lay_card,
+    nth_spot,
     removal_codes,
     remove_card,
     scratch_grids,
-    spot_codes,
+    spot_count,
+    spot_rows,
 )
 from sim.witkacy.rules import (
     ACTIONS,
@@ -44,7 +46,6 @@ from sim.witkacy.rules import (
 (START, SEARCH, ACTION, STASH_DRAW, STASH_DISCARD, SOLVENT_PICK, GIFT_PICK, GIFT_WHERE, GIFT_Z, EXPAND, WHERE, Z,
  EXPAND_AGAIN, WHERE_AGAIN, Z_AGAIN, RUSH_DRAW, END) = range(len(CYCLE))
 assert CYCLE[GIFT_Z] == "gift_z" and CYCLE[RUSH_DRAW] == "rush_draw" and CYCLE[END] == "end"
-WIDEST = WINDOW * WINDOW  # the most options a question numbers (where)
 
 
 @njit(cache=True, nogil=True)
@@ -53,13 +54,25 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
     """Play from CYCLE[at] (a question not yet answered) to the end, changing the arrays in place. `flags` (bool):
     advanced, entirely == 'card', stash_draw == 'deck', rush_draw == 'deck', rush_both == 'optional', gift_from ==
     'display_and_deck', end_count == 'deck_and_display'. Returns the turn at which every game had ended."""
-    batch, in_deck = len(ended), 0
+    in_deck = 0
     for j in range(CARDS):
         in_deck += deck[0, j] >= 0  # every deal leaves the same number of cards in the deck
-    (code, top), masks = scratch_grids(), np.zeros(2 * GRID, np.uint64)
+    (code, top), masks, rows = scratch_grids(), np.zeros(2 * GRID, np.uint64), np.empty(MAX_STACK + 2, np.uint64)
     before, after, new = np.empty(9, np.int64), np.empty(9, np.int64), np.empty(4, np.int8)
-    found = np.empty(max(WIDEST, MAX_STACK * players), np.int64)
-    draws = np.empty(0)
+    found, draws = np.empty(MAX_STACK * players, np.int64), np.empty(len(ended))
+    return play(stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot, last_round,
+                ended, turns, cards, players, flags, turn, at, rng, in_deck, code, top, masks, rows, before, after, new,
+                found, draws)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def play(stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot, last_round, ended,
+         turns, cards, players, flags, turn, at, rng, in_deck, code, top, masks, rows, before, after, new, found,
+         draws):
+    """random_playout's loop, given its scratch arrays. Compiled without numba's runtime, it counts no references,
+    so the per-game helpers below are inlined into it at no cost: a call that passes them the batch's ~20 arrays,
+    field by field, cost more than most of the rules' work."""
+    batch = len(ended)
     while True:
         seat = turn % players
         if at == START:
@@ -85,18 +98,21 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
                 if ended[g] or not concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
                     continue
                 k = option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot,
-                                 cards, players, flags, seat, in_deck, code, top, masks, before, new, found)
+                                 cards, players, flags, seat, in_deck, code, top, masks, rows, before, new, found)
                 if k == 0:
                     raise RuntimeError("Witkacy: no legal option in a random playout (a rule bug)")
                 if k > 1 and not drew:
-                    draws, drew = rng.random(batch), True
-                choice = found[0] if k == 1 else found[int(draws[g] * k)]
+                    for h in range(batch):  # the stream rng.random(batch) draws
+                        draws[h] = rng.random()
+                    drew = True
+                nth = 0 if k == 1 else int(draws[g] * k)
+                choice = nth_spot(rows, nth) if at == GIFT_WHERE or at == WHERE or at == WHERE_AGAIN else found[nth]
                 apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, tokens, played, action,
                       pending, spot, cards, seat, in_deck, code, top, before, after)
         at = (at + 1) % len(CYCLE)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
     """Whether the question CYCLE[at] concerns game g (engine.ACTIVE)."""
     if at == SEARCH:
@@ -118,11 +134,11 @@ def concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
     return pending[g, 0] >= 0  # where, z and their repeats
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot, cards, players,
-                 flags, seat, in_deck, code, top, masks, before, new, out):
-    """Game g's options for the question CYCLE[at] (engine.LEGAL), their codes ascending in out; how many. (The
-    batch's arrays come whole: a row taken here costs nothing, one taken by the caller a reference count.)"""
+                 flags, seat, in_deck, code, top, masks, rows, before, new, out):
+    """How many options game g has for the question CYCLE[at] (engine.LEGAL): their codes ascending in out, or for
+    a `where` question as spot_rows writes them in rows."""
     left = in_deck - drawn[g]
     stack, size, display, hand, tokens = stack[g], size[g], display[g], hand[g, seat], tokens[g, seat]
     action, pending, spot = action[g], pending[g], spot[g]
@@ -171,10 +187,11 @@ def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, actio
             out[z] = z
         return size[owner] + 1
     correction = at == WHERE and action == CORRECTION
-    return spot_codes(stack[owner], size[owner], 2 if flags[0] else 1, flags[1], correction, masks, out)
+    height = spot_rows(stack[owner], size[owner], 2 if flags[0] else 1, flags[1], correction, masks, rows)
+    return spot_count(rows, height)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def action_codes(stack, size, copies, display, hand, tokens, cards, flags, left, code, top, before, new, out):
     """No action, and each unused token whose action is possible (engine._action_options)."""
     out[0], k = 0, 1
@@ -207,7 +224,7 @@ def solvent_possible(stack, size, copies, cards, code, top, before, new, scratch
     return removal_codes(stack, size, cards, True, code, top, before, new, scratch) > 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot,
           cards, seat, in_deck, code, top, before, after):
     """Game g's answer to CYCLE[at] (engine.APPLY)."""
