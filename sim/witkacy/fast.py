@@ -12,7 +12,8 @@ never share a cell, and a block is complete (a copy) when it shows P.UL, P.UR, P
 The per-collection helpers allocate nothing and are compiled without numba's runtime (`_nrt=False`), so that no
 reference is counted for the arrays they are handed and the rows they take: called for every game at every
 question, those atomic counts were half of the random playout's time (sim/witkacy/playout.py). `_nrt` is a private
-jit option; numba issue #2350 shows it for the same purpose.
+jit option; numba issue #2350 shows it for the same purpose. Such a helper never returns an array: a caller with
+the runtime would take the reference it returns as its own, and free the array.
 """
 
 from __future__ import annotations
@@ -217,9 +218,12 @@ def removal_codes(stack, size, cards, first, code, top, before, new, out):
         r0, c0, _, _ = paint(stack[o], n, cards, code, top)
         for i in range(n):
             gr, gc = stack[o, i, 2] - r0 + MARGIN, stack[o, i, 3] - c0 + MARGIN
-            beneath(stack[o], i, r0, c0, cards, top, new)
             blocks_around(code, gr, gc, before)
-            if keeps_blocks(code, gr, gc, new, before):
+            keeps = none_complete(before)  # else what it covers decides
+            if not keeps:
+                beneath(stack[o], i, r0, c0, cards, top, new)
+                keeps = keeps_blocks(code, gr, gc, new, before)
+            if keeps:
                 out[k] = o * MAX_STACK + i
                 k += 1
                 if first:
@@ -228,6 +232,14 @@ def removal_codes(stack, size, cards, first, code, top, before, new, out):
         if first and k:
             break
     return k
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def none_complete(blocks):
+    for k in range(9):
+        if blocks[k] >= 0:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -328,22 +340,30 @@ def insert_card(stack, size, o, card, side, row, col, z):
 @njit(cache=True, nogil=True, _nrt=False)
 def lay_card(stack, size, o, card, side, row, col, z, cards, code, top, before, after, copies):
     """insert_card, and the collection's completed copies (copies, 5 counts) brought up to date from the 3 x 3 blocks
-    around the card, the only ones it can change."""
+    around the card, the only ones it can change: only the 4 x 4 cells they cover are painted, into the scratch
+    grids' corner, grid (r, c) the table's (row - 1 + r, col - 1 + c)."""
     n = size[o]
-    r0, c0, _, _ = paint(stack[o], n, cards, code, top)
-    gr, gc = row - r0 + MARGIN, col - c0 + MARGIN
-    blocks_around(code, gr, gc, before)
+    for i in range(n):
+        dr, dc = stack[o, i, 2] - row + 1, stack[o, i, 3] - col + 1
+        if -1 <= dr <= 3 and -1 <= dc <= 3:
+            for q in range(4):
+                r, c = dr + q // 2, dc + q % 2
+                if 0 <= r < 4 and 0 <= c < 4:
+                    code[r, c], top[r, c] = cards[stack[o, i, 0], stack[o, i, 1], q // 2, q % 2], i
+    blocks_around(code, 1, 1, before)
     for q in range(4):  # the card shows where no card from position z up covers the cell
-        if top[gr + q // 2, gc + q % 2] < z:
-            code[gr + q // 2, gc + q % 2] = cards[card, side, q // 2, q % 2]
-    blocks_around(code, gr, gc, after)
+        if top[1 + q // 2, 1 + q % 2] < z:
+            code[1 + q // 2, 1 + q % 2] = cards[card, side, q // 2, q % 2]
+    blocks_around(code, 1, 1, after)
     for k in range(9):
         if before[k] >= 0:
             copies[before[k]] -= 1
         if after[k] >= 0:
             copies[after[k]] += 1
     insert_card(stack, size, o, card, side, row, col, z)
-    wipe(stack[o], n + 1, r0, c0, code, top)
+    for r in range(4):
+        for c in range(4):
+            code[r, c], top[r, c] = -1, -1
 
 
 @njit(cache=True, nogil=True, _nrt=False)
