@@ -106,7 +106,7 @@ def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
 
 @njit(cache=True, nogil=True)
 def _bitboards(board, g, side, corner, occupied, beside):
-    """Game g's board by row as bit masks (bit c: column c): occupied (side,) squares; beside (6, side) the
+    """Game g's board by row as bit masks (bit c: column c): occupied (1, side) squares; beside (6, side) the
     squares a placed piece abuts a piece of colour c on (row BESIDE_ANY: of any colour): sharing an edge, or,
     with `corner`, a corner too."""
     occupied[:] = 0
@@ -119,7 +119,7 @@ def _bitboards(board, g, side, corner, occupied, beside):
         r, c, colour = square // side, square % side, p // SHAPES
         bit = 1 << c
         across = ((bit << 1) | (bit >> 1)) & edge
-        occupied[r] |= bit
+        occupied[0, r] |= bit
         for k in (colour, BESIDE_ANY):
             beside[k, r] |= across
             above_below = (bit | across) if corner else bit
@@ -145,35 +145,25 @@ def _near(board, g, orient, anchor, geo, parted, count, near):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lies(occupied, beside, masks, shape, o, height, row, col, colour):
-    """Placing Shapes, by row masks: on empty squares, abutting no piece or one of its own colour."""
-    own, anything = 0, 0
+def _hits(rows, k, row, masks, shape, o, height):
+    """Bit col set where the oriented shape with its top-left at (row, col) covers a square set in rows[k] (bit c:
+    column c), for every col at once."""
+    hit = 0
     for i in range(height):
-        m = masks[shape, o, i] << col
-        if occupied[row + i] & m:
-            return False
-        own |= beside[colour, row + i] & m
-        anything |= beside[BESIDE_ANY, row + i] & m
-    return anything == 0 or own != 0
-
-
-@njit(cache=True, nogil=True)
-def _against_all(near, count, masks, shape, o, height, row, col):
-    """Whether the oriented shape at (row, col) shares an edge with each of the `count` pieces of `near`."""
-    for j in range(count):
-        hit = 0
-        for i in range(height):
-            hit |= near[j, row + i] & (masks[shape, o, i] << col)
-        if hit == 0:
-            return False
-    return True
+        m, r, b = masks[shape, o, i], rows[k, row + i], 0
+        while m:
+            if m & 1:
+                hit |= r >> b
+            m, b = m >> 1, b + 1
+    return hit
 
 
 @njit(cache=True, nogil=True)
 def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, piece, legal):
     """Whether the piece may lie anywhere, and, where `count` parted pieces wait to be mended, against each of
     them (near), being of their colour `need`; every way it may lie is marked in legal (O * side * side,), or,
-    with an empty legal, the search stops at the first."""
+    with an empty legal, the search stops at the first. Placing Shapes: on empty squares (occupied (1, side)),
+    abutting no piece or one of its own colour (beside); each row of anchors is judged at once, by bit masks."""
     shape, colour = piece % SHAPES, piece // SHAPES
     if count > 0 and colour != need:
         return False
@@ -182,14 +172,23 @@ def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, 
         if not distinct[shape, o]:
             continue
         height, width = extent[shape, o, 0], extent[shape, o, 1]
+        span = (1 << (side - width + 1)) - 1  # the cols where the shape fits on the board
         for row in range(side - height + 1):
+            cols = span & ~_hits(occupied, 0, row, masks, shape, o, height)
+            if cols == 0:
+                continue
+            cols &= ~_hits(beside, BESIDE_ANY, row, masks, shape, o, height) | \
+                _hits(beside, colour, row, masks, shape, o, height)
+            for j in range(count):
+                cols &= _hits(near, j, row, masks, shape, o, height)
+            if cols == 0:
+                continue
+            if legal.shape[0] == 0:
+                return True
+            found = True
             for col in range(side - width + 1):
-                if _lies(occupied, beside, masks, shape, o, height, row, col, colour) and (
-                        count == 0 or _against_all(near, count, masks, shape, o, height, row, col)):
-                    if legal.shape[0] == 0:
-                        return True
+                if (cols >> col) & 1:
                     legal[o * side * side + row * side + col] = True
-                    found = True
     return found
 
 
@@ -243,7 +242,7 @@ def placements(board, orient, anchor, pieces, parted_now, corner, geo):
     against every parted piece (contact "turn")."""
     batch, side, masks = board.shape[0], geo.side, geo.masks
     legal = np.zeros((batch, masks.shape[1] * side * side), np.bool_)
-    occupied, beside = np.zeros(side, np.int64), np.zeros((6, side), np.int64)
+    occupied, beside = np.zeros((1, side), np.int64), np.zeros((6, side), np.int64)
     ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
     for g in range(batch):
         if pieces[g] >= 0:
@@ -268,7 +267,7 @@ def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo
     piece waits for the placement to mend it (contact "turn"); for the seat's pieces in the games asked."""
     batch, side = board.shape[0], geo.side
     legal = np.zeros((batch, 2 * PIECES), np.bool_)
-    occupied, beside = np.zeros(side, np.int64), np.zeros((6, side), np.int64)
+    occupied, beside = np.zeros((1, side), np.int64), np.zeros((6, side), np.int64)
     ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
     for g in range(batch):
         if asked[g]:
@@ -315,7 +314,7 @@ class Scratch(NamedTuple):
     queue: np.ndarray  # (side * side,) int64: the anchors to visit
     bound: np.ndarray  # (60,) bool
     ids: np.ndarray  # (60,) int64
-    occupied: np.ndarray  # (side,) int64
+    occupied: np.ndarray  # (1, side) int64
     beside: np.ndarray  # (6, side) int64
     near: np.ndarray  # (60, side) int64
 
@@ -324,7 +323,7 @@ class Scratch(NamedTuple):
 def _scratch(side):
     squares = side * side
     return Scratch(np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.zeros(PIECES, np.bool_),
-                   np.empty(PIECES, np.int64), np.zeros(side, np.int64), np.zeros((6, side), np.int64),
+                   np.empty(PIECES, np.int64), np.zeros((1, side), np.int64), np.zeros((6, side), np.int64),
                    np.zeros((PIECES, side), np.int64))
 
 
