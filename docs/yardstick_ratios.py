@@ -33,7 +33,8 @@ GAMES = {
     "kunst_stuecke": ("limit_kunst.py", "planner", ["random"], ["planner", "slider", "spoiler"]),
     "witkacy": ("limit_witkacy.py", "completer", ["random"], ["completer", "popular", "saboteur"]),
 }
-GAMES_PER_BENCH = {"kintsugi": 8192}  # the others play the default chunk, 4,096 games
+GAMES_PER_BENCH = {"kintsugi": 32768}  # a Kintsugi bench of 8,192 random games lasts 10 ms, too short to time; the others
+# play the default chunk, 4,096 games
 LINE = re.compile(r"compiled scalar \S+, (\w+) 3p: ([\d,]+) games/s")
 
 

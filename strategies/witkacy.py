@@ -353,12 +353,12 @@ class Candidate(NamedTuple):
     p: int
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _in_place(a, b, c, d, p):
     return (a == 4 * p) + (b == 4 * p + 1) + (c == 4 * p + 2) + (d == 4 * p + 3)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _block(code, r, c, weight):
     """(the painting the block at (r, c) completes, or -1; its worth): a completed painting COPY * w, three of a
     painting's quarters in place w (three in place include the first or the second cell)."""
@@ -372,7 +372,7 @@ def _block(code, r, c, weight):
     return -1, 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _around(code, gr, gc, weight, painting):
     """The 9 blocks' worth; painting[k] the painting complete in block k, or -1."""
     total = 0.0
@@ -382,7 +382,7 @@ def _around(code, gr, gc, weight, painting):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _jitter(seed, a, b):
     """A tie-breaker in [0, 0.5) from a game's seed and an option, so that equal values are picked evenly."""
     x = np.uint64(seed) ^ (np.uint64(a) * np.uint64(0x9E3779B97F4A7C15))
@@ -408,15 +408,22 @@ def _layings(board, wanted, found):
     to a candidate that gains nothing. Otherwise a face that gains nothing keeps value -inf. Without `candidates`
     only that laying picked evenly is tried."""
     code, top = fast.scratch_grids()
-    games, owner, faces, _, weight, seeds, need, _, sign, candidates, neutral = wanted
-    value = found.value
-    paintings = weight.shape[1]
+    paintings = wanted.weight.shape[1]
     votes = np.zeros((fast.GRID, fast.GRID, paintings, 2), np.int8)
     marked = np.zeros((fast.GRID, fast.GRID), np.bool_)
     voted = np.empty((4 * MAX_STACK, 2), np.int64)
     support = np.empty((4, paintings, 4 * MAX_STACK), np.int64)  # blocks that may gain, by painting (_supports)
     supported = np.empty((4, paintings), np.int64)
-    work = np.empty((4, 9), np.int64)
+    _lay_each(board, wanted, found, code, top, votes, marked, voted, support, supported, np.empty((4, 9), np.int64))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _lay_each(board, wanted, found, code, top, votes, marked, voted, support, supported, work):
+    """_layings' loop, given its scratch arrays. Compiled without numba's runtime, it counts no references to the
+    named tuples' arrays and the rows it takes (as in sim/witkacy/fast.py): they were a fifth of completer's time."""
+    games, owner, faces, _, weight, seeds, need, _, sign, candidates, neutral = wanted
+    value = found.value
+    paintings = weight.shape[1]
     for g in range(len(owner)):
         o = owner[g]
         n = board.size[games[g], o]
@@ -448,7 +455,10 @@ def _layings(board, wanted, found):
                     v = support[level, p, i]
                     _try(Candidate(g, k, voted[v, 0] + q // 2 - j // 2, voted[v, 1] + q % 2 - j % 2, voted[v, 0],
                                    voted[v, 1], p), painted, wanted, found)
-        if neutral and value[g, :, 0].max() < 1:  # no face gains: one laying picked evenly, for each
+        gains = False
+        for k in range(faces.shape[1]):
+            gains |= value[g, k, 0] >= 1
+        if neutral and not gains:  # no face gains: one laying picked evenly, for each
             anywhere = _random_spot(top, rows, cols, need, seeds[g])
             for k in range(faces.shape[1]):
                 if faces[g, k, 0, 0] >= 0:
@@ -460,7 +470,7 @@ def _layings(board, wanted, found):
         fast.wipe(collection, n, r0, c0, code, top)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _supports(votes, voted, count, support, supported):
     """support[level, p]: the voted blocks (indices into voted) short of complete where painting p may gain: level
     0, an upper half (a front's) needs one of p's lower quarters in place; level 1, a lower half one of its upper
@@ -478,7 +488,7 @@ def _supports(votes, voted, count, support, supported):
                     supported[level, p] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _vote(stack, n, r0, c0, code, top, votes, marked, voted):
     """Each showing cell's fragment votes for the block where it would be in place, under its painting and the
     block's row it belongs in; the blocks voted for are listed in `voted`. Returns how many."""
@@ -499,7 +509,7 @@ def _vote(stack, n, r0, c0, code, top, votes, marked, voted):
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _overlap(top, gr, gc, rows, cols):
     """How many cells a card at grid (gr, gc) shares with the collection."""
     if gr < MARGIN - 1 or gc < MARGIN - 1 or gr > MARGIN + rows or gc > MARGIN + cols:
@@ -510,7 +520,7 @@ def _overlap(top, gr, gc, rows, cols):
     return shared
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _random_spot(top, rows, cols, need, seed):
     """A cell where the overlap rule lets a card go without Correction (grid row * GRID + col), picked evenly by
     the seed: drawn among the cells around the collection until one fits (most do), or else counted out."""
@@ -532,7 +542,7 @@ def _random_spot(top, rows, cols, need, seed):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _change(code, top, face, gr, gc, start, weight, before, painting, after_p, old):
     """(worth after minus before, broken): the face laid at (gr, gc) from stack position `start`; broken if a
     completed painting around (painting, 9) would not be complete after. The grid is restored."""
@@ -549,7 +559,7 @@ def _change(code, top, face, gr, gc, start, weight, before, painting, after_p, o
     return after - before, broken
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _keep(g, k, first, v, spot, starts, i, count, n, seeds, value, plan):
     """Keep a laying worth v (with its tie-breaker) in the slots from `first` on where it is the best so far: its
     where option, and a stack position picked evenly within its range."""
@@ -618,7 +628,7 @@ def _anywhere(at, painted, wanted, found):
           n, seeds, value, plan)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _at_most(code, face, gr, gc, br, bc, p):
     """The most quarters of painting p the block at (br, bc) can show in place with the face at (gr, gc), whatever
     its stack position: each cell in place now, or in place on the card where the card covers it."""
@@ -630,7 +640,7 @@ def _at_most(code, face, gr, gc, br, bc, p):
     return shown
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _shown_after(code, top, face, gr, gc, start, br, bc, p):
     """How many quarters of painting p the block at (br, bc) shows in place once the face lies at (gr, gc) from
     stack position `start`."""
@@ -644,7 +654,7 @@ def _shown_after(code, top, face, gr, gc, start, br, bc, p):
     return shown
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _depth_starts(top, gr, gc, starts):
     """The smallest z of each range of stack positions that shows the same cells of a card at (gr, gc): 0, and
     one above each covering card. Returns how many, sorted into starts."""
