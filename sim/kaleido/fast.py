@@ -56,7 +56,8 @@ def extra_mask(slots, cell, empty, offers, whites, stock, asked, seat, boards_on
                 for s in range(6):
                     legal[g, 1 + 6 * b + s] = placed & (slots[g, b, s] == EMPTY)
         if may_place_board(stock, g, seat):
-            legal[g, 1 + holes :] = offers[g]
+            for j in range(holes):
+                legal[g, 1 + holes + j] = offers[g, j]
     return legal
 
 
@@ -112,17 +113,17 @@ def board_offers(cell, cells, steps):
     past the farthest a chain of every board can go, so a neighbour's index never leaves it."""
     batch, nb = cell.shape
     offers = np.zeros((batch, 6 * nb), np.bool_)
-    grid = np.full(cells, -1, np.int8)
+    grid, offered = np.full(cells, -1, np.int8), np.empty(6 * nb, np.int64)
     for g in range(batch):
-        offer(grid, cell, g, steps, offers[g])
+        offer(grid, offered, cell, g, steps, offers)
     return offers
 
 
-@njit(cache=True, nogil=True)
-def offer(grid, cell, g, steps, row):
-    """Game g's board options into row (see board_offers); grid is a blank one-game grid, left blank."""
+@njit(cache=True, nogil=True, _nrt=False)
+def offer(grid, offered, cell, g, steps, offers):
+    """Game g's board options into offers[g] (see board_offers); grid is a blank one-game grid, left blank, and
+    offered (6 NB,) scratch."""
     nb = cell.shape[1]
-    offered = np.empty(6 * nb, np.int64)
     lay_boards(grid, cell, g, True)
     found = 0
     for b in range(nb):
@@ -130,12 +131,13 @@ def offer(grid, cell, g, steps, row):
             for k in range(6):
                 c = cell[g, b] + steps[k]
                 free = grid[c] == -1  # empty and not offered yet (-2): selects, not branches
-                row[6 * b + k] = free
+                offers[g, 6 * b + k] = free
                 grid[c] -= free
                 offered[found] = c
                 found += free
         else:
-            row[6 * b : 6 * b + 6] = False
+            for k in range(6):
+                offers[g, 6 * b + k] = False
     for i in range(found):
         grid[offered[i]] = -1
     lay_boards(grid, cell, g, False)
@@ -402,18 +404,18 @@ def place_tile(slots, tiles, empty, filling, g, hole, colour):
 @njit(cache=True, nogil=True)
 def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, cells, steps):
     """Extra actions in every game (in place), as apply_game_extra."""
-    grid = np.full(cells, -1, np.int8)
+    grid, offered = np.full(cells, -1, np.int8), np.empty(offers.shape[1], np.int64)
     for g in range(len(choice)):
         apply_game_extra(choice[g], g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
-                         grid, steps)
+                         grid, offered, steps)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, grid,
-                     steps):
+                     offered, steps):
     """Game g's extra action (Details of a Turn, 2), in place: 1 + h puts one of the seat's white tiles in hole
     h; 1 + H + 6 b + k joins a board from its stock to the table next to board b in direction k, with the next
-    board id; 0 does nothing. grid: a blank one-game grid, left blank."""
+    board id; 0 does nothing. grid: a blank one-game grid, left blank; offered: offer's scratch."""
     nb = cell.shape[1]
     holes = 6 * nb
     if 1 <= code <= holes:
@@ -430,7 +432,7 @@ def apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_u
         placer[g, new] = seat
         stock[g, seat] -= 1
         empty[g] += 6
-        offer(grid, cell, g, steps, offers[g])
+        offer(grid, offered, cell, g, steps, offers)
 
 
 @njit(cache=True, nogil=True)

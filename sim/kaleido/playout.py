@@ -38,7 +38,7 @@ def random_playout(slots, cell, placer, rot, scored, tiles, whites, stock, midga
     """Play from CYCLE[at] (a question not yet answered) until every game has ended and the end-game hexagons are
     scored (engine._advance's "start" once every game is done), changing the arrays in place. Returns the turn
     then."""
-    grid = np.full(cells, -1, np.int8)
+    grid, offered = np.full(cells, -1, np.int8), np.empty(offers.shape[1], np.int64)
     options, whites_offered = np.zeros(len(done), np.int64), np.zeros(len(done), np.int64)
     while True:
         seat = turn % whites.shape[1]
@@ -71,8 +71,8 @@ def random_playout(slots, cell, placer, rot, scored, tiles, whites, stock, midga
                 continue  # the next board just scored, if any (engine.step after "rotate")
             else:
                 take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
-                                   extra_taken, asked, seat, at == FORCED, at == BEFORE, grid, steps, options,
-                                   whites_offered, rng)
+                                   extra_taken, asked, seat, at == FORCED, at == BEFORE, grid, offered, steps,
+                                   options, whites_offered, rng)
         at = (at + 1) % 8
 
 
@@ -99,7 +99,7 @@ def place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, 
 
 @njit(cache=True, nogil=True)
 def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers, extra_taken, asked,
-                       seat, forced, before_tile, grid, steps, options, whites_offered, rng):
+                       seat, forced, before_tile, grid, offered, steps, options, whites_offered, rng):
     """The additional action (Details of a Turn, 2) in each asked game, Random.extra's: with a draw under 0.5, or
     always when forced, the nth of its options in code order (white tiles in empty holes, then boards on free
     cells); none otherwise."""
@@ -126,5 +126,5 @@ def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, f
             else:
                 code = 1 + 6 * nb + fast.nth_offer(offers, g, nth - whites_offered[g])
             fast.apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling,
-                                  offers, grid, steps)
+                                  offers, grid, offered, steps)
             extra_taken[g] = True
