@@ -18,7 +18,8 @@ and continued from, for example by a search player's rollouts:
 An engine may add `random_playout(params, state, rng) -> State`: the games played on with uniformly random legal
 answers, in one compiled loop, as far as a uniform random player's answers are the rules' alone (Witkacy: to the
 end; Kintsugi: the placements, not the guesses); the State, and the rng's state, that stepping a table of such
-players (strategies.common.Catalogue.uniform) ends in there.
+players (strategies.common.Catalogue.uniform) ends in there. It may add the compiled playout of a scripted strategy
+that plays every seat (Kaleido's `greedy_playout`), named by the strategy's Catalogue.fused, on the same terms.
 
 The scalar reference, `sim/<name>/reference.py`, keeps its readable form, and every game's looks the same:
 - `play(params, one, decider) -> Game`: the one game of a deal (`one`, a batch of one), played to its end;

@@ -70,11 +70,12 @@ class GameSpec:
         """Play the games of `deal` to the end with the batched engine, the strategies seated as `lineups` (B, P)
         (seat 0 starts); `listen` is told every decision and its checked choices. A batch that only uniform random
         players play (Catalogue.uniform) is played on by the engine's `random_playout` where it has one, as far as
-        it goes: the same games."""
+        it goes, and one strategy alone by its compiled playout (Catalogue.fused) where it has one: the same
+        games."""
         engine, table = self.rules.engine, self.table(params, lineups, deal, players)
         state = engine.init(params, deal)
-        if listen is None and table.uniform and hasattr(engine, "random_playout"):
-            state = engine.random_playout(params, state, rng)
+        if listen is None and table.playout and hasattr(engine, table.playout):
+            state = getattr(engine, table.playout)(params, state, rng)
         choose = table.choose if listen is None else _listening(table.choose, listen)
         state = game.play_on(engine, params, state, choose, rng)
         return Played(state, engine.outcome(params, state))

@@ -15,7 +15,7 @@ made at the table (`Decision.public`), its own included.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,8 @@ class Catalogue:
     uniform: frozenset[str] = frozenset()  # strategies that answer the questions of the engine's compiled
     # `random_playout` as pick_any over the legal options, drawing nothing else and watching nothing: a batch they
     # play at every seat may be played on by it, draw for draw the same games
+    fused: dict[str, str] = field(default_factory=dict)  # strategy -> the name of the engine's compiled playout
+    # that plays it at every seat draw for draw (Kaleido's greedy: engine.greedy_playout), where it has one
 
 
 class Table:
@@ -50,6 +52,8 @@ class Table:
         ]
         self.watchers = [player for seat in self.seats for _, player in seat if hasattr(player, "observe")]
         self.uniform = bool(catalogue.uniform) and np.isin(lineups, list(catalogue.uniform)).all()
+        alone = str(lineups.flat[0]) if lineups.size and (lineups == lineups.flat[0]).all() else None
+        self.playout = "random_playout" if self.uniform else catalogue.fused.get(alone)  # the engine's, if any
 
     def choose(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
         """Ask the acting seat's players, check their choices against the rules, and show what every seat learns

@@ -252,4 +252,5 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[name](name, seat=seat, idx=games, params=params)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}))
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}),
+                    fused={"greedy": "greedy_playout"})  # Player's answers, compiled in sim/kaleido/playout.py

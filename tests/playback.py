@@ -91,15 +91,17 @@ class Recorder:
         return choice
 
 
-def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games: int = 24, also=()):
-    """engine.random_playout, from the set-up or after `stepped` questions, then stepped on to the end (Kintsugi's
-    stops at the guesses), against stepping a table of the catalogue's uniform random players all the way: every
-    field of the final State the same (but the question's, `QUESTION`, except those named in `also`), and the rng
-    left in the same state. Returns the State the playout ended in."""
+def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games: int = 24, also=(), strategy=None):
+    """engine.random_playout (or the compiled playout of `strategy`, Catalogue.fused), from the set-up or after
+    `stepped` questions, then stepped on to the end (Kintsugi's stops at the guesses), against stepping a table of
+    the catalogue's uniform random players (or of `strategy`) all the way: every field of the final State the same
+    (but the question's, `QUESTION`, except those named in `also`), and the rng left in the same state. Returns the
+    State the playout ended in."""
     spec = get_game(game)
     engine = spec.rules.engine
     deal = spec.rules.deal(params, np.random.default_rng(seed), games)
-    lineups = np.full((games, params.players), sorted(spec.players.uniform)[0])
+    lineups = np.full((games, params.players), strategy or sorted(spec.players.uniform)[0])
+    playout = getattr(engine, spec.players.fused[strategy] if strategy else "random_playout")
     choose = spec.table(params, lineups, deal).choose
     stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
     whole = play(engine, params, deal, choose, stepping)
@@ -107,7 +109,7 @@ def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games
     for _ in range(stepped):
         if not engine.terminal(state):
             state = engine.step(params, state, choose(engine.decision(params, state), fused))
-    played_out = engine.random_playout(params, state, fused)
+    played_out = playout(params, state, fused)
     state = play_on(engine, params, played_out, choose, fused)
     for field in dataclasses.fields(state):
         if field.name not in getattr(type(state), "QUESTION", ()) or field.name in also:

@@ -2,7 +2,7 @@
 
 For each game a subprocess with NUMBA_BOUNDSCHECK=1 plays a few games of every player count with both engines
 (the batched engine and the reference, whose strategies call the same kernels on a batch of one), over a pool
-of strategies, and its compiled random playout where it has one, on each edge case of its data: an index out of
+of strategies, and its compiled playouts where it has them, on each edge case of its data: an index out of
 bounds raises IndexError there instead of corrupting memory. The subprocesses keep their compiled kernels in a
 cache of their own (.pytest_cache/d/numba-boundscheck), apart from the unchecked ones.
 Only the generic contract is used: get_game, GameRules, the engine's steps and strategies.common.Table.
@@ -89,6 +89,8 @@ def play_cases(name: str, cases: list) -> None:
             rules.engine.outcome(params, play(rules.engine, params, deal, table.choose, rng))
             if spec.players.uniform and hasattr(rules.engine, "random_playout"):  # the compiled random playout
                 spec.play(params, deal, np.full((BATCH, count), sorted(spec.players.uniform)[0]), rng)
+            for strategy in spec.players.fused:  # and each strategy's (Catalogue.fused)
+                spec.play(params, deal, np.full((BATCH, count), strategy), rng)
             one = take(deal, [0])
             rules.play_reference(params, one, Table(spec.players, params, lineups[:1], rules.secrets(one)).choose, rng)
 

@@ -193,6 +193,18 @@ def test_a_random_playout_plays_the_games_stepping_random_players_plays(name: st
         assert_playout_is_stepping(name, get_game(name).make_params(players, {}), players, stepped)
 
 
+FUSED = [(name, strategy) for name in NAMES for strategy in get_game(name).players.fused]
+
+
+@pytest.mark.parametrize(("name", "strategy"), FUSED)
+@pytest.mark.parametrize("stepped", [0, 7])
+def test_a_fused_playout_plays_the_games_stepping_its_strategy_plays(name: str, strategy: str, stepped: int) -> None:
+    """A strategy's compiled playout (Catalogue.fused) from the set-up, or after some questions, then stepped on to
+    the end, against stepping a table of that strategy all the way: the same final State, the same rng state."""
+    for players in the_fewest_and_the_most(name):
+        assert_playout_is_stepping(name, get_game(name).make_params(players, {}), players, stepped, strategy=strategy)
+
+
 @pytest.mark.parametrize(("name", "lineup", "played_out"), [
     ("witkacy", ["random"] * 3, True), ("witkacy", ["random", "random", "completer"], False),
     ("witkacy", ["random", "random-no-gift", "random"], False), ("kintsugi", ["random+uniform"] * 3, True),
@@ -205,6 +217,19 @@ def test_only_a_table_of_uniform_random_players_is_played_out(monkeypatch, name,
     engine, calls = spec.rules.engine, []
     playout = engine.random_playout
     monkeypatch.setattr(engine, "random_playout", lambda *args: calls.append(1) or playout(*args))
+    params = spec.make_params(3, {})
+    spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 4), np.array([lineup] * 4),
+              np.random.default_rng(1))
+    assert bool(calls) == played_out
+
+
+@pytest.mark.parametrize(("lineup", "played_out"), [(["greedy"] * 3, True), (["greedy", "majority", "greedy"], False),
+                                                    (["greedy", "random", "greedy"], False)])
+def test_only_a_table_of_the_fused_strategy_alone_is_played_out_by_its_playout(monkeypatch, lineup, played_out):
+    spec = get_game("kaleido")
+    engine, calls = spec.rules.engine, []
+    playout = engine.greedy_playout
+    monkeypatch.setattr(engine, "greedy_playout", lambda *args: calls.append(1) or playout(*args))
     params = spec.make_params(3, {})
     spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 4), np.array([lineup] * 4),
               np.random.default_rng(1))

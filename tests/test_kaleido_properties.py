@@ -219,7 +219,7 @@ def test_reference_games_conserve_components_and_add_up(players: int, data) -> N
     assert result.ranks == [1 + sum(o > m for o in result.scores) for m in result.scores]
 
 
-# ---------------------------------------------------------------------------------------------- random playout
+# ---------------------------------------------------------------------------------------------- playouts
 
 playout_params = st.builds(Params, players=st.sampled_from(rules.PLAYER_COUNTS), first=st.integers(0, 20),
                            second=st.integers(0, 20), tie_pool=st.integers(0, 20), monochrome=st.integers(0, 30),
@@ -234,3 +234,10 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(params: Para
     stepping the batch with the `random` strategy at every seat (tests/test_contract.py holds every game's playout
     so under the default Params): the same final State, and the rng left in the same state."""
     assert engine.terminal(assert_playout_is_stepping("kaleido", params, seed, stepped))
+
+
+@settings(max_examples=12, deadline=None)
+@given(playout_params, st.integers(0, 2**32), st.integers(0, 60))
+def test_the_greedy_playout_ends_where_stepping_greedy_players_ends(params: Params, seed: int, stepped: int) -> None:
+    """engine.greedy_playout, as the random one above, against stepping the batch with `greedy` at every seat."""
+    assert engine.terminal(assert_playout_is_stepping("kaleido", params, seed, stepped, strategy="greedy"))

@@ -255,13 +255,23 @@ def random_playout(params: Params, state: State, rng: np.random.Generator) -> St
     """Every game played to its end with uniformly random legal answers, the `random` player's (an extra action
     half the time, always when forced): the State, and the rng's, that stepping the batch with `random` at every
     seat ends in, in one compiled loop (sim/kaleido/playout.py), rotations included."""
+    return _played_out(params, state, rng, greedy=False)
+
+
+def greedy_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """Every game played to its end by the `greedy` player at every seat (strategies/kaleido.Player), in the same
+    compiled loop: the State, and the rng's, that stepping the batch with it ends in."""
+    return _played_out(params, state, rng, greedy=True)
+
+
+def _played_out(params: Params, state: State, rng: np.random.Generator, greedy: bool) -> State:
     if terminal(state):
         return state
     geo = geometry(params)
     changed = {name: getattr(state, name).copy() for name in PLAYED}
     owner = colour_owners(params)
-    turn = playout.random_playout(*changed.values(), owner, params.two_colour, fast.scoring(params), geo.cells,
-                                  geo.step, state.turn, CYCLE.index(state.phase), longest_game(params), rng)
+    turn = playout.play_out(*changed.values(), owner, params.two_colour, fast.scoring(params), geo.cells, geo.step,
+                            state.turn, CYCLE.index(state.phase), longest_game(params), greedy, rng)
     return evolve(state, **changed, phase="over", turn=int(turn))
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from sim.kaleido import fast
+from sim.kaleido.rules import EMPTY
 
 # engine.CYCLE's phases by index (engine.py checks the order), and engine.PHASE_CODES of those that ask
 START, FORCED, BEFORE, TILE, AFTER, SCORE, ROTATE, END = range(8)
@@ -32,14 +33,16 @@ OVER = 4  # engine.OVER
 
 
 @njit(cache=True, nogil=True)
-def random_playout(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, endgame, whites_used,
-                   turns_played, passes, skips, done, stalled, turn_kind, extra_taken, pending, asked, empty, filling,
-                   offers, owner, two_colour, scoring, cells, steps, turn, at, longest, rng):
+def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, endgame, whites_used, turns_played,
+             passes, skips, done, stalled, turn_kind, extra_taken, pending, asked, empty, filling, offers, owner,
+             two_colour, scoring, cells, steps, turn, at, longest, greedy, rng):
     """Play from CYCLE[at] (a question not yet answered) until every game has ended and the end-game hexagons are
-    scored (engine._advance's "start" once every game is done), changing the arrays in place. Returns the turn
-    then."""
+    scored (engine._advance's "start" once every game is done), changing the arrays in place, with `random`, or
+    with `greedy` at every seat. Returns the turn then."""
     grid, offered = np.full(cells, -1, np.int8), np.empty(offers.shape[1], np.int64)
     options, whites_offered = np.zeros(len(done), np.int64), np.zeros(len(done), np.int64)
+    bins, count, points = np.zeros(fast.BINS, np.int64), np.zeros(tiles.shape[1], np.int64), \
+        np.zeros(tiles.shape[1], np.int64)
     while True:
         seat = turn % whites.shape[1]
         if at == START and done.all():
@@ -64,12 +67,23 @@ def random_playout(slots, cell, placer, rot, scored, tiles, whites, stock, midga
             asked[:] = fast.asked(ASKING[at], turn_kind, extra_taken, empty, pending)
             if not asked.any():
                 pass  # a phase that asks no game is passed over (engine._advance)
+            elif at == TILE and greedy:
+                place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring,
+                                   bins, count, points, rng)
             elif at == TILE:
                 place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, rng)
             elif at == ROTATE:
-                rotate_randomly(rot, pending, asked, rng)
+                for g in range(len(asked)):  # greedy leaves the board as it is
+                    if greedy and asked[g]:
+                        fast.rotate_game(rot, pending, g, 0)
+                if not greedy:
+                    rotate_randomly(rot, pending, asked, rng)
                 continue  # the next board just scored, if any (engine.step after "rotate")
-            else:
+            elif greedy and at != BEFORE:  # greedy takes no extra action before its tile, and draws nothing there
+                take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
+                                   extra_taken, asked, seat, at == FORCED, grid, offered, steps, turns_played,
+                                   two_colour, scoring, bins, count, points, rng)
+            elif not greedy:
                 take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
                                    extra_taken, asked, seat, at == FORCED, at == BEFORE, grid, offered, steps,
                                    options, whites_offered, rng)
@@ -128,3 +142,132 @@ def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, f
             fast.apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling,
                                   offers, grid, offered, steps)
             extra_taken[g] = True
+
+
+# ---------------------------------------------------------------------------------------------- greedy
+# strategies/kaleido.Player's answers, game by game: its values (fast.closing_points, fast.touching) for one game,
+# and pick_best's choice among the legal options with the same one draw a game (strategies.common._pick_best: the
+# best value, ties within 1e-9 picked by int(draw * ties) in option order).
+
+
+@njit(cache=True, nogil=True)
+def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring, bins,
+                       count, points, rng):
+    """Placing a tile (Details of a Turn, 1) in each asked game: in the empty hole that fills its board for the
+    most points, Player.tile's."""
+    draws = rng.random(len(asked))
+    for g in range(len(asked)):
+        if asked[g]:
+            colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
+            hole, _ = closing_hole(slots, cell, g, colour, False, scoring, draws[g], bins, count, points)
+            if hole < 0:
+                raise RuntimeError("Kaleido playout: a tile asked for where no hole is empty")
+            fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
+
+
+@njit(cache=True, nogil=True)
+def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers, extra_taken, asked,
+                       seat, forced, grid, offered, steps, turns_played, two_colour, scoring, bins, count, points,
+                       rng):
+    """The additional action (Details of a Turn, 2) in each asked game, Player.extra's: when forced, a board on
+    the free cell the most boards touch; after the tile, a white tile that fills a board for points, if any."""
+    batch, nb, _ = slots.shape
+    draws = rng.random(batch)
+    for g in range(batch):
+        if not asked[g]:
+            continue
+        if forced:
+            if not fast.may_place_board(stock, g, seat):
+                raise RuntimeError("Kaleido playout: a board asked for where the mover has none")
+            code = 1 + 6 * nb + most_touched_offer(grid, cell, offers, g, steps, draws[g])
+        else:
+            if not fast.may_place_white(whites, empty, g, seat, False, False):
+                continue
+            colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
+            hole, gain = closing_hole(slots, cell, g, colour, True, scoring, draws[g], bins, count, points)
+            if gain <= 0:
+                continue
+            code = 1 + hole
+        fast.apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
+                              grid, offered, steps)
+        extra_taken[g] = True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def closing_hole(slots, cell, g, colour, white, scoring, draw, bins, count, points):
+    """(hole, its points): among game g's empty holes, the one whose tile of `colour` (or white tile) fills its
+    board for the most points to `colour` (fast.closing_points), ties picked by the draw; (-1, 0) if none is
+    empty."""
+    nb, colours = slots.shape[1], len(count)
+    best, ties = -np.inf, 0
+    for rounds in range(2):  # the best, then its ties
+        for b in range(nb):
+            if cell[g, b] < 0:
+                continue
+            fast._tally(slots, g, b, bins)
+            if bins[0] == 0:
+                continue
+            gain = 0.0
+            if bins[0] == 1:
+                for c in range(colours):
+                    count[c] = bins[c + 1]
+                if not white:
+                    count[colour] += 1
+                fast.majority_into(count, scoring, points)
+                gain = points[colour]
+            if rounds == 0:
+                best = max(best, gain)
+            elif gain >= best - 1e-9:
+                ties += bins[0]
+    if ties == 0:
+        return -1, 0.0
+    nth = int(draw * ties)
+    for b in range(nb):
+        if cell[g, b] < 0:
+            continue
+        fast._tally(slots, g, b, bins)
+        gain = 0.0
+        if bins[0] == 1:
+            for c in range(colours):
+                count[c] = bins[c + 1]
+            if not white:
+                count[colour] += 1
+            fast.majority_into(count, scoring, points)
+            gain = points[colour]
+        if bins[0] > 0 and gain >= best - 1e-9:
+            for s in range(6):
+                if slots[g, b, s] == EMPTY:
+                    if nth == 0:
+                        return 6 * b + s, gain
+                    nth -= 1
+    return -1, 0.0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def most_touched_offer(grid, cell, offers, g, steps, draw):
+    """The board option 6 b + k (`offers`) whose cell the most boards on the table touch (fast.touching), ties
+    picked by the draw. grid: a blank one-game grid, left blank."""
+    nb = cell.shape[1]
+    fast.lay_boards(grid, cell, g, True)
+    best, ties, nth = -1, 0, -1
+    for rounds in range(3):  # the best, its ties, then the nth of them
+        for b in range(nb):
+            for k in range(6):
+                if not offers[g, 6 * b + k]:
+                    continue
+                spot, touched = cell[g, b] + steps[k], 0
+                for j in range(6):
+                    touched += grid[spot + steps[j]] >= 0
+                if rounds == 0:
+                    best = max(best, touched)
+                elif touched == best and rounds == 1:
+                    ties += 1
+                elif touched == best:
+                    if nth == 0:
+                        fast.lay_boards(grid, cell, g, False)
+                        return 6 * b + k
+                    nth -= 1
+        if rounds == 1:
+            nth = int(draw * ties)
+    fast.lay_boards(grid, cell, g, False)
+    raise RuntimeError("Kaleido playout: a board asked for where no cell is free")
