@@ -28,19 +28,7 @@ STRATEGIES = {
 BENCH_STRATEGY = "greedy"
 
 
-def board_counts(obs, colours: int) -> tuple[np.ndarray, np.ndarray]:
-    """Coloured tiles per board (B, NB, colours) and empty holes per board (B, NB) on the table, computed
-    once per observation."""
-    if "counts" not in obs.memo:
-        obs.memo["counts"] = fast.board_counts(obs.state.slots, obs.state.cell, colours)
-    return obs.memo["counts"]
-
-
-def closing_points(obs, params, white: bool) -> np.ndarray:
-    """(B, H): points the mover's colour scores at once if its tile (or a white tile) goes in each hole,
-    because that fills the board."""
-    counts, empties = board_counts(obs, params.colours)
-    return fast.closing_points(counts, empties, obs.colour, white, fast.scoring(params))  # compiled
+GREEDY, MAJORITY, HOARDER = range(3)  # how a player values a hole (_hole_choices)
 
 
 def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -50,7 +38,9 @@ def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np
 
 
 class Player:
-    """Greedy play; the other strategies override one decision or the value of a hole."""
+    """Greedy play; the other strategies override one decision or the value of a hole (KIND, _hole_choices)."""
+
+    KIND = GREEDY
 
     def __init__(self, name: str, *, seat: int, idx, params):
         self.name, self.seat, self.idx, self.params = name, seat, idx, params  # idx: the player's games
@@ -64,24 +54,24 @@ class Player:
             return 1 + holes + pick_best(crowd, legal[:, 1 + holes :], rng)
         choice = np.full(len(legal), NONE)
         if obs.phase == "after":
-            white = self.white_value(obs)[self.idx]
-            best = pick_best(white, legal[:, 1 : 1 + holes], rng)
-            rows = np.arange(len(best))
-            take = (white[rows, best] > 0) & legal[rows, 1 + best]
+            best, worth = self.best_hole(obs, legal[:, 1 : 1 + holes], True, rng)
+            take = (worth > 0) & legal[np.arange(len(best)), 1 + best]
             choice[take] = 1 + best[take]
         return choice
 
-    def white_value(self, obs) -> np.ndarray:
-        return closing_points(obs, self.params, white=True)
-
     def tile(self, obs, rng):
-        return pick_best(self.hole_value(obs)[self.idx], obs.legal[self.idx], rng)
+        return self.best_hole(obs, obs.legal[self.idx], False, rng)[0]
 
     def rotate(self, obs, rng):
         return np.zeros(len(obs.legal[self.idx]), np.intp)
 
-    def hole_value(self, obs) -> np.ndarray:
-        return closing_points(obs, self.params, white=False)
+    def best_hole(self, obs, legal, white: bool, rng) -> tuple[np.ndarray, np.ndarray]:
+        """(the best of the legal holes (n, 6 NB) for the player's tile, or a white tile; its value), pick_best's
+        choice draw for draw."""
+        state = obs.state
+        return _hole_choices(state.slots[self.idx], state.cell[self.idx], obs.colour[self.idx], white, self.KIND,
+                             fast.scoring(self.params), self.params.colours, np.ascontiguousarray(legal),
+                             rng.random(len(legal)))
 
 
 class Random(Player):
@@ -97,9 +87,7 @@ class Random(Player):
 
 
 class Majority(Player):
-    def hole_value(self, obs):
-        counts, empties = board_counts(obs, self.params.colours)
-        return super().hole_value(obs) + _lead_bonus(counts, empties, obs.colour)
+    KIND = MAJORITY
 
 
 class Rotator(Player):
@@ -142,20 +130,13 @@ class Rotator(Player):
 
 
 class Hoarder(Player):
+    KIND = HOARDER
+
     def extra(self, obs, rng):
         """Greedy's extra actions, but a white tile only to close a board it wins, before or after."""
         if obs.phase != "before":
             return super().extra(obs, rng)
         return super().extra(_as_phase(obs, "after"), rng)
-
-    def white_value(self, obs):
-        white = super().white_value(obs)
-        return np.where(white >= self.params.first, white, 0)  # only to take first place
-
-    def hole_value(self, obs):
-        _, empties = board_counts(obs, self.params.colours)
-        gift = np.repeat(empties == 2, 6, axis=1)  # filling this hole would leave one for the next player
-        return super().hole_value(obs) - gift
 
 
 @njit(cache=True, nogil=True)
@@ -184,19 +165,62 @@ def _random_extra(legal, rng):
 
 
 @njit(cache=True, nogil=True)
-def _lead_bonus(counts, empties, colour):
-    """(B, 6 NB): Majority's bonus for each hole, 2 on a board where its tile plus every other empty hole would
-    reach the leader's count (own + empty >= the best rival), -2 elsewhere."""
-    batch, nb, colours = counts.shape
-    bonus = np.empty((batch, 6 * nb))
-    for g in range(batch):
+def _hole_choices(slots, cell, colour, white, kind, scoring, colours, legal, draws):
+    """(choice, its value) for n games: pick_best (draw for draw) over legal (n, 6 NB) of each hole's value, the
+    value of its board: the points colour[g] scores at once if its tile (or a white tile) fills the board
+    (fast.closing_value); for MAJORITY's tile 2 more where its tile and every other empty hole would reach the best
+    rival's count on that board, 2 less elsewhere; for HOARDER's tile 1 less where the board has 2 empty holes
+    (filling one leaves the last to the next player), and its white tile worth nothing unless it pays first place."""
+    n, nb = cell.shape
+    choice, worth, value = np.empty(n, np.intp), np.empty(n), np.empty(nb)
+    bins, count, points = np.zeros(fast.BINS, np.int64), np.zeros(colours, np.int64), np.zeros(colours, np.int64)
+    _choose_holes(slots, cell, colour, white, kind, scoring, legal, draws, choice, worth, value, bins, count, points)
+    return choice, worth
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _choose_holes(slots, cell, colour, white, kind, scoring, legal, draws, choice, worth, value, bins, count, points):
+    """_hole_choices' loop, given its arrays: without numba's runtime, its helpers are inlined at no cost."""
+    n, nb = cell.shape
+    colours = len(count)
+    for g in range(n):
+        own = colour[g]
         for b in range(nb):
-            rivals = -1
-            for c in range(colours):
-                rivals = max(rivals, -1 if c == colour[g] else counts[g, b, c])
-            value = 2.0 if counts[g, b, colour[g]] + empties[g, b] >= rivals else -2.0
-            bonus[g, 6 * b : 6 * b + 6] = value
-    return bonus
+            value[b] = fast.closing_value(slots, cell, g, b, own, white, scoring, bins, count, points)
+            empties = bins[0] if cell[g, b] >= 0 else 0
+            if kind == MAJORITY and not white:
+                rivals = -1
+                for c in range(colours):
+                    rivals = max(rivals, -1 if c == own else bins[c + 1])
+                value[b] += 2.0 if bins[own + 1] + empties >= rivals else -2.0
+            elif kind == HOARDER and not white:
+                value[b] -= 1.0 if empties == 2 else 0.0
+            elif kind == HOARDER and value[b] < scoring[0]:  # scoring[0]: first place's points
+                value[b] = 0.0
+        choice[g] = _pick_board_hole(value, legal, g, draws[g])
+        worth[g] = value[choice[g] // 6]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _pick_board_hole(value, legal, g, draw):
+    """strategies.common._pick_best over row g of legal, hole h worth value[h // 6]."""
+    k = legal.shape[1]
+    best, some = -np.inf, False
+    for h in range(k):
+        best = max(best, value[h // 6] if legal[g, h] else -np.inf)
+        some |= legal[g, h]
+    if not some:  # every option ties: the draw picks among them all
+        return int(draw * k)
+    floor, ties = best - 1e-9, 0
+    for h in range(k):
+        ties += legal[g, h] and value[h // 6] >= floor
+    nth = int(draw * ties)
+    for h in range(k):
+        if legal[g, h] and value[h // 6] >= floor:
+            if nth == 0:
+                return h
+            nth -= 1
+    return -1
 
 
 @njit(cache=True, nogil=True)

@@ -142,6 +142,28 @@ def test_kaleido_majority_kernel_matches_the_rule(params, data):
     assert points.tolist() == kaleido_rules.majority(counts, params).tolist()
 
 
+def kaleido_hole_values(params, obs, kind: int, white: bool) -> np.ndarray:
+    """(B, 6 NB): a Kaleido player's value of each hole (strategies/kaleido._hole_choices), in numpy: the points
+    the mover's colour scores at once where its tile (or a white tile) fills a board one hole from full, and
+    Majority's lead bonus, Hoarder's gift and first-place rule."""
+    state = obs.state
+    counts = kaleido_engine.colour_counts(state.slots, params.colours)
+    empties = ((state.slots == kaleido_rules.EMPTY) & state.placed[..., None]).sum(axis=2)
+    gain = np.zeros(empties.shape)
+    games, boards = np.nonzero(empties == 1)
+    colour = obs.colour[games]
+    last = counts[games, boards] + (not white) * (np.arange(params.colours) == colour[:, None])
+    gain[games, boards] = kaleido_rules.majority(last, params)[np.arange(len(games)), colour]
+    if kind == kaleido_strategies.MAJORITY and not white:
+        own, rivals = kaleido_strategies.own_and_rest(counts, obs.colour)
+        gain = gain + np.where(own + empties >= rivals, 2.0, -2.0)
+    elif kind == kaleido_strategies.HOARDER and not white:
+        gain = gain - (empties == 2)
+    elif kind == kaleido_strategies.HOARDER:
+        gain = np.where(gain >= params.first, gain, 0)
+    return np.repeat(gain, 6, axis=1)
+
+
 def test_kaleido_strategy_kernels_match_numpy():
     checked = []
 
@@ -150,26 +172,27 @@ def test_kaleido_strategy_kernels_match_numpy():
         fresh = kaleido_engine.counted(params, state)  # the running counts, kept up to date step by step
         for name, value in fresh.items():
             assert np.array_equal(getattr(state, name), value), name
-        counts, empties = kaleido_fast.board_counts(state.slots, state.cell, params.colours)
-        assert np.array_equal(counts, kaleido_engine.colour_counts(state.slots, params.colours))
-        assert np.array_equal(empties, ((state.slots == kaleido_rules.EMPTY) & state.placed[..., None]).sum(axis=2))
+        empties = ((state.slots == kaleido_rules.EMPTY) & state.placed[..., None]).sum(axis=2)
         assert np.array_equal(kaleido_engine.empty_holes(state).reshape((*empties.shape, 6)).sum(axis=2), empties)
-        for white in (False, True):
-            gain = np.zeros(empties.shape)
-            games, boards = np.nonzero(empties == 1)
-            colour = obs.colour[games]
-            last = counts[games, boards] + (not white) * (np.arange(params.colours) == colour[:, None])
-            gain[games, boards] = kaleido_rules.majority(last, params)[np.arange(len(games)), colour]
-            compiled = kaleido_fast.closing_points(counts, empties, obs.colour, white, kaleido_fast.scoring(params))
-            assert np.array_equal(compiled, np.repeat(gain, 6, axis=1))
+        holes = np.ascontiguousarray(decision.legal if decision.kind == "tile" else
+                                     np.ones((len(empties), 6 * params.boards), bool))
+        for kind in (kaleido_strategies.GREEDY, kaleido_strategies.MAJORITY, kaleido_strategies.HOARDER):
+            for white in (False, True):
+                expected = kaleido_hole_values(params, obs, kind, white)
+                choice, worth = kaleido_strategies._hole_choices(
+                    state.slots, state.cell, obs.colour, white, kind, kaleido_fast.scoring(params), params.colours,
+                    holes, np.random.default_rng(len(checked)).random(len(holes)))
+                twin = twins.pick_best(expected, holes, np.random.default_rng(len(checked)))
+                assert np.array_equal(choice, twin)
+                assert np.array_equal(worth, expected[np.arange(len(twin)), twin])
         around = sum(np.roll(state.grid >= 0, -step, axis=1).astype(np.int8) for step in obs.geo.step)
         spots = np.where(state.placed[..., None], state.cell[..., None] + obs.geo.step, 0).reshape(len(around), -1)
         expected = np.take_along_axis(around, spots, axis=1) * state.placed.repeat(6, axis=1)
         assert np.array_equal(kaleido_fast.touching(state.cell, obs.geo.cells, obs.geo.step), expected)
-        checked.append(len(games))
+        checked.append(int((empties == 1).sum()))
 
     for players in (2, 4):
-        played_states("kaleido", players, ["random", "greedy"], 16, players, watch)
+        played_states("kaleido", players, ["random", "majority"], 16, players, watch)
     assert sum(checked) > 0  # boards one hole from full were valued
 
 
@@ -191,15 +214,3 @@ def test_kaleido_rotator_values_match_its_numpy_twin():
     for players in (2, 3, 5):
         played_states("kaleido", players, ["rotator", "random"], 24, players, watch)
     assert sum(checked) > 0  # some turns were worth something
-
-
-def test_kaleido_majority_bonus_matches_numpy():
-    def watch(params, decision):
-        obs = decision.observation
-        counts, empties = kaleido_fast.board_counts(obs.state.slots, obs.state.cell, params.colours)
-        own, rivals = kaleido_strategies.own_and_rest(counts, obs.colour)
-        expected = np.repeat(np.where(own + empties >= rivals, 2.0, -2.0), 6, axis=1)
-        assert np.array_equal(kaleido_strategies._lead_bonus(counts, empties, obs.colour), expected)
-
-    for players in (2, 4):
-        played_states("kaleido", players, ["majority", "random"], 16, players, watch)

@@ -26,7 +26,7 @@ reach it, so that each distinct placement is one legal option.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 import numpy as np
@@ -157,7 +157,6 @@ class Observation:
     legal: np.ndarray
     asked: np.ndarray
     board: np.ndarray
-    memo: dict = field(default_factory=dict)
 
 
 def init(params: Params, deal: Deal) -> State:

@@ -208,43 +208,20 @@ def majority_into(counts, scoring, out):
             out[c] = second // seconds
 
 
-@njit(cache=True, nogil=True)
-def board_counts(slots, cell, colours):
-    """Coloured tiles of each colour per board (B, NB, colours) and empty holes per board on the table
-    (B, NB)."""
-    batch, nb, _ = slots.shape
-    counts = np.zeros((batch, nb, colours), np.int8)
-    empties = np.zeros((batch, nb), np.int8)
-    bins = np.zeros(BINS, np.int64)
-    for g in range(batch):
-        for b in range(nb):
-            _tally(slots, g, b, bins)
-            for c in range(colours):
-                counts[g, b, c] = bins[c + 1]
-            empties[g, b] = bins[0] * (cell[g, b] >= 0)
-    return counts, empties
-
-
-@njit(cache=True, nogil=True)
-def closing_points(counts, empties, colour, white, scoring):
-    """(B, 6 NB): the points colour[g] scores at once if its tile (or a white tile) goes in a hole of each
-    board, because that fills the board: only boards one hole from full score."""
-    batch, nb, colours = counts.shape
-    gain = np.zeros((batch, 6 * nb))
-    last = np.zeros(colours, np.int64)
-    points = np.zeros(colours, np.int64)
-    for g in range(batch):
-        for b in range(nb):
-            if empties[g, b] != 1:
-                continue
-            for c in range(colours):
-                last[c] = counts[g, b, c]
-            if not white:
-                last[colour[g]] += 1
-            majority_into(last, scoring, points)
-            for s in range(6):
-                gain[g, 6 * b + s] = points[colour[g]]
-    return gain
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points):
+    """The points `colour` scores at once if its tile (or a white tile) goes in an empty hole of game g's board b,
+    because that fills the board: only a board on the table one hole from full scores. Leaves the board's tally
+    in bins (_tally); count and points: scratch (colours,)."""
+    _tally(slots, g, b, bins)
+    if cell[g, b] < 0 or bins[0] != 1:
+        return 0
+    for c in range(len(count)):
+        count[c] = bins[c + 1]
+    if not white:
+        count[colour] += 1
+    majority_into(count, scoring, points)
+    return points[colour]
 
 
 @njit(cache=True, nogil=True)

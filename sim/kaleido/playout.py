@@ -145,7 +145,7 @@ def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, f
 
 
 # ---------------------------------------------------------------------------------------------- greedy
-# strategies/kaleido.Player's answers, game by game: its values (fast.closing_points, fast.touching) for one game,
+# strategies/kaleido.Player's answers, game by game: its values (fast.closing_value, fast.touching) for one game,
 # and pick_best's choice among the legal options with the same one draw a game (strategies.common._pick_best: the
 # best value, ties within 1e-9 picked by int(draw * ties) in option order).
 
@@ -155,11 +155,11 @@ def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, 
                        count, points, rng):
     """Placing a tile (Details of a Turn, 1) in each asked game: in the empty hole that fills its board for the
     most points, Player.tile's."""
-    draws = rng.random(len(asked))
+    draws, value = rng.random(len(asked)), np.empty(slots.shape[1])
     for g in range(len(asked)):
         if asked[g]:
             colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
-            hole, _ = closing_hole(slots, cell, g, colour, False, scoring, draws[g], bins, count, points)
+            hole, _ = closing_hole(slots, cell, g, colour, False, scoring, draws[g], bins, count, points, value)
             if hole < 0:
                 raise RuntimeError("Kaleido playout: a tile asked for where no hole is empty")
             fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
@@ -172,7 +172,7 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
     """The additional action (Details of a Turn, 2) in each asked game, Player.extra's: when forced, a board on
     the free cell the most boards touch; after the tile, a white tile that fills a board for points, if any."""
     batch, nb, _ = slots.shape
-    draws = rng.random(batch)
+    draws, value = rng.random(batch), np.empty(nb)
     for g in range(batch):
         if not asked[g]:
             continue
@@ -184,7 +184,7 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
             if not fast.may_place_white(whites, empty, g, seat, False, False):
                 continue
             colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
-            hole, gain = closing_hole(slots, cell, g, colour, True, scoring, draws[g], bins, count, points)
+            hole, gain = closing_hole(slots, cell, g, colour, True, scoring, draws[g], bins, count, points, value)
             if gain <= 0:
                 continue
             code = 1 + hole
@@ -194,51 +194,30 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def closing_hole(slots, cell, g, colour, white, scoring, draw, bins, count, points):
+def closing_hole(slots, cell, g, colour, white, scoring, draw, bins, count, points, value):
     """(hole, its points): among game g's empty holes, the one whose tile of `colour` (or white tile) fills its
-    board for the most points to `colour` (fast.closing_points), ties picked by the draw; (-1, 0) if none is
-    empty."""
-    nb, colours = slots.shape[1], len(count)
+    board for the most points to `colour` (fast.closing_value), ties picked by the draw; (-1, 0) if none is
+    empty. value: scratch (NB,)."""
+    nb = slots.shape[1]
     best, ties = -np.inf, 0
-    for rounds in range(2):  # the best, then its ties
-        for b in range(nb):
-            if cell[g, b] < 0:
-                continue
-            fast._tally(slots, g, b, bins)
-            if bins[0] == 0:
-                continue
-            gain = 0.0
-            if bins[0] == 1:
-                for c in range(colours):
-                    count[c] = bins[c + 1]
-                if not white:
-                    count[colour] += 1
-                fast.majority_into(count, scoring, points)
-                gain = points[colour]
-            if rounds == 0:
-                best = max(best, gain)
-            elif gain >= best - 1e-9:
-                ties += bins[0]
-    if ties == 0:
+    for b in range(nb):
+        value[b] = fast.closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points)
+        if cell[g, b] < 0 or bins[0] == 0:
+            value[b] = -np.inf  # no hole to fill
+        best = max(best, value[b])
+    if best == -np.inf:
         return -1, 0.0
+    for b in range(nb):
+        if value[b] >= best - 1e-9:
+            for s in range(6):
+                ties += slots[g, b, s] == EMPTY
     nth = int(draw * ties)
     for b in range(nb):
-        if cell[g, b] < 0:
-            continue
-        fast._tally(slots, g, b, bins)
-        gain = 0.0
-        if bins[0] == 1:
-            for c in range(colours):
-                count[c] = bins[c + 1]
-            if not white:
-                count[colour] += 1
-            fast.majority_into(count, scoring, points)
-            gain = points[colour]
-        if bins[0] > 0 and gain >= best - 1e-9:
+        if value[b] >= best - 1e-9:
             for s in range(6):
                 if slots[g, b, s] == EMPTY:
                     if nth == 0:
-                        return 6 * b + s, gain
+                        return 6 * b + s, value[b]
                     nth -= 1
     return -1, 0.0
 
