@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from sim.bits import popcount
 from sim.broken_beautiful.rules import (
     BOWL,
     BOX,
@@ -99,35 +100,34 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
     pots = np.zeros(patterns, np.int64)
     pots_rep = np.zeros(patterns, np.int64)
     jars = np.zeros(MAX_SEATS, np.int64)
+    # The collection is tallied from bit masks of its cards (bit c % 64 of word c // 64): which are held unbroken,
+    # which repaired; each count is the bits a mask of the kit shares with them. Branches on whose card each is
+    # mispredicted at every other card.
+    words = (ncards + 63) // 64
+    of_type, of_pattern, teapots, jar_cards = _kit_masks(kind, pattern, patterns, words)
+    held, mended = np.zeros(words, np.uint64), np.zeros(words, np.uint64)
     for g in range(n):
-        whole[:] = 0
-        rep[:] = 0
-        pat[:] = 0
-        pots[:] = 0
-        pots_rep[:] = 0
+        for w in range(words):
+            mine, fixed = np.uint64(0), np.uint64(0)
+            for c in range(64 * w, min(64 * w + 64, ncards)):
+                state = cond[g, c]
+                bit = np.uint64((owner[g, c] == seat) & (state != BROKEN)) << np.uint64(c & 63)
+                mine |= bit
+                fixed |= bit & (np.uint64(0) - np.uint64(state == REPAIRED))
+            held[w], mended[w] = mine, fixed
+        for t in range(NT):
+            whole[t], rep[t] = _shared(held, of_type, t), _shared(mended, of_type, t)
+        for p in range(patterns):
+            pat[p] = _shared(held, of_pattern, p)
+            pots[p], pots_rep[p] = 0, 0
+            for w in range(words):
+                pots[p] += popcount(held[w] & of_pattern[p, w] & teapots[w])
+                pots_rep[p] += popcount(mended[w] & of_pattern[p, w] & teapots[w])
         jars[:] = 0
-        for c in range(ncards):
+        for c in jar_cards:
             o = owner[g, c]
-            if o < 0:
-                continue
-            t = kind[c]
-            state = cond[g, c]
-            if state == BROKEN:
-                continue
-            if o != seat:
-                if t == TEA_JAR:
-                    jars[o] += 1
-                continue
-            whole[t] += 1
-            p = pattern[c]
-            if p >= 0:
-                pat[p] += 1
-                if t == TEAPOT:
-                    pots[p] += 1
-            if state == REPAIRED:
-                rep[t] += 1
-                if t == TEAPOT:
-                    pots_rep[p] += 1
+            if o >= 0 and o != seat and cond[g, c] != BROKEN:
+                jars[o] += 1
         rival = 0
         for o in range(len(jars)):
             if o != seat and jars[o] > rival:
@@ -161,6 +161,37 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
                 if t == TEAPOT:
                     pots_rep[p] -= 1
     return out
+
+
+@njit(cache=True, nogil=True)
+def _kit_masks(kind, pattern, patterns, words):
+    """The kit's cards as bit masks (words uint64 each): by type, by pattern, the teapots; and the tea jars' ids."""
+    of_type, of_pattern = np.zeros((NT, words), np.uint64), np.zeros((patterns, words), np.uint64)
+    teapots = np.zeros(words, np.uint64)
+    jars = 0
+    for c in range(len(kind)):
+        bit = np.uint64(1) << np.uint64(c & 63)
+        of_type[kind[c], c >> 6] |= bit
+        if pattern[c] >= 0:
+            of_pattern[pattern[c], c >> 6] |= bit
+        if kind[c] == TEAPOT:
+            teapots[c >> 6] |= bit
+        jars += kind[c] == TEA_JAR
+    jar_cards = np.empty(jars, np.int64)
+    jars = 0
+    for c in range(len(kind)):
+        if kind[c] == TEA_JAR:
+            jar_cards[jars], jars = c, jars + 1
+    return of_type, of_pattern, teapots, jar_cards
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _shared(cards, masks, row):
+    """How many cards the bit mask `cards` shares with masks[row]."""
+    count = 0
+    for w in range(len(cards)):
+        count += popcount(cards[w] & masks[row, w])
+    return count
 
 
 def scores(owner: np.ndarray, cond: np.ndarray, seat: int, cards: np.ndarray, coins: np.ndarray, kit: Components,

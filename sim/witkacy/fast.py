@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from sim.bits import popcount
 from sim.witkacy.rules import MAX_STACK, WINDOW
 
 MARGIN = 2  # a card's anchor may lie one row above the collection, and a block one more
@@ -167,15 +168,6 @@ def nth_spot(rows, nth):
             return ar * WINDOW + np.int64(trailing_zeros(bits))
         nth -= k
     raise RuntimeError("Witkacy: a spot asked for beyond the spots found (a bug)")
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def popcount(x):
-    """The bits set in a uint64 (LLVM makes one instruction of it)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
