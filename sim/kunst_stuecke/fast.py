@@ -80,7 +80,7 @@ def tables(params: Params) -> Geo:
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _fits(board, g, offsets, size, shape, orientation, anchor, moving):
     """Every square of the oriented shape at anchor is empty (or the moving piece's own)."""
     for i in range(size[shape]):
@@ -90,7 +90,7 @@ def _fits(board, g, offsets, size, shape, orientation, anchor, moving):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
     """Whether the piece on the board shares an edge with another piece of its colour."""
     shape, o, at = piece % SHAPES, orient[g, piece], anchor[g, piece]
@@ -104,7 +104,7 @@ def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _bitboards(board, g, side, corner, occupied, beside):
     """Game g's board by row as bit masks (bit c: column c): occupied (1, side) squares; beside (6, side) the
     squares a placed piece abuts a piece of colour c on (row BESIDE_ANY: of any colour): sharing an edge, or,
@@ -129,7 +129,7 @@ def _bitboards(board, g, side, corner, occupied, beside):
                 beside[k, r + 1] |= above_below
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _near(board, g, orient, anchor, geo, parted, count, near):
     """near (count, side): the squares sharing an edge with each of the first `count` pieces of `parted`."""
     side, offsets, size, neighbours = geo.side, geo.offsets, geo.size, geo.neighbours
@@ -158,7 +158,7 @@ def _hits(rows, k, row, masks, shape, o, height):
     return hit
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, piece, legal):
     """Whether the piece may lie anywhere, and, where `count` parted pieces wait to be mended, against each of
     them (near), being of their colour `need`; every way it may lie is marked in legal (O * side * side,), or,
@@ -192,7 +192,7 @@ def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, 
     return found
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, out):
     """The pieces marked in bound (60,) that touch no piece of their colour, into out; how many."""
     count = 0
@@ -215,7 +215,7 @@ def parted(board, orient, anchor, must_touch, geo):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _compact(row, ids):
     """The pieces marked in row (60,) into ids; how many."""
     count = 0
@@ -226,7 +226,7 @@ def _compact(row, ids):
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _common_colour(ids, count):
     """The colour all `count` pieces of ids share; -1 if they do not (or there are none)."""
     colour = ids[0] // SHAPES if count > 0 else -1
@@ -293,7 +293,7 @@ def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occ
             legal[p] = _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, p, nowhere)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out):
     """out (60,): each piece of game g's board shares an edge with a piece of its own colour (Sliding Shapes: a
     shape that starts the turn abutting its own colour must end it so)."""
@@ -301,7 +301,7 @@ def touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out):
         out[p] = orient[g, p] >= 0 and _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _lay(board, g, offsets, size, shape, orientation, anchor, value):
     for i in range(size[shape]):
         board[g, anchor + offsets[shape, orientation, i]] = value
@@ -317,6 +317,7 @@ class Scratch(NamedTuple):
     occupied: np.ndarray  # (1, side) int64
     beside: np.ndarray  # (6, side) int64
     near: np.ndarray  # (60, side) int64
+    nowhere: np.ndarray  # (0,) bool: _lie_anywhere's legal where it only asks whether a piece fits
 
 
 @njit(cache=True, nogil=True)
@@ -324,10 +325,10 @@ def _scratch(side):
     squares = side * side
     return Scratch(np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.zeros(PIECES, np.bool_),
                    np.empty(PIECES, np.int64), np.zeros((1, side), np.int64), np.zeros((6, side), np.int64),
-                   np.zeros((PIECES, side), np.int64))
+                   np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _mendable(t, g, geo, count, w):
     """Whether one piece of the mover's, placed now, can lie against all `count` parted pieces (w.ids): they
     share a colour, and one of the mover's pieces of that colour fits against each."""
@@ -336,7 +337,7 @@ def _mendable(t, g, geo, count, w):
         return False
     _bitboards(t.board, g, geo.side, t.corner, w.occupied, w.beside)
     _near(t.board, g, t.orient, t.anchor, geo, w.ids, count, w.near)
-    nowhere = np.zeros(0, np.bool_)
+    nowhere = w.nowhere
     for q in range(colour * SHAPES, (colour + 1) * SHAPES):
         if t.owner[g, q] == t.seat and _lie_anywhere(geo.side, geo.masks, geo.extent, geo.distinct, w.occupied,
                                                      w.beside, w.near, count, colour, q, nowhere):
@@ -344,7 +345,7 @@ def _mendable(t, g, geo, count, w):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _move(board, g, orient, anchor, offsets, size, piece, to):
     shape, o = piece % SHAPES, orient[g, piece]
     _lay(board, g, offsets, size, shape, o, anchor[g, piece], EMPTY)
@@ -352,7 +353,7 @@ def _move(board, g, orient, anchor, offsets, size, piece, to):
     anchor[g, piece] = to
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _destinations(t, g, geo, w, which, found, out):
     """For each piece marked in which (60,), found[p]: how many anchors it may slide to, each marked in out
     (side^2,); with an empty out, 1 at most (the search stops at the first). A destination is reachable by unit
@@ -419,7 +420,7 @@ def slide_mask(t, asked, geo):
     return legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def slides_of(t, g, asked, geo, w, which, found, nowhere, legal):
     """Sliding Shapes: into legal[g] (61,), cleared, game g's pieces the mover may slide now, if asked (a chip
     left, not slid this turn unless `again`, not just placed unless `slide_placed`, somewhere to go), and STOP
@@ -434,7 +435,7 @@ def slides_of(t, g, asked, geo, w, which, found, nowhere, legal):
             legal[g, p] = which[p] and found[p] > 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _movable(t, g, into):
     """into[p]: whether game g's piece p may slide this turn, wherever it could go: on the board, not slid this
     turn unless `again`, not just placed unless `slide_placed`."""
@@ -443,7 +444,7 @@ def _movable(t, g, into):
         into[p] = orient[g, p] >= 0 and (t.again or slid[g, p] == 0) and (t.slide_placed or p != placed[g])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def may_slide(t, g, geo, w, which, found, movable, nowhere):
     """Whether slides_of would offer game g's mover some piece (asked): the search stops at the first. movable:
     (60,) scratch."""
@@ -470,7 +471,7 @@ def destinations(t, pieces, geo):
     return legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def destinations_of(t, g, piece, geo, w, which, found, legal):
     """Sliding Shapes: marks in legal (side^2,), cleared, where game g's piece may slide to."""
     which[:] = False
@@ -486,7 +487,7 @@ def place(board, orient, anchor, owner, start_contact, pieces, options, from_pla
             place_one(board, orient, anchor, owner, start_contact, g, pieces[g], options[g], from_placement, geo)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def place_one(board, orient, anchor, owner, start_contact, g, p, option, from_placement, geo):
     """Placing Shapes: lay game g's piece p as option = side^2 o + anchor (in place)."""
     squares = geo.side * geo.side
@@ -505,7 +506,7 @@ def slide(t, pieces, targets, geo):
             slide_one(t, g, pieces[g], targets[g], geo)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def slide_one(t, g, p, target, geo):
     """Sliding Shapes: slide game g's piece p to target, for a chip (in place, in t's arrays); it is bound to end
     the turn against its colour if it started the turn so."""
@@ -524,7 +525,7 @@ def keep(stacks, spaces, seat, stack, options, asked):
             keep_one(stacks, spaces, g, seat, stack[g], options[g])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def keep_one(stacks, spaces, g, seat, s, option):
     """Drawing target tiles: game g's tile `option // 5` of stack s onto space `option % 5`; the rest close up."""
     index, space = option // 5, option % 5
@@ -600,7 +601,7 @@ def start_turn(board, orient, anchor, geo, looked, slid, start_contact, must_tou
         start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped):
     """A turn begins in game g: which pieces start it against their own colour (Sliding Shapes), and nothing
     looked at, slid, placed or chosen yet."""
@@ -610,7 +611,7 @@ def start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, mu
     must_touch[g, :] = False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def asks_look(looked, spaces, stacks, g, seat):
     """Drawing target tiles: game g's mover may look through a stack once a turn, with a free space on its score
     board and a stack not empty."""
@@ -634,7 +635,7 @@ def look_asked(looked, spaces, stacks, seat):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def looks_of(stacks, g, legal):
     """legal (5,): the stacks of game g that may be looked through, those not empty."""
     for s in range(stacks.shape[1]):
@@ -653,7 +654,7 @@ def look_mask(stacks, asked):
     return legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def look_at(seen, first_look, stacks, g, seat, stack, turn):
     """Drawing target tiles: game g's mover looks through a stack; it remembers where each tile it saw lay, and
     the turn of its first look."""
@@ -673,7 +674,7 @@ def look(seen, first_look, stacks, seat, choices, turn, games):
             look_at(seen, first_look, stacks, g, seat, choices[g], turn)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def keeps_of(stacks, spaces, g, seat, stack, legal):
     """legal (30,): tile i of the stack looked through onto free space j of the mover's score board, 5 i + j."""
     count = spaces.shape[2]
@@ -692,7 +693,7 @@ def keep_mask(stacks, spaces, seat, chosen, asked):
     return legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def discard_one(owner, discards, g, seat, piece):
     """Placing Shapes: a player must always play (or discard) a shape; a discarded one leaves the game."""
     owner[g, piece] = -1
