@@ -183,7 +183,7 @@ def _advance(params: Params, state: State, at: int) -> State:
             if not active.any():
                 continue
             legal = np.ascontiguousarray(LEGAL[phase](params, evolve(state, phase=phase, active=active)))
-            several, first = fast.options(legal.view(np.uint8))
+            several, first = fast.options(legal.view(np.uint8), active)
             if (first[active] < 0).any():
                 raise RuntimeError(f"Witkacy: no legal option at {phase}, turn {state.turn} (a rule bug)")
             asked = active & several

@@ -385,11 +385,14 @@ def remove(stack, size, games, owner, position):
 
 
 @njit(cache=True, nogil=True)
-def options(legal):
-    """(several, first): whether each row (uint8) allows two options or more, and its first (-1: none)."""
+def options(legal, active):
+    """(several, first): whether each active row (uint8) allows two options or more, and its first (-1: none, or
+    not active)."""
     n, k = legal.shape
     several, first = np.zeros(n, np.bool_), np.full(n, -1, np.int64)
     for g in range(n):
+        if not active[g]:
+            continue
         found = 0
         for j in range(k):
             if legal[g, j]:
