@@ -184,5 +184,5 @@ def test_the_kernels_refuse_a_collection_outside_their_bounds():
         fast.insert(full, size, one, np.array([0]), one, one, one, one, np.array([55]))
     with pytest.raises(RuntimeError, match="beyond its collection's stack"):
         fast.remove(full, size, one, np.array([0]), np.array([55]))
-    several, first = fast.options(np.zeros((1, 3), np.uint8))
-    assert first.tolist() == [-1] and not several[0]
+    several, first = fast.options(np.array([[0, 0, 0], [0, 1, 1]], np.uint8), np.array([True, False]))
+    assert first.tolist() == [-1, -1] and not several.any()  # none found; a game not asked is not looked at
