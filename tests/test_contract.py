@@ -205,31 +205,26 @@ def test_a_fused_playout_plays_the_games_stepping_its_strategy_plays(name: str, 
         assert_playout_is_stepping(name, get_game(name).make_params(players, {}), players, stepped, strategy=strategy)
 
 
-@pytest.mark.parametrize(("name", "lineup", "played_out"), [
-    ("witkacy", ["random"] * 3, True), ("witkacy", ["random", "random", "completer"], False),
-    ("witkacy", ["random", "random-no-gift", "random"], False), ("kintsugi", ["random+uniform"] * 3, True),
-    ("kintsugi", ["random+uniform", "random+tracker", "random+uniform"], False),  # the tracker watches
-    ("broken_beautiful", ["random"] * 3, True), ("broken_beautiful", ["random", "random-no-cup", "random"], False),
-    ("kaleido", ["random"] * 3, True), ("kaleido", ["random", "greedy", "random"], False),
-    ("kunst_stuecke", ["random"] * 3, True), ("kunst_stuecke", ["random", "planner", "random"], False)])
-def test_only_a_table_of_uniform_random_players_is_played_out(monkeypatch, name, lineup, played_out) -> None:
+R, G = "random_playout", "greedy_playout"
+
+
+@pytest.mark.parametrize(("name", "lineup", "playout", "played_out"), [
+    ("witkacy", ["random"] * 3, R, True), ("witkacy", ["random", "random", "completer"], R, False),
+    ("witkacy", ["random", "random-no-gift", "random"], R, False), ("kintsugi", ["random+uniform"] * 3, R, True),
+    ("kintsugi", ["random+uniform", "random+tracker", "random+uniform"], R, False),  # the tracker watches
+    ("broken_beautiful", ["random"] * 3, R, True),
+    ("broken_beautiful", ["random", "random-no-cup", "random"], R, False),
+    ("kaleido", ["random"] * 3, R, True), ("kaleido", ["random", "greedy", "random"], R, False),
+    ("kaleido", ["greedy"] * 3, G, True), ("kaleido", ["greedy", "majority", "greedy"], G, False),
+    ("kaleido", ["greedy", "random", "greedy"], G, False),
+    ("kunst_stuecke", ["random"] * 3, R, True), ("kunst_stuecke", ["random", "planner", "random"], R, False)])
+def test_only_a_table_its_playout_plays_alone_is_played_out(monkeypatch, name, lineup, playout, played_out) -> None:
+    """A table of uniform random players only is played out by engine.random_playout, of one fused strategy only by
+    its playout (Catalogue.fused); any other table steps."""
     spec = get_game(name)
     engine, calls = spec.rules.engine, []
-    playout = engine.random_playout
-    monkeypatch.setattr(engine, "random_playout", lambda *args: calls.append(1) or playout(*args))
-    params = spec.make_params(3, {})
-    spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 4), np.array([lineup] * 4),
-              np.random.default_rng(1))
-    assert bool(calls) == played_out
-
-
-@pytest.mark.parametrize(("lineup", "played_out"), [(["greedy"] * 3, True), (["greedy", "majority", "greedy"], False),
-                                                    (["greedy", "random", "greedy"], False)])
-def test_only_a_table_of_the_fused_strategy_alone_is_played_out_by_its_playout(monkeypatch, lineup, played_out):
-    spec = get_game("kaleido")
-    engine, calls = spec.rules.engine, []
-    playout = engine.greedy_playout
-    monkeypatch.setattr(engine, "greedy_playout", lambda *args: calls.append(1) or playout(*args))
+    play_out = getattr(engine, playout)
+    monkeypatch.setattr(engine, playout, lambda *args: calls.append(1) or play_out(*args))
     params = spec.make_params(3, {})
     spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 4), np.array([lineup] * 4),
               np.random.default_rng(1))
