@@ -14,6 +14,7 @@ from numba import njit
 from sim.errors import AtelierError
 from sim.kaleido import fast
 from sim.kaleido.engine import NONE, State, colour_counts, hexagons
+from sim.kaleido.fast import GREEDY, HOARDER, MAJORITY
 from sim.kaleido.rules import EMPTY, majority
 from strategies.common import Catalogue, nth_allowed, pick_any, pick_best
 
@@ -26,9 +27,6 @@ STRATEGIES = {
                "its tile), and avoids leaving a board one hole from full",
 }
 BENCH_STRATEGY = "greedy"
-
-
-GREEDY, MAJORITY, HOARDER = range(3)  # how a player values a hole (_hole_choices)
 
 
 def own_and_rest(counts: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -166,8 +164,8 @@ def _random_extra(legal, rng):
 
 @njit(cache=True, nogil=True)
 def _hole_choices(slots, cell, colour, white, kind, scoring, colours, legal, draws):
-    """(choice, its value) for n games: pick_best (draw for draw) over legal (n, 6 NB) of each hole's value, the
-    value of its board (_board_value)."""
+    """(choice, its value) for n games: pick_best (draw for draw) over legal (n, 6 NB) of each hole's value to the
+    player (fast.choose_hole)."""
     n, nb = cell.shape
     choice, worth, value, legal_in = np.empty(n, np.intp), np.empty(n), np.empty(nb), np.empty(nb, np.int64)
     bins, count, points = np.zeros(fast.BINS, np.int64), np.zeros(colours, np.int64), np.zeros(colours, np.int64)
@@ -179,60 +177,10 @@ def _hole_choices(slots, cell, colour, white, kind, scoring, colours, legal, dra
 @njit(cache=True, nogil=True, _nrt=False)
 def _choose_holes(slots, cell, colour, white, kind, scoring, legal, draws, choice, worth, value, legal_in, bins, count,
                   points):
-    """_hole_choices' loop, given its arrays (without numba's runtime, its helpers are inlined at no cost): the
-    boards are valued where they have a legal hole, then strategies.common._pick_best's choice is found board by
-    board."""
-    n, nb = cell.shape
-    for g in range(n):
-        best, some = -np.inf, False
-        for b in range(nb):
-            legal_in[b] = 0
-            for s in range(6):
-                legal_in[b] += legal[g, 6 * b + s]
-            if legal_in[b]:
-                value[b] = _board_value(slots, cell, g, b, colour[g], white, kind, scoring, bins, count, points)
-                best, some = max(best, value[b]), True
-        if not some:  # every option ties: the draw picks among them all
-            choice[g] = int(draws[g] * 6 * nb)
-            worth[g] = _board_value(slots, cell, g, choice[g] // 6, colour[g], white, kind, scoring, bins, count,
-                                    points)
-            continue
-        floor, ties = best - 1e-9, 0
-        for b in range(nb):
-            if legal_in[b] and value[b] >= floor:
-                ties += legal_in[b]
-        nth = int(draws[g] * ties)
-        for b in range(nb):
-            if legal_in[b] and value[b] >= floor:
-                if nth < legal_in[b]:
-                    for s in range(6):
-                        if legal[g, 6 * b + s]:
-                            if nth == 0:
-                                choice[g], worth[g] = 6 * b + s, value[b]
-                                break
-                            nth -= 1
-                    break
-                nth -= legal_in[b]
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _board_value(slots, cell, g, b, own, white, kind, scoring, bins, count, points):
-    """A hole's value to the player: the points `own` scores at once if its tile (or a white tile) fills the board
-    (fast.closing_value); for MAJORITY's tile 2 more where its tile and every other empty hole would reach the best
-    rival's count on that board, 2 less elsewhere; for HOARDER's tile 1 less where the board has 2 empty holes
-    (filling one leaves the last to the next player), and its white tile worth nothing unless it pays first place."""
-    value = float(fast.closing_value(slots, cell, g, b, own, white, scoring, bins, count, points))
-    empties = bins[0] if cell[g, b] >= 0 else 0
-    if kind == MAJORITY and not white:
-        rivals = -1
-        for c in range(len(count)):
-            rivals = max(rivals, -1 if c == own else bins[c + 1])
-        value += 2.0 if bins[own + 1] + empties >= rivals else -2.0
-    elif kind == HOARDER and not white:
-        value -= 1.0 if empties == 2 else 0.0
-    elif kind == HOARDER and value < scoring[0]:  # scoring[0]: first place's points
-        value = 0.0
-    return value
+    """_hole_choices' loop, given its arrays: without numba's runtime, fast.choose_hole is inlined at no cost."""
+    for g in range(len(choice)):
+        choice[g], worth[g] = fast.choose_hole(slots, cell, g, colour[g], white, kind, scoring, legal, g, draws[g],
+                                               value, legal_in, bins, count, points)
 
 
 @njit(cache=True, nogil=True)

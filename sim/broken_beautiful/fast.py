@@ -101,8 +101,7 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
     pots_rep = np.zeros(patterns, np.int64)
     jars = np.zeros(MAX_SEATS, np.int64)
     # The collection is tallied from bit masks of its cards (bit c % 64 of word c // 64): which are held unbroken,
-    # which repaired; each count is the bits a mask of the kit shares with them. Branches on whose card each is
-    # mispredicted at every other card.
+    # which repaired; each count is the bits a mask of the kit shares with them, with no branch on whose card each is.
     words = (ncards + 63) // 64
     of_type, of_pattern, teapots, jar_cards = _kit_masks(kind, pattern, patterns, words)
     held, mended = np.zeros(words, np.uint64), np.zeros(words, np.uint64)

@@ -21,6 +21,7 @@ from numba import njit
 from sim.kaleido.rules import EMPTY, WHITE
 
 BINS = 8  # tile code + 1: EMPTY, five colours, WHITE, and one spare
+GREEDY, MAJORITY, HOARDER = range(3)  # how a scripted player values a hole (strategies/kaleido.Player.KIND)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -222,6 +223,62 @@ def closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points
         count[colour] += 1
     majority_into(count, scoring, points)
     return points[colour]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def hole_value(slots, cell, g, b, own, white, kind, scoring, bins, count, points):
+    """A hole's value to the player: the points `own` scores at once if its tile (or a white tile) fills the board
+    (closing_value); for MAJORITY's tile 2 more where its tile and every other empty hole would reach the best
+    rival's count on that board, 2 less elsewhere; for HOARDER's tile 1 less where the board has 2 empty holes
+    (filling one leaves the last to the next player), and its white tile worth nothing unless it pays first place."""
+    value = float(closing_value(slots, cell, g, b, own, white, scoring, bins, count, points))
+    empties = bins[0] if cell[g, b] >= 0 else 0
+    if kind == MAJORITY and not white:
+        rivals = -1
+        for c in range(len(count)):
+            rivals = max(rivals, -1 if c == own else bins[c + 1])
+        value += 2.0 if bins[own + 1] + empties >= rivals else -2.0
+    elif kind == HOARDER and not white:
+        value -= 1.0 if empties == 2 else 0.0
+    elif kind == HOARDER and value < scoring[0]:  # scoring[0]: first place's points
+        value = 0.0
+    return value
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def choose_hole(slots, cell, g, own, white, kind, scoring, legal, row, draw, value, legal_in, bins, count, points):
+    """(hole, its value): strategies.common.pick_best's choice, draw for draw, over the holes legal[row] (6 NB) allows,
+    each worth hole_value to a player of `kind`: the boards are valued where they have a legal hole, and the choice
+    is found board by board. value and legal_in: scratch (NB,)."""
+    nb = cell.shape[1]
+    best, some = -np.inf, False
+    for b in range(nb):
+        legal_in[b] = 0
+        for s in range(6):
+            legal_in[b] += legal[row, 6 * b + s]
+        if legal_in[b]:
+            value[b] = hole_value(slots, cell, g, b, own, white, kind, scoring, bins, count, points)
+            best, some = max(best, value[b]), True
+    if not some:  # every option ties: the draw picks among them all
+        hole = int(draw * 6 * nb)
+        return hole, hole_value(slots, cell, g, hole // 6, own, white, kind, scoring, bins, count, points)
+    floor, ties = best - 1e-9, 0
+    for b in range(nb):
+        if legal_in[b] and value[b] >= floor:
+            ties += legal_in[b]
+    nth = int(draw * ties)
+    for b in range(nb):
+        if not legal_in[b] or value[b] < floor:
+            continue
+        if nth >= legal_in[b]:
+            nth -= legal_in[b]
+            continue
+        for s in range(6):
+            if legal[row, 6 * b + s]:
+                if nth == 0:
+                    return 6 * b + s, value[b]
+                nth -= 1
+    return -1, 0.0
 
 
 @njit(cache=True, nogil=True)

@@ -41,8 +41,9 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
     with `greedy` at every seat. Returns the turn then."""
     grid, offered = np.full(cells, -1, np.int8), np.empty(offers.shape[1], np.int64)
     options, whites_offered = np.zeros(len(done), np.int64), np.zeros(len(done), np.int64)
-    bins, count, points = np.zeros(fast.BINS, np.int64), np.zeros(tiles.shape[1], np.int64), \
-        np.zeros(tiles.shape[1], np.int64)
+    nb, colours = slots.shape[1], tiles.shape[1]
+    scratch = (np.zeros(fast.BINS, np.int64), np.zeros(colours, np.int64), np.zeros(colours, np.int64), np.empty(nb),
+               np.empty(nb, np.int64), np.empty((1, 6 * nb), np.bool_))  # closing_hole's
     while True:
         seat = turn % whites.shape[1]
         if at == START and done.all():
@@ -69,7 +70,7 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
                 pass  # a phase that asks no game is passed over (engine._advance)
             elif at == TILE and greedy:
                 place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring,
-                                   bins, count, points, rng)
+                                   scratch, rng)
             elif at == TILE:
                 place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, rng)
             elif at == ROTATE:
@@ -82,7 +83,7 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
             elif greedy and at != BEFORE:  # greedy takes no extra action before its tile, and draws nothing there
                 take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
                                    extra_taken, asked, seat, at == FORCED, grid, offered, steps, turns_played,
-                                   two_colour, scoring, bins, count, points, rng)
+                                   two_colour, scoring, scratch, rng)
             elif not greedy:
                 take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers,
                                    extra_taken, asked, seat, at == FORCED, at == BEFORE, grid, offered, steps,
@@ -145,21 +146,21 @@ def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, f
 
 
 # ---------------------------------------------------------------------------------------------- greedy
-# strategies/kaleido.Player's answers, game by game: its values (fast.closing_value, fast.touching) for one game,
-# and pick_best's choice among the legal options with the same one draw a game (strategies.common._pick_best: the
-# best value, ties within 1e-9 picked by int(draw * ties) in option order).
+# strategies/kaleido.Player's answers, game by game: its hole choice (fast.choose_hole) and its board's place
+# (fast.touching's count), each with pick_best's one draw a game (strategies.common._pick_best: the best value, ties
+# within 1e-9 picked by int(draw * ties) in option order).
 
 
 @njit(cache=True, nogil=True)
-def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring, bins,
-                       count, points, rng):
+def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring, scratch,
+                       rng):
     """Placing a tile (Details of a Turn, 1) in each asked game: in the empty hole that fills its board for the
     most points, Player.tile's."""
-    draws, value = rng.random(len(asked)), np.empty(slots.shape[1])
+    draws = rng.random(len(asked))
     for g in range(len(asked)):
         if asked[g]:
             colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
-            hole, _ = closing_hole(slots, cell, g, colour, False, scoring, draws[g], bins, count, points, value)
+            hole, _ = closing_hole(slots, cell, g, colour, False, scoring, draws[g], scratch)
             if hole < 0:
                 raise RuntimeError("Kaleido playout: a tile asked for where no hole is empty")
             fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
@@ -167,12 +168,11 @@ def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, 
 
 @njit(cache=True, nogil=True)
 def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers, extra_taken, asked,
-                       seat, forced, grid, offered, steps, turns_played, two_colour, scoring, bins, count, points,
-                       rng):
+                       seat, forced, grid, offered, steps, turns_played, two_colour, scoring, scratch, rng):
     """The additional action (Details of a Turn, 2) in each asked game, Player.extra's: when forced, a board on
     the free cell the most boards touch; after the tile, a white tile that fills a board for points, if any."""
     batch, nb, _ = slots.shape
-    draws, value = rng.random(batch), np.empty(nb)
+    draws = rng.random(batch)
     for g in range(batch):
         if not asked[g]:
             continue
@@ -184,7 +184,7 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
             if not fast.may_place_white(whites, empty, g, seat, False, False):
                 continue
             colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
-            hole, gain = closing_hole(slots, cell, g, colour, True, scoring, draws[g], bins, count, points, value)
+            hole, gain = closing_hole(slots, cell, g, colour, True, scoring, draws[g], scratch)
             if gain <= 0:
                 continue
             code = 1 + hole
@@ -194,32 +194,19 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def closing_hole(slots, cell, g, colour, white, scoring, draw, bins, count, points, value):
-    """(hole, its points): among game g's empty holes, the one whose tile of `colour` (or white tile) fills its
-    board for the most points to `colour` (fast.closing_value), ties picked by the draw; (-1, 0) if none is
-    empty. value: scratch (NB,)."""
-    nb = slots.shape[1]
-    best, ties = -np.inf, 0
-    for b in range(nb):
-        value[b] = fast.closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points)
-        if cell[g, b] < 0 or bins[0] == 0:
-            value[b] = -np.inf  # no hole to fill
-        best = max(best, value[b])
-    if best == -np.inf:
+def closing_hole(slots, cell, g, colour, white, scoring, draw, scratch):
+    """(hole, its points): among game g's empty holes, greedy's (fast.choose_hole over them, with its draw); (-1, 0)
+    if none is empty."""
+    bins, count, points, value, legal_in, holes = scratch
+    empty = 0
+    for b in range(slots.shape[1]):
+        for s in range(6):
+            holes[0, 6 * b + s] = cell[g, b] >= 0 and slots[g, b, s] == EMPTY
+            empty += holes[0, 6 * b + s]
+    if empty == 0:
         return -1, 0.0
-    for b in range(nb):
-        if value[b] >= best - 1e-9:
-            for s in range(6):
-                ties += slots[g, b, s] == EMPTY
-    nth = int(draw * ties)
-    for b in range(nb):
-        if value[b] >= best - 1e-9:
-            for s in range(6):
-                if slots[g, b, s] == EMPTY:
-                    if nth == 0:
-                        return 6 * b + s, value[b]
-                    nth -= 1
-    return -1, 0.0
+    return fast.choose_hole(slots, cell, g, colour, white, fast.GREEDY, scoring, holes, 0, draw, value, legal_in, bins,
+                            count, points)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
