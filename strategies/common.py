@@ -117,15 +117,17 @@ def pick_best(score: np.ndarray, allowed: np.ndarray, rng: np.random.Generator, 
     uniformly at random with one draw per row (where no option is allowed, every option ties). Compiled: the
     same draws and the same answers as its numpy twin in tests/twins.py."""
     score = np.asarray(-score if lowest else score)
-    if score.dtype == np.bool_ or score.shape != allowed.shape:
-        score = np.broadcast_to(score.astype(np.float64), allowed.shape)
-    return _pick_best(score, np.asarray(allowed, np.bool_), rng.random(len(allowed)))  # any layout, no copies
+    if score.shape != allowed.shape:
+        score = np.broadcast_to(score, allowed.shape)
+    # one layout and type, so that _pick_best compiles once (a copy where they differ costs less than a compile)
+    score, allowed = np.ascontiguousarray(score, np.float64), np.ascontiguousarray(allowed, np.bool_)
+    return _pick_best(score, allowed, rng.random(len(allowed)))
 
 
 def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random allowed option per row: pick_best over equal scores, draw for draw, without the
     scores."""
-    return _pick_any(np.asarray(allowed, np.bool_).view(np.uint8), rng.random(len(allowed)))
+    return _pick_any(np.ascontiguousarray(allowed, np.bool_).view(np.uint8), rng.random(len(allowed)))
 
 
 @njit(cache=True, nogil=True)

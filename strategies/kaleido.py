@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 from numba import njit
 
+from sim.bits import NO, YES
 from sim.errors import AtelierError
 from sim.kaleido import fast
 from sim.kaleido.engine import NONE, State, colour_counts, hexagons
@@ -157,7 +158,7 @@ def _random_extra(legal, rng):
     r = 0
     for i in range(n):
         if count[i] > 0:
-            choice[i] = 1 + nth_allowed(legal[i, 1:], int(draws[r] * count[i]), False)
+            choice[i] = 1 + nth_allowed(legal[i, 1:], int(draws[r] * count[i]), NO)
             r += 1
     return choice
 
@@ -193,12 +194,12 @@ def _rotation_values(slots, rot, cell, cells, steps, board, colour, colours, sco
     grid = np.full(cells, -1, np.int8)
     bins = np.zeros(fast.BINS, np.int64)
     points = np.zeros(colours, np.int64)
-    turned = np.zeros(nb, np.int64)
+    turned = np.zeros(nb, np.int8)
     for g in range(n):
         mine = board[g]
         if mine < 0:
             continue
-        fast.lay_boards(grid, cell, g, True)
+        fast.lay_boards(grid, cell, g, YES)
         for t in range(6):
             for b in range(nb):
                 turned[b] = rot[g, b] + (t if b == mine else 0)
@@ -213,7 +214,7 @@ def _rotation_values(slots, rot, cell, cells, steps, board, colour, colours, sco
                         value[g, t] += points[colour[g]]
                     else:
                         value[g, t] += 0.5 * bins[colour[g] + 1]
-        fast.lay_boards(grid, cell, g, False)
+        fast.lay_boards(grid, cell, g, NO)
     return value
 
 

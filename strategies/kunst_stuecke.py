@@ -186,7 +186,7 @@ def _placement_values(board, label, members, pieces, legal, tiles, spoils, geo, 
             if not legal[g, option]:
                 continue
             o, a = (option // squares, option % squares) if fixed[g] < 0 else (fixed[g], option)
-            count, k, biggest = 0, 1, 0
+            count, k, biggest = 0, np.int64(1), 0  # k typed from the start, as _met takes it (sim/bits.py)
             for i in range(size[shape]):
                 for d in range(4):
                     m = neighbours[a + offsets[shape, o, i], d]

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from sim.bits import ZERO
 from sim.errors import AtelierError
 from sim.witkacy import fast
 from sim.witkacy.fast import MARGIN
@@ -55,6 +56,7 @@ BENCH_STRATEGY = "completer"
 COPY = 100.0  # a completed painting's worth against a three-quarter block's
 SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Search, where a hand holds 2 cards
 # at most (3, not 2: the faces' numbering seeds the tie-breakers)
+ROW_SALT, COL_SALT = np.int64(-1), np.int64(-2)  # _jitter's, for a random spot (numpy scalars: sim/bits.py)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
 
 
@@ -525,8 +527,8 @@ def _random_spot(top, rows, cols, need, seed):
     """A cell where the overlap rule lets a card go without Correction (grid row * GRID + col), picked evenly by
     the seed: drawn among the cells around the collection until one fits (most do), or else counted out."""
     for attempt in range(32):
-        gr = MARGIN - 1 + int(_jitter(seed, attempt, -1) * 2 * (rows + 2))
-        gc = MARGIN - 1 + int(_jitter(seed, attempt, -2) * 2 * (cols + 2))
+        gr = MARGIN - 1 + int(_jitter(seed, attempt, ROW_SALT) * 2 * (rows + 2))
+        gc = MARGIN - 1 + int(_jitter(seed, attempt, COL_SALT) * 2 * (cols + 2))
         if need <= _overlap(top, gr, gc, rows, cols) < 4:
             return gr * fast.GRID + gc
     count, nth = 0, -1
@@ -538,7 +540,7 @@ def _random_spot(top, rows, cols, need, seed):
                         return gr * fast.GRID + gc
                     count += 1
                     nth -= 1
-        nth = int(_jitter(seed, -1, -1) * 2 * count)
+        nth = int(_jitter(seed, ROW_SALT, ROW_SALT) * 2 * count)
     return -1
 
 
@@ -623,8 +625,8 @@ def _anywhere(at, painted, wanted, found):
     change, broken = _change(code, top, faces[g, k], gr, gc, starts[i], weight[g], before, painting, after_p, old)
     if broken or change < 0:
         i = 0
-        change, _ = _change(code, top, faces[g, k], gr, gc, 0, weight[g], before, painting, after_p, old)
-    _keep(g, k, 0, change + _jitter(seeds[g], k * WINDOW * WINDOW + spot, starts[i]), spot, starts, i, count,
+        change, _ = _change(code, top, faces[g, k], gr, gc, ZERO, weight[g], before, painting, after_p, old)
+    _keep(g, k, ZERO, change + _jitter(seeds[g], k * WINDOW * WINDOW + spot, starts[i]), spot, starts, i, count,
           n, seeds, value, plan)
 
 

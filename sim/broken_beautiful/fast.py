@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from sim.bits import popcount
+from sim.bits import ZERO, popcount
 from sim.broken_beautiful.rules import (
     BOWL,
     BOX,
@@ -127,7 +127,7 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
             o = owner[g, c]
             if o >= 0 and o != seat and cond[g, c] != BROKEN:
                 jars[o] += 1
-        rival = 0
+        rival = ZERO
         for o in range(len(jars)):
             if o != seat and jars[o] > rival:
                 rival = jars[o]
@@ -136,7 +136,9 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
             c = cards[g, k]
             if c < 0:  # only the boxes' points depend on the ingots
                 if unchanged < 0:
-                    unchanged = _points(whole, rep, pat, pots, pots_rep, 0, rival, sc, vase) - _boxes(whole, 0, sc)
+                    ingots = coins[g, k]
+                    unchanged = _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase)
+                    unchanged -= _boxes(whole, ingots, sc)
                 out[g, k] = unchanged + _boxes(whole, coins[g, k], sc)
                 continue
             t, p = kind[c], pattern[c]
@@ -300,11 +302,12 @@ def standing(owner, cond, ingots, players, kind, pattern, sc, vase, patterns, it
                 if t == TEAPOT:
                     pots_rep[o, p] += 1
         for s in range(players):
-            rival = 0
+            rival = ZERO
             for q in range(players):
                 if q != s and whole[q, TEA_JAR] > rival:
                     rival = whole[q, TEA_JAR]
-            _points_by_type(whole[s], rep[s], pat[s], pots[s], pots_rep[s], ingots[g, s], rival, sc, vase, row)
+            held = np.int64(ingots[g, s])
+            _points_by_type(whole[s], rep[s], pat[s], pots[s], pots_rep[s], held, rival, sc, vase, row)
             for t in range(BOX + 1):
                 by_type[g, s, t] = row[t]
             n_whole, n_rep = 0, 0

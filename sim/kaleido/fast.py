@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.bits import NO, YES
 from sim.kaleido.rules import EMPTY, WHITE
 
 BINS = 8  # tile code + 1: EMPTY, five colours, WHITE, and one spare
@@ -125,7 +126,7 @@ def offer(grid, offered, cell, g, steps, offers):
     """Game g's board options into offers[g] (see board_offers); grid is a blank one-game grid, left blank, and
     offered (6 NB,) scratch."""
     nb = cell.shape[1]
-    lay_boards(grid, cell, g, True)
+    lay_boards(grid, cell, g, YES)
     found = 0
     for b in range(nb):
         if cell[g, b] >= 0:
@@ -141,7 +142,7 @@ def offer(grid, offered, cell, g, steps, offers):
                 offers[g, 6 * b + k] = False
     for i in range(found):
         grid[offered[i]] = -1
-    lay_boards(grid, cell, g, False)
+    lay_boards(grid, cell, g, NO)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -160,14 +161,14 @@ def touching(cell, cells, steps):
     out = np.zeros((batch, 6 * nb), np.int8)
     grid = np.full(cells, -1, np.int8)
     for g in range(batch):
-        lay_boards(grid, cell, g, True)
+        lay_boards(grid, cell, g, YES)
         for b in range(nb):
             if cell[g, b] >= 0:
                 for k in range(6):
                     spot = cell[g, b] + steps[k]
                     for j in range(6):
                         out[g, 6 * b + k] += grid[spot + steps[j]] >= 0
-        lay_boards(grid, cell, g, False)
+        lay_boards(grid, cell, g, NO)
     return out
 
 def scoring(params) -> np.ndarray:
@@ -520,7 +521,7 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
     points = np.zeros(colours, np.int64)
     grid = np.full(cells, -1, np.int8)
     for g in range(batch):
-        lay_boards(grid, cell, g, True)
+        lay_boards(grid, cell, g, YES)
         for x in range(nb):
             for k in range(6):
                 y, z = hexagon_at(grid, cell, steps, g, x, k)
@@ -531,4 +532,4 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
                     majority_into(bins[1 : colours + 1], scoring, points)
                     for c in range(colours):
                         endgame[g, c] += points[c]
-        lay_boards(grid, cell, g, False)
+        lay_boards(grid, cell, g, NO)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.bits import NO, YES, ZERO
 from sim.kaleido import fast
 from sim.kaleido.rules import EMPTY
 
@@ -55,17 +56,18 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
             if turn > longest:
                 raise RuntimeError("Kaleido playout: games neither progress nor stall")
             colour = fast.colours_to_play(turns_played, seat, whites.shape[1], two_colour)
-            turn_kind[:] = fast.start_turn(tiles, stock, empty, done, colour, seat, owner)
+            _copy(fast.start_turn(tiles, stock, empty, done, colour, seat, owner), turn_kind)
             extra_taken[:] = False
         elif at == SCORE:  # engine.score_boards
-            pending[:] = fast.score_boards(slots, cell, scored, filling, midgame, midgame.shape[1], scoring)
+            _copy(fast.score_boards(slots, cell, scored, filling, midgame, midgame.shape[1], scoring).ravel(),
+                  pending.ravel())
             scored |= pending
             filling[:] = False
         elif at == END:  # engine._end_turn
             fast.end_turn(turn_kind, tiles, turns_played, passes, skips, done, stalled, seat)
             turn += 1
         else:
-            asked[:] = fast.asked(ASKING[at], turn_kind, extra_taken, empty, pending)
+            _copy(fast.asked(ASKING[at], turn_kind, extra_taken, empty, pending), asked)
             if not asked.any():
                 pass  # a phase that asks no game is passed over (engine._advance)
             elif at == TILE and greedy:
@@ -76,7 +78,7 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
             elif at == ROTATE:
                 for g in range(len(asked)):  # greedy leaves the board as it is
                     if greedy and asked[g]:
-                        fast.rotate_game(rot, pending, g, 0)
+                        fast.rotate_game(rot, pending, g, ZERO)
                 if not greedy:
                     rotate_randomly(rot, pending, asked, rng)
                 continue  # the next board just scored, if any (engine.step after "rotate")
@@ -151,6 +153,14 @@ def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, f
 # within 1e-9 picked by int(draw * ties) in option order).
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _copy(values, out):
+    """out[:] = values, written out: numba compiles an array assigned to a slice with its shape check's error
+    message, a second or two of string formatting code."""
+    for i in range(len(out)):
+        out[i] = values[i]
+
+
 @njit(cache=True, nogil=True)
 def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring, scratch,
                        rng):
@@ -160,7 +170,7 @@ def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, 
     for g in range(len(asked)):
         if asked[g]:
             colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
-            hole, _ = closing_hole(slots, cell, g, colour, False, scoring, draws[g], scratch)
+            hole, _ = closing_hole(slots, cell, g, colour, NO, scoring, draws[g], scratch)
             if hole < 0:
                 raise RuntimeError("Kaleido playout: a tile asked for where no hole is empty")
             fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
@@ -181,10 +191,10 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
                 raise RuntimeError("Kaleido playout: a board asked for where the mover has none")
             code = 1 + 6 * nb + most_touched_offer(grid, cell, offers, g, steps, draws[g])
         else:
-            if not fast.may_place_white(whites, empty, g, seat, False, False):
+            if not fast.may_place_white(whites, empty, g, seat, NO, NO):
                 continue
             colour = fast.colour_to_play(turns_played, g, seat, turns_played.shape[1], two_colour)
-            hole, gain = closing_hole(slots, cell, g, colour, True, scoring, draws[g], scratch)
+            hole, gain = closing_hole(slots, cell, g, colour, YES, scoring, draws[g], scratch)
             if gain <= 0:
                 continue
             code = 1 + hole
@@ -214,7 +224,7 @@ def most_touched_offer(grid, cell, offers, g, steps, draw):
     """The board option 6 b + k (`offers`) whose cell the most boards on the table touch (fast.touching), ties
     picked by the draw. grid: a blank one-game grid, left blank."""
     nb = cell.shape[1]
-    fast.lay_boards(grid, cell, g, True)
+    fast.lay_boards(grid, cell, g, YES)
     best, ties, nth = -1, 0, -1
     for rounds in range(3):  # the best, its ties, then the nth of them
         for b in range(nb):
@@ -230,10 +240,10 @@ def most_touched_offer(grid, cell, offers, g, steps, draw):
                     ties += 1
                 elif touched == best:
                     if nth == 0:
-                        fast.lay_boards(grid, cell, g, False)
+                        fast.lay_boards(grid, cell, g, NO)
                         return 6 * b + k
                     nth -= 1
         if rounds == 1:
             nth = int(draw * ties)
-    fast.lay_boards(grid, cell, g, False)
+    fast.lay_boards(grid, cell, g, NO)
     raise RuntimeError("Kaleido playout: a board asked for where no cell is free")

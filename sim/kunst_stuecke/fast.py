@@ -20,6 +20,7 @@ from numba import njit
 from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
 EMPTY = -1
+VACANT = np.int64(EMPTY)  # EMPTY for kernels' calls: a literal would compile the callee again (sim/bits.py)
 BESIDE_ANY = 5  # the row of `beside` for pieces of any colour
 
 
@@ -347,8 +348,8 @@ def _mendable(t, g, geo, count, w):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _move(board, g, orient, anchor, offsets, size, piece, to):
-    shape, o = piece % SHAPES, orient[g, piece]
-    _lay(board, g, offsets, size, shape, o, anchor[g, piece], EMPTY)
+    shape, o, start = piece % SHAPES, np.int64(orient[g, piece]), np.int64(anchor[g, piece])
+    _lay(board, g, offsets, size, shape, o, start, VACANT)
     _lay(board, g, offsets, size, shape, o, to, piece)
     anchor[g, piece] = to
 
@@ -375,7 +376,7 @@ def _destinations(t, g, geo, w, which, found, out):
             continue
         bound[piece] |= start_contact[g, piece]
         anything_bound = slid_bound or start_contact[g, piece]
-        shape, o, start = piece % SHAPES, orient[g, piece], anchor[g, piece]
+        shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
         height, width = extent[shape, o, 0], extent[shape, o, 1]
         seen[:] = False
         seen[start] = True

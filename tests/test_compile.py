@@ -1,0 +1,47 @@
+"""What the first run compiles (README, "The compile"): every kernel once for its argument types, never again for a
+literal. numba compiles a kernel called with a literal (`False`, `0`), or with a variable that starts as one before
+its type widens, once more for that literal; the first run's compile paid for about 30 such copies (sim/bits.py).
+The copies appear only while a caller compiles, not when it is loaded from numba's cache: the games are played in
+a fresh process with a cache of its own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PLAY_AND_LIST_LITERALS = """
+import sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from numba.core.types import Literal
+from goldens import LINEUPS
+from sim.registry import NAMES, get_game
+
+for name in NAMES:
+    spec = get_game(name)
+    strategies = LINEUPS[name] or list(spec.players.strategies)
+    for players in (2, 3):
+        lineups = np.array([[strategies[(g + s) % len(strategies)] for s in range(players)] for g in range(12)])
+        seeds = np.random.SeedSequence(7, spawn_key=(players,)).spawn(2)
+        spec.simulate(spec.make_params(players, {}), lineups, np.arange(12) // 2, seeds[0], seeds[1])
+for module in list(sys.modules.values()):
+    name = getattr(module, "__name__", "")
+    if name.split(".")[0] in ("sim", "strategies"):
+        for kernel in vars(module).values():
+            if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__ == name:
+                for signature in kernel.signatures:
+                    if any(isinstance(t, Literal) for t in signature):
+                        print(name, kernel.py_func.__name__, signature)
+"""
+
+
+def test_no_kernel_is_compiled_for_a_literal(tmp_path: Path):
+    tests = Path(__file__).resolve().parent
+    path = os.pathsep.join([str(tests.parent), str(tests)])
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": path}
+    done = subprocess.run([sys.executable, "-c", PLAY_AND_LIST_LITERALS], env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == ""
