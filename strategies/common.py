@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from sim.errors import AtelierError, IllegalMove
 from sim.game import Decision, read_only
+from sim.kernel import helper, kernel
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def checked(strategy: str, decision: Decision, games: np.ndarray | slice, answer
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _check(legal, asked, choice):
     """(choices with 0 where not asked, problem, game): problem 1 = the first asked choice outside the
     options, 2 = the first asked choice the rules do not allow, 0 = none."""
@@ -130,7 +130,7 @@ def pick_any(allowed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return _pick_any(np.ascontiguousarray(allowed, np.bool_).view(np.uint8), rng.random(len(allowed)))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _pick_best(score, allowed, draws):
     """Written for speed: two passes over a row, the best masked score, then the options within 1e-9 of it
     listed with no data-dependent branch (on real scores those mispredict often)."""
@@ -153,7 +153,7 @@ def _pick_best(score, allowed, draws):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _pick_any(allowed, draws):
     """allowed as uint8 (numba sums bytes faster than booleans)."""
     n, k = allowed.shape
@@ -166,7 +166,7 @@ def _pick_any(allowed, draws):
     return out
 
 
-@njit(cache=True, nogil=True)
+@helper
 def nth_allowed(row, nth, every):
     """The index of the nth (from 0) allowed entry of a row (uint8), or of the nth entry when `every`."""
     if every:

@@ -9,14 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from numba import njit
 
-from sim.bits import NO, YES
 from sim.errors import AtelierError
 from sim.kaleido import fast
 from sim.kaleido.engine import NONE, State, colour_counts, hexagons
 from sim.kaleido.fast import GREEDY, HOARDER, MAJORITY
 from sim.kaleido.rules import EMPTY, majority
+from sim.kernel import NO, YES, helper, kernel
 from strategies.common import Catalogue, nth_allowed, pick_any, pick_best
 
 STRATEGIES = {
@@ -138,7 +137,7 @@ class Hoarder(Player):
         return super().extra(_as_phase(obs, "after"), rng)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _random_extra(legal, rng):
     """Random's extra action, compiled: a draw per game says whether to act (under 0.5, or where "none" is not
     allowed), then a uniformly random action (pick_any's draw) in each game that acts and has one. `legal` as
@@ -163,7 +162,7 @@ def _random_extra(legal, rng):
     return choice
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _hole_choices(slots, cell, colour, white, kind, scoring, colours, legal, draws):
     """(choice, its value) for n games: pick_best (draw for draw) over legal (n, 6 NB) of each hole's value to the
     player (fast.choose_hole)."""
@@ -175,7 +174,7 @@ def _hole_choices(slots, cell, colour, white, kind, scoring, colours, legal, dra
     return choice, worth
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _choose_holes(slots, cell, colour, white, kind, scoring, legal, draws, choice, worth, value, legal_in, bins, count,
                   points):
     """_hole_choices' loop, given its arrays: without numba's runtime, fast.choose_hole is inlined at no cost."""
@@ -184,7 +183,7 @@ def _choose_holes(slots, cell, colour, white, kind, scoring, legal, draws, choic
                                                value, legal_in, bins, count, points)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _rotation_values(slots, rot, cell, cells, steps, board, colour, colours, scoring):
     """(n, 6): for each game's offered board (-1: none, all zeros) turned by 0 to 5 steps, Rotator's value of
     the end-game hexagons it is part of (Rotator.hexagon_value): own points from the complete ones, half a

@@ -12,9 +12,9 @@ block that met a tile costs. Pieces of colours the player does not aim at are wo
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.errors import AtelierError
+from sim.kernel import helper, kernel
 from sim.kunst_stuecke import fast
 from sim.kunst_stuecke.playout import LOOK_CHANCE, SLIDE_CHANCE  # random's, which its playout draws
 from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SHAPES, STACK_TILES, STOP
@@ -152,7 +152,7 @@ class Spoiler(Planner):
     spoils = True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _wanted_colours(tiles):
     """(n, 5): 2 for a colour the player holds a tile of, else 1."""
     wanted = np.ones((tiles.shape[0], 5))
@@ -163,12 +163,12 @@ def _wanted_colours(tiles):
     return wanted
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _met(size, wanted):
     return size == wanted or (wanted == 6 and size >= 6)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _placement_values(board, label, members, pieces, legal, tiles, spoils, geo, fixed):
     """(n, W): the value of each legal option of each game's piece (module docstring): W = O * N^2 placements
     N^2 o + anchor (N = the board's side), or, where fixed[g] >= 0, W = N^2 slide destinations in orientation
@@ -186,7 +186,7 @@ def _placement_values(board, label, members, pieces, legal, tiles, spoils, geo, 
             if not legal[g, option]:
                 continue
             o, a = (option // squares, option % squares) if fixed[g] < 0 else (fixed[g], option)
-            count, k, biggest = 0, np.int64(1), 0  # k typed from the start, as _met takes it (sim/bits.py)
+            count, k, biggest = 0, np.int64(1), 0  # k typed from the start, as _met takes it (sim/kernel.py)
             for i in range(size[shape]):
                 for d in range(4):
                     m = neighbours[a + offsets[shape, o, i], d]
@@ -223,7 +223,7 @@ def _placement_values(board, label, members, pieces, legal, tiles, spoils, geo, 
     return value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _tile_values(tiles, label, members, owner, seat):
     """(n, 6): how likely each looked-at tile is to be met: 3 if a block of its colour already has its size, 2 if
     a block (or nothing yet) falls short and enough pieces of that colour are still to be played, 0 if every
@@ -255,7 +255,7 @@ def _tile_values(tiles, label, members, owner, seat):
     return value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _lone_wanted(label, members, tiles):
     """(n, 60): pieces alone in their block, of a colour the player holds an unmet tile of (size 2 or more)."""
     n = label.shape[0]
@@ -271,7 +271,7 @@ def _lone_wanted(label, members, tiles):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _spare_ends(board, orient, anchor, label, members, tiles, geo):
     """(n, 60): pieces at an end of a block one piece larger than a tile of its colour the player holds (they
     share an edge with exactly one piece of their colour), whose sliding out would leave the block at size."""

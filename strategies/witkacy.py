@@ -15,10 +15,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from sim.bits import ZERO
 from sim.errors import AtelierError
+from sim.kernel import ZERO, helper, kernel
 from sim.witkacy import fast
 from sim.witkacy.fast import MARGIN
 from sim.witkacy.rules import (
@@ -56,7 +55,7 @@ BENCH_STRATEGY = "completer"
 COPY = 100.0  # a completed painting's worth against a three-quarter block's
 SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Search, where a hand holds 2 cards
 # at most (3, not 2: the faces' numbering seeds the tie-breakers)
-ROW_SALT, COL_SALT = np.int64(-1), np.int64(-2)  # _jitter's, for a random spot (numpy scalars: sim/bits.py)
+ROW_SALT, COL_SALT = np.int64(-1), np.int64(-2)  # _jitter's, for a random spot (numpy scalars: sim/kernel.py)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
 
 
@@ -355,12 +354,12 @@ class Candidate(NamedTuple):
     p: int
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _in_place(a, b, c, d, p):
     return (a == 4 * p) + (b == 4 * p + 1) + (c == 4 * p + 2) + (d == 4 * p + 3)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def _block(code, r, c, weight):
     """(the painting the block at (r, c) completes, or -1; its worth): a completed painting COPY * w, three of a
     painting's quarters in place w (three in place include the first or the second cell)."""
@@ -374,7 +373,7 @@ def _block(code, r, c, weight):
     return -1, 0.0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _around(code, gr, gc, weight, painting):
     """The 9 blocks' worth; painting[k] the painting complete in block k, or -1."""
     total = 0.0
@@ -384,7 +383,7 @@ def _around(code, gr, gc, weight, painting):
     return total
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _jitter(seed, a, b):
     """A tie-breaker in [0, 0.5) from a game's seed and an option, so that equal values are picked evenly."""
     x = np.uint64(seed) ^ (np.uint64(a) * np.uint64(0x9E3779B97F4A7C15))
@@ -395,7 +394,7 @@ def _jitter(seed, a, b):
     return (x >> np.uint64(11)) * (0.5 / 2.0**53)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _layings(board, wanted, found):
     """For each game g (of the batch: wanted.games[g]) and face k, the best laying into collection owner[g]:
     value[g, k, 0] and plan[g, k, 0] (its where option and z) without Correction, value[g, k, 1] and plan[g, k, 1]
@@ -419,7 +418,7 @@ def _layings(board, wanted, found):
     _lay_each(board, wanted, found, code, top, votes, marked, voted, support, supported, np.empty((4, 9), np.int64))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _lay_each(board, wanted, found, code, top, votes, marked, voted, support, supported, work):
     """_layings' loop, given its scratch arrays. Compiled without numba's runtime, it counts no references to the
     named tuples' arrays and the rows it takes (as in sim/witkacy/fast.py): they were a fifth of completer's time."""
@@ -472,7 +471,7 @@ def _lay_each(board, wanted, found, code, top, votes, marked, voted, support, su
         fast.wipe(collection, n, r0, c0, code, top)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _supports(votes, voted, count, support, supported):
     """support[level, p]: the voted blocks (indices into voted) short of complete where painting p may gain: level
     0, an upper half (a front's) needs one of p's lower quarters in place; level 1, a lower half one of its upper
@@ -490,7 +489,7 @@ def _supports(votes, voted, count, support, supported):
                     supported[level, p] += 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _vote(stack, n, r0, c0, code, top, votes, marked, voted):
     """Each showing cell's fragment votes for the block where it would be in place, under its painting and the
     block's row it belongs in; the blocks voted for are listed in `voted`. Returns how many."""
@@ -511,7 +510,7 @@ def _vote(stack, n, r0, c0, code, top, votes, marked, voted):
     return count
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _overlap(top, gr, gc, rows, cols):
     """How many cells a card at grid (gr, gc) shares with the collection."""
     if gr < MARGIN - 1 or gc < MARGIN - 1 or gr > MARGIN + rows or gc > MARGIN + cols:
@@ -522,7 +521,7 @@ def _overlap(top, gr, gc, rows, cols):
     return shared
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _random_spot(top, rows, cols, need, seed):
     """A cell where the overlap rule lets a card go without Correction (grid row * GRID + col), picked evenly by
     the seed: drawn among the cells around the collection until one fits (most do), or else counted out."""
@@ -544,7 +543,7 @@ def _random_spot(top, rows, cols, need, seed):
     return -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _change(code, top, face, gr, gc, start, weight, before, painting, after_p, old):
     """(worth after minus before, broken): the face laid at (gr, gc) from stack position `start`; broken if a
     completed painting around (painting, 9) would not be complete after. The grid is restored."""
@@ -561,7 +560,7 @@ def _change(code, top, face, gr, gc, start, weight, before, painting, after_p, o
     return after - before, broken
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _keep(g, k, first, v, spot, starts, i, count, n, seeds, value, plan):
     """Keep a laying worth v (with its tie-breaker) in the slots from `first` on where it is the best so far: its
     where option, and a stack position picked evenly within its range."""
@@ -572,7 +571,7 @@ def _keep(g, k, first, v, spot, starts, i, count, n, seeds, value, plan):
             plan[g, k, slot, 1] = starts[i] + int(_jitter(seeds[g], spot, k) * 2 * (last - starts[i] + 1))
 
 
-@njit(cache=True, nogil=True, inline="always")  # inlined: a call passing named tuples of arrays cost 16%
+@helper(inline="always")  # inlined: a call passing named tuples of arrays cost 16%
 def _try(at, painted, wanted, found):
     """The candidate `at`, if the overlap rule allows (lying entirely on or under the collection only with
     correction[g]): each range of stack positions that shows the same cells, the best kept in `found` as _layings
@@ -608,7 +607,7 @@ def _try(at, painted, wanted, found):
         _keep(g, k, 1 if whole else 0, v, spot, starts, i, count, n, seeds, value, plan)
 
 
-@njit(cache=True, nogil=True, inline="always")  # inlined: a call passing named tuples of arrays cost 16%
+@helper(inline="always")  # inlined: a call passing named tuples of arrays cost 16%
 def _anywhere(at, painted, wanted, found):
     """The candidate `at`, where the overlap rule allows it without Correction: a range of stack positions picked
     evenly, or z = 0 where that one loses worth (slid under everything, the card covers nothing that shows, so it
@@ -630,7 +629,7 @@ def _anywhere(at, painted, wanted, found):
           n, seeds, value, plan)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _at_most(code, face, gr, gc, br, bc, p):
     """The most quarters of painting p the block at (br, bc) can show in place with the face at (gr, gc), whatever
     its stack position: each cell in place now, or in place on the card where the card covers it."""
@@ -642,7 +641,7 @@ def _at_most(code, face, gr, gc, br, bc, p):
     return shown
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _shown_after(code, top, face, gr, gc, start, br, bc, p):
     """How many quarters of painting p the block at (br, bc) shows in place once the face lies at (gr, gc) from
     stack position `start`."""
@@ -656,7 +655,7 @@ def _shown_after(code, top, face, gr, gc, start, br, bc, p):
     return shown
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _depth_starts(top, gr, gc, starts):
     """The smallest z of each range of stack positions that shows the same cells of a card at (gr, gc): 0, and
     one above each covering card. Returns how many, sorted into starts."""
@@ -676,7 +675,7 @@ def _depth_starts(top, gr, gc, starts):
     return count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _removal_values(stack, size, games, owner, weight, cards, out):
     """out[g, i]: the change in worth of collection owner[g] of game games[g] without its card i, where Solvent may
     remove it (left as it was elsewhere)."""

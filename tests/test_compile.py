@@ -1,6 +1,6 @@
 """What the first run compiles (README, "The compile"): every kernel once for its argument types, never again for a
 literal. numba compiles a kernel called with a literal (`False`, `0`), or with a variable that starts as one before
-its type widens, once more for that literal; the first run's compile paid for about 30 such copies (sim/bits.py).
+its type widens, once more for that literal; the first run's compile paid for about 30 such copies (sim/kernel.py).
 The copies appear only while a caller compiles, not when it is loaded from numba's cache: the games are played in
 a fresh process with a cache of its own."""
 

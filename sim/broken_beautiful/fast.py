@@ -12,9 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
-from sim.bits import ZERO, popcount
+from sim.bits import popcount
 from sim.broken_beautiful.rules import (
     BOWL,
     BOX,
@@ -33,6 +32,7 @@ from sim.broken_beautiful.rules import (
     VASE,
     Components,
 )
+from sim.kernel import ZERO, helper, kernel
 
 NT = len(TYPES)
 MAX_SEATS = max(PLAYER_COUNTS)
@@ -52,7 +52,7 @@ def kit_arrays(kit: Components) -> tuple[np.ndarray, ...]:
             kit.value.astype(np.int64))
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase):
     """rules.points summed over the types, for one collection. The same arithmetic as _points_by_type, written
     out again on purpose: summing _points_by_type's row instead made greedy 2.4 times slower."""
@@ -83,12 +83,12 @@ def _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase):
     return total + _boxes(whole, ingots, sc)
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _boxes(whole, ingots, sc):
     return whole[BOX] * min(ingots, sc[S_BOX_CAP])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, vase, patterns):
     """(n, K) end scores of `seat` in n games (owner, cond (n, C)) if each of `cards` (n, K; -1 none) joined
     its collection unbroken (`repaired`: were one of its broken cards mended) while it held `coins` (n, K)."""
@@ -164,7 +164,7 @@ def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, va
     return out
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _kit_masks(kind, pattern, patterns, words):
     """The kit's cards as bit masks (words uint64 each): by type, by pattern, the teapots; and the tea jars' ids."""
     of_type, of_pattern = np.zeros((NT, words), np.uint64), np.zeros((patterns, words), np.uint64)
@@ -186,7 +186,7 @@ def _kit_masks(kind, pattern, patterns, words):
     return of_type, of_pattern, teapots, jar_cards
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _shared(cards, masks, row):
     """How many cards the bit mask `cards` shares with masks[row]."""
     count = 0
@@ -209,7 +209,7 @@ def scores(owner: np.ndarray, cond: np.ndarray, seat: int, cards: np.ndarray, co
                        coins, repaired, kind, pattern, sc, vase, kit.patterns)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def repair_legal(owner, cond, ingots, repairs, free, repairing, seat, value):
     """(B, C + 1) the repair decision's legal mask: a broken card of the seat's own that it can pay for, in
     games whose repair phase goes on; the last column, passing, is always legal. As engine.decision's numpy."""
@@ -225,14 +225,14 @@ def repair_legal(owner, cond, ingots, repairs, free, repairing, seat, value):
     return legal
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _repair_cost(free, done, value, g, c):
     """Repairing Pottery: the card's value plus one per repair already made this round; free as the first repair
     of a round in which a gold card showed (engine.repair_cost)."""
     return 0 if (free[g] and done == 0) else value[c] + done
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _points_by_type(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase, out):
     """rules.points for one collection, by type, into out (len(SCORED),)."""
     if sc[S_CUP_R] >= sc[S_CUP_U]:
@@ -263,7 +263,7 @@ def _points_by_type(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase, ou
     out[BOX] = _boxes(whole, ingots, sc)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def standing(owner, cond, ingots, players, kind, pattern, sc, vase, patterns, items_count_broken):
     """The end of the game for a batch: points by type (B, P, BOX + 1), repaired and items (B, P), broken
     (B, P), as engine.standing and engine.outcome compute them with rules.tally and rules.points."""
@@ -319,7 +319,7 @@ def standing(owner, cond, ingots, players, kind, pattern, sc, vase, patterns, it
     return by_type, repaired, items, broken
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def kept(owner, cond, ingots, supply, card, keep, seat, value, partial):
     """engine._kept's keep-or-sell, on copies: the card joins the seat's collection, or is sold for its value
     (with `partial`, at most what is left of the supply)."""
@@ -329,7 +329,7 @@ def kept(owner, cond, ingots, supply, card, keep, seat, value, partial):
     return owner, cond, ingots, supply
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _keep_or_sell(owner, cond, ingots, supply, g, c, keep, seat, value, partial):
     if keep:
         owner[g, c] = seat
@@ -342,7 +342,7 @@ def _keep_or_sell(owner, cond, ingots, supply, g, c, keep, seat, value, partial)
         supply[g] -= paid
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def repaired(cond, ingots, supply, repairs, fixed, repairing, free, choice, seat, value):
     """engine._repaired's mend, on copies: where the repair phase goes on and the seat chose a card, it is
     repaired and paid for (engine.repair_cost); the ingots return to the supply."""
@@ -353,7 +353,7 @@ def repaired(cond, ingots, supply, repairs, fixed, repairing, free, choice, seat
     return cond, ingots, supply, repairs, fixed
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _mend(cond, ingots, supply, repairs, fixed, free, g, c, seat, value):
     cost = _repair_cost(free, repairs[g, seat], value, g, c)
     cond[g, c] = REPAIRED
@@ -363,7 +363,7 @@ def _mend(cond, ingots, supply, repairs, fixed, free, g, c, seat, value):
     fixed[g] = True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def break_all(owner, cond, order, dealt, kind, leftover):
     """break_pottery in every game (cond in place); (B,) whether a gold card shows."""
     free = np.zeros(len(leftover), np.bool_)
@@ -372,7 +372,7 @@ def break_all(owner, cond, order, dealt, kind, leftover):
     return free
 
 
-@njit(cache=True, nogil=True)
+@helper
 def break_pottery(owner, cond, order, dealt, kind, g, leftover):
     """Pottery Breaks, for game g: every unbroken, never-repaired card in a collection whose type matches the
     leftover card or the card on top of the deck (none once it is empty) breaks; trays, boxes and gold break
@@ -389,7 +389,7 @@ def break_pottery(owner, cond, order, dealt, kind, g, leftover):
 DRAFTING, KEEPING, REPAIRING, OVER = 0, 1, 2, 3  # engine's phases, as the playout numbers them
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, repairs, free, repairing, fixed,
                    dealt, rounds_done, phase, turn, rounds, kind, value, partial, rng):
     """The games played on to their end by uniformly random players, in place (the arrays of engine.PLAYED, in that
@@ -469,7 +469,7 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
     return dealt, rounds_done, phase, turn
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _list_broken(owner, cond, g, into):
     """Game g's broken cards, in id order (the order of the repair options), into `into`; returns how many."""
     count = 0
@@ -480,7 +480,7 @@ def _list_broken(owner, cond, g, into):
     return count
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _mendable(owner, ingots, repairs, free, seat, value, g, broken, n_broken, nth):
     """How many of game g's broken cards the seat may mend (repair_legal's row without passing); with nth >= 0,
     the index in `broken` of the nth of them."""
@@ -494,13 +494,13 @@ def _mendable(owner, ingots, repairs, free, seat, value, g, broken, n_broken, nt
     return count
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _snake(first, players, turn):
     """engine.pick_order's seat for pick `turn`: from the first player to the left, then back."""
     return (first + (turn if turn < players else 2 * players - 1 - turn)) % players
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _nth_true(row, nth):
     seen = -1
     for j in range(len(row)):

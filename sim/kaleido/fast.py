@@ -16,16 +16,15 @@ for the arrays they are handed, which, at every game and question, cost the play
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from sim.bits import NO, YES
 from sim.kaleido.rules import EMPTY, WHITE
+from sim.kernel import NO, YES, helper, kernel
 
 BINS = 8  # tile code + 1: EMPTY, five colours, WHITE, and one spare
 GREEDY, MAJORITY, HOARDER = range(3)  # how a scripted player values a hole (strategies/kaleido.Player.KIND)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _filled(slots, g, b):
     """Whether board b of game g has a tile in all six holes: EMPTY is the only negative code, so the lowest
     code says it, with no branch."""
@@ -33,7 +32,7 @@ def _filled(slots, g, b):
                min(slots[g, b, 4], slots[g, b, 5])) >= 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _tally(slots, g, b, bins):
     """bins[code + 1] = how many of board b's six holes hold each tile code (bins[0]: empty holes)."""
     bins[:] = 0
@@ -41,7 +40,7 @@ def _tally(slots, g, b, bins):
         bins[slots[g, b, s] + 1] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def extra_mask(slots, cell, empty, offers, whites, stock, asked, seat, boards_only, before_tile):
     """The legal extra actions (B, 1 + 2H): none; a white tile in an empty hole (1 + h); a board on the free
     cell next to board b in direction k (1 + H + 6 b + k), as `offers` lists them."""
@@ -63,7 +62,7 @@ def extra_mask(slots, cell, empty, offers, whites, stock, asked, seat, boards_on
     return legal
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def may_place_white(whites, empty, g, seat, boards_only, before_tile):
     """Whether game g's mover may put a white tile in an empty hole (Details of a Turn, 2.1): one of their own,
     not when every hole was full at the start of the turn (a board comes first), and before the tile not in
@@ -71,13 +70,13 @@ def may_place_white(whites, empty, g, seat, boards_only, before_tile):
     return (not boards_only) and whites[g, seat] > 0 and empty[g] >= (2 if before_tile else 1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def may_place_board(stock, g, seat):
     """Whether game g's mover has a board to place (Details of a Turn, 2.2) on a free cell (`offers`)."""
     return stock[g, seat] > 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def nth_empty_hole(slots, cell, g, nth):
     """The hole h of game g's nth (from 0) empty hole on the table, in hole order (tile_mask's)."""
     for b in range(slots.shape[1]):
@@ -89,7 +88,7 @@ def nth_empty_hole(slots, cell, g, nth):
     raise RuntimeError("Kaleido: fewer empty holes than counted (a rule bug)")
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def nth_offer(offers, g, nth):
     """The board option 6 b + k of game g's nth (from 0) offer (board_offers)."""
     for j in range(offers.shape[1]):
@@ -99,7 +98,7 @@ def nth_offer(offers, g, nth):
     raise RuntimeError("Kaleido: fewer board offers than counted (a rule bug)")
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def offer_count(offers, g):
     """How many board options game g's `offers` lists."""
     count = 0
@@ -108,7 +107,7 @@ def offer_count(offers, g):
     return count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def board_offers(cell, cells, steps):
     """(B, H) bool: the free cells next to the table as board options 6 b + k (the cell next to board b in
     direction k), each cell once, by the first (b, k) that reaches it. The honeycomb window reaches one cell
@@ -121,7 +120,7 @@ def board_offers(cell, cells, steps):
     return offers
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def offer(grid, offered, cell, g, steps, offers):
     """Game g's board options into offers[g] (see board_offers); grid is a blank one-game grid, left blank, and
     offered (6 NB,) scratch."""
@@ -145,7 +144,7 @@ def offer(grid, offered, cell, g, steps, offers):
     lay_boards(grid, cell, g, NO)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def lay_boards(grid, cell, g, on):
     """Mark game g's boards on the one-game grid (on), or clear them again."""
     for b in range(cell.shape[1]):
@@ -153,7 +152,7 @@ def lay_boards(grid, cell, g, on):
             grid[cell[g, b]] = b if on else -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def touching(cell, cells, steps):
     """(B, 6 NB) int8: how many boards on the table touch the cell next to each board b in direction k
     (column 6 b + k), 0 for boards not on the table."""
@@ -178,7 +177,7 @@ def scoring(params) -> np.ndarray:
                      params.monochrome_with_white], np.int64)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def majority_into(counts, scoring, out):
     """rules.majority for one board or hexagon: counts (colours,) of coloured tiles -> points into out."""
     first, second, tie_pool, monochrome, with_white = scoring[0], scoring[1], scoring[2], scoring[3], scoring[4]
@@ -210,7 +209,7 @@ def majority_into(counts, scoring, out):
             out[c] = second // seconds
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points):
     """The points `colour` scores at once if its tile (or a white tile) goes in an empty hole of game g's board b,
     because that fills the board: only a board on the table one hole from full scores. Leaves the board's tally
@@ -226,7 +225,7 @@ def closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points
     return points[colour]
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def hole_value(slots, cell, g, b, own, white, kind, scoring, bins, count, points):
     """A hole's value to the player: the points `own` scores at once if its tile (or a white tile) fills the board
     (closing_value); for MAJORITY's tile 2 more where its tile and every other empty hole would reach the best
@@ -246,7 +245,7 @@ def hole_value(slots, cell, g, b, own, white, kind, scoring, bins, count, points
     return value
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def choose_hole(slots, cell, g, own, white, kind, scoring, legal, row, draw, value, legal_in, bins, count, points):
     """(hole, its value): strategies.common.pick_best's choice, draw for draw, over the holes legal[row] (6 NB) allows,
     each worth hole_value to a player of `kind`: the boards are valued where they have a legal hole, and the choice
@@ -282,7 +281,7 @@ def choose_hole(slots, cell, g, own, white, kind, scoring, legal, row, draw, val
     return -1, 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def tile_mask(slots, cell, asked):
     """(B, 6 NB) bool: the holes a tile may go in, the empty holes on the table; every hole where the game is
     not asked."""
@@ -297,7 +296,7 @@ def tile_mask(slots, cell, asked):
     return holes
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def filling(slots, cell, scored):
     """(B,): whether a board on the table is full and not scored yet."""
     batch, nb, _ = slots.shape
@@ -308,7 +307,7 @@ def filling(slots, cell, scored):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def open_holes(slots, cell):
     """(B,): empty holes on the table."""
     batch, nb, _ = slots.shape
@@ -321,7 +320,7 @@ def open_holes(slots, cell):
     return count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def score_boards(slots, cell, scored, filling, midgame, colours, scoring):
     """Boards on the table just filled (every hole occupied, not scored before), looked for in the games
     `filling` marks: (B, NB) bool; their majority points are added to midgame (B, colours) in place."""
@@ -342,7 +341,7 @@ def score_boards(slots, cell, scored, filling, midgame, colours, scoring):
     return full
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def asked(phase, turn_kind, extra_taken, empty, pending):
     """(B,): the games a phase asks (engine.PHASE_CODES): movers who play this turn; for the extra action
     before or after the tile only those who have not taken it yet, and "forced" only where every hole is
@@ -365,7 +364,7 @@ def asked(phase, turn_kind, extra_taken, empty, pending):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def start_turn(tiles, stock, empty, done, colour, seat, owner):
     """(B,) int8, what each game's turn is (engine.PLAYS, PASSES, SKIPPED, STALLS or OVER): over; out of
     tiles; every hole full and no board, skipped, or stalled when every player who still has coloured tiles
@@ -385,7 +384,7 @@ def start_turn(tiles, stock, empty, done, colour, seat, owner):
     return kind
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
     """Count the turn for the seat (in place); a game ends when every coloured tile is placed, or stalls."""
     for g in range(len(kind)):
@@ -399,7 +398,7 @@ def end_turn(kind, tiles, played, passes, skips, done, stalled, seat):
         done[g] |= (kind[g] == 3) | (left == 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def colours_to_play(turns_played, seat, players, two_colour):
     """(B,) the colour `seat` places now in each game (colour_to_play)."""
     colour = np.empty(len(turns_played), np.int64)
@@ -408,7 +407,7 @@ def colours_to_play(turns_played, seat, players, two_colour):
     return colour
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def colour_to_play(turns_played, g, seat, players, two_colour):
     """The colour `seat` places now in game g: its own; in the 2-player variant a player "cannot put 2 tiles of
     the same color successively" (Variant Rules for a 2-player Game), so their two colours alternate with the
@@ -418,7 +417,7 @@ def colour_to_play(turns_played, g, seat, players, two_colour):
     return seat
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def place_tiles(slots, tiles, empty, filling, choice, colour, asked):
     """The mover's tile of colour[g] in hole choice[g] of each asked game (in place)."""
     for g in range(len(choice)):
@@ -426,7 +425,7 @@ def place_tiles(slots, tiles, empty, filling, choice, colour, asked):
             place_tile(slots, tiles, empty, filling, g, choice[g], colour[g])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def place_tile(slots, tiles, empty, filling, g, hole, colour):
     """Placing a tile (Details of a Turn, 1): the mover's tile of `colour` in empty hole `hole` of game g (in
     place)."""
@@ -436,7 +435,7 @@ def place_tile(slots, tiles, empty, filling, g, hole, colour):
     filling[g] |= _filled(slots, g, hole // 6)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, cells, steps):
     """Extra actions in every game (in place), as apply_game_extra."""
     grid, offered = np.full(cells, -1, np.int8), np.empty(offers.shape[1], np.int64)
@@ -445,7 +444,7 @@ def apply_extra(choice, seat, slots, cell, placer, whites, stock, whites_used, e
                          grid, offered, steps)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_used, empty, filling, offers, grid,
                      offered, steps):
     """Game g's extra action (Details of a Turn, 2), in place: 1 + h puts one of the seat's white tiles in hole
@@ -470,7 +469,7 @@ def apply_game_extra(code, g, seat, slots, cell, placer, whites, stock, whites_u
         offer(grid, offered, cell, g, steps, offers)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def rotate_offered(rot, pending, asked, choice):
     """Turn the board on offer by choice[g] steps in each asked game (in place), as rotate_game."""
     for g in range(len(choice)):
@@ -478,7 +477,7 @@ def rotate_offered(rot, pending, asked, choice):
             rotate_game(rot, pending, g, choice[g])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def rotate_game(rot, pending, g, steps):
     """Rotating a game board (Details of a Turn, 4): game g's board on offer (the lowest pending id) turned by
     `steps`, and taken off offer (in place)."""
@@ -489,7 +488,7 @@ def rotate_game(rot, pending, g, steps):
     pending[g, b] = False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def hexagon_at(grid, cell, steps, g, x, k):
     """The boards (Y, Z) of the end-game hexagon at board X's corner k: its neighbours in directions k and k + 1,
     both above X in id (so each hexagon is found once), or (-1, -1). grid: game g's boards by cell."""
@@ -499,7 +498,7 @@ def hexagon_at(grid, cell, steps, g, x, k):
     return (y, z) if y > x and z > x else (-1, -1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def tally_hexagon(slots, rot, g, x, y, z, k, bins):
     """bins[code + 1] = how many of the hexagon's triangles X[k], X[k+1], Y[k+2], Y[k+3], Z[k+4], Z[k+5] hold each
     tile code (bins[0]: empty); physical triangle t of board b shows its slot (t - rot[b]) % 6."""
@@ -509,7 +508,7 @@ def tally_hexagon(slots, rot, g, x, y, z, k, bins):
         bins[slots[g, board, (k + i - rot[board]) % 6] + 1] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
     """End-game hexagons (in place into endgame (B, colours)): at each corner where board X has neighbours Y
     in direction k and Z in direction k + 1, with X below both in id, the physical triangles X[k], X[k+1],

@@ -21,11 +21,10 @@ seat gives; tests/test_contract.py and tests/test_kaleido_properties.py hold the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from sim.bits import NO, YES, ZERO
 from sim.kaleido import fast
 from sim.kaleido.rules import EMPTY
+from sim.kernel import NO, YES, ZERO, helper, kernel
 
 # engine.CYCLE's phases by index (engine.py checks the order), and engine.PHASE_CODES of those that ask
 START, FORCED, BEFORE, TILE, AFTER, SCORE, ROTATE, END = range(8)
@@ -33,7 +32,7 @@ ASKING = np.array([-1, 0, 1, 2, 3, -1, 4, -1], np.int64)
 OVER = 4  # engine.OVER
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, endgame, whites_used, turns_played,
              passes, skips, done, stalled, turn_kind, extra_taken, pending, asked, empty, filling, offers, owner,
              two_colour, scoring, cells, steps, turn, at, longest, greedy, rng):
@@ -93,7 +92,7 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
         at = (at + 1) % 8
 
 
-@njit(cache=True, nogil=True)
+@helper
 def rotate_randomly(rot, pending, asked, rng):
     """Rotating a game board (Details of a Turn, 4) in each asked game: the board on offer turned by 0 to 5 steps,
     Random.rotate's `rng.integers(0, 6, B)`."""
@@ -103,7 +102,7 @@ def rotate_randomly(rot, pending, asked, rng):
             fast.rotate_game(rot, pending, g, turns[g])
 
 
-@njit(cache=True, nogil=True)
+@helper
 def place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, rng):
     """Placing a tile (Details of a Turn, 1) in each asked game: its nth empty hole, Random.tile's pick."""
     draws = rng.random(len(asked))
@@ -114,7 +113,7 @@ def place_random_tiles(slots, cell, tiles, empty, filling, turns_played, asked, 
             fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
 
 
-@njit(cache=True, nogil=True)
+@helper
 def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers, extra_taken, asked,
                        seat, forced, before_tile, grid, offered, steps, options, whites_offered, rng):
     """The additional action (Details of a Turn, 2) in each asked game, Random.extra's: with a draw under 0.5, or
@@ -153,7 +152,7 @@ def take_random_extras(slots, cell, placer, whites, stock, whites_used, empty, f
 # within 1e-9 picked by int(draw * ties) in option order).
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _copy(values, out):
     """out[:] = values, written out: numba compiles an array assigned to a slice with its shape check's error
     message, a second or two of string formatting code."""
@@ -161,7 +160,7 @@ def _copy(values, out):
         out[i] = values[i]
 
 
-@njit(cache=True, nogil=True)
+@helper
 def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, seat, two_colour, scoring, scratch,
                        rng):
     """Placing a tile (Details of a Turn, 1) in each asked game: in the empty hole that fills its board for the
@@ -176,7 +175,7 @@ def place_greedy_tiles(slots, cell, tiles, empty, filling, turns_played, asked, 
             fast.place_tile(slots, tiles, empty, filling, g, hole, colour)
 
 
-@njit(cache=True, nogil=True)
+@helper
 def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, filling, offers, extra_taken, asked,
                        seat, forced, grid, offered, steps, turns_played, two_colour, scoring, scratch, rng):
     """The additional action (Details of a Turn, 2) in each asked game, Player.extra's: when forced, a board on
@@ -203,7 +202,7 @@ def take_greedy_extras(slots, cell, placer, whites, stock, whites_used, empty, f
         extra_taken[g] = True
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def closing_hole(slots, cell, g, colour, white, scoring, draw, scratch):
     """(hole, its points): among game g's empty holes, greedy's (fast.choose_hole over them, with its draw); (-1, 0)
     if none is empty."""
@@ -219,7 +218,7 @@ def closing_hole(slots, cell, g, colour, white, scoring, draw, scratch):
                             count, points)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def most_touched_offer(grid, cell, offers, g, steps, draw):
     """The board option 6 b + k (`offers`) whose cell the most boards on the table touch (fast.touching), ties
     picked by the draw. grid: a blank one-game grid, left blank."""

@@ -5,10 +5,11 @@ labelling, `lay` with a plain numpy lay."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from sim.kernel import helper, kernel
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def count_pieces(board, low, high, connectivity, colours):
     """(B, colours) connected groups of same-coloured cells in each game's cards' extent (low..high + 1). One
     raster scan per game: each coloured cell starts a piece of its own and joins the pieces of the neighbours of its
@@ -41,7 +42,7 @@ def count_pieces(board, low, high, connectivity, colours):
     return out
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _join(parent, a, b):
     """Join the pieces of cells a and b; 1 if they were apart, else 0."""
     a, b = _root(parent, a), _root(parent, b)
@@ -51,7 +52,7 @@ def _join(parent, a, b):
     return 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _root(parent, a):
     while parent[a] != a:
         parent[a] = parent[parent[a]]  # halve the path as it is walked
@@ -63,7 +64,7 @@ def _root(parent, a):
 ROTATED = np.array([np.rot90(np.arange(4).reshape(2, 2), k).ravel() for k in range(4)], np.int64)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def lay(board, pos, low, high, cards, drawn, actions, offsets, action_offset, action_rotation, rotated):
     """A copy of the boards with each game's drawn card laid as its chosen action, and the new top-left cell
     and its running minimum and maximum."""
@@ -75,7 +76,7 @@ def lay(board, pos, low, high, cards, drawn, actions, offsets, action_offset, ac
     return out, top, new_low, new_high
 
 
-@njit(cache=True, nogil=True)
+@helper
 def lay_one(board, pos, low, high, g, card, action, offsets, action_offset, action_rotation, rotated):
     """Game g's card (2, 2) laid as `action` next to pos[g], in place."""
     k = action_rotation[action]
@@ -88,7 +89,7 @@ def lay_one(board, pos, low, high, g, card, action, offsets, action_offset, acti
         board[g, pos[g, 0] + i // 2, pos[g, 1] + i % 2] = card[cell // 2, cell % 2]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_placements(board, pos, low, high, order, cards, legal, turn, placements, offsets, action_offset,
                       action_rotation, rotated, rng):
     """The placements from `turn` on, each game's card laid at a uniformly random legal action, in place: one

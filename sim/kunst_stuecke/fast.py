@@ -15,12 +15,12 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from sim.kernel import helper, kernel
 from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
 EMPTY = -1
-VACANT = np.int64(EMPTY)  # EMPTY for kernels' calls: a literal would compile the callee again (sim/bits.py)
+VACANT = np.int64(EMPTY)  # EMPTY for kernels' calls: a literal would compile the callee again (sim/kernel.py)
 BESIDE_ANY = 5  # the row of `beside` for pieces of any colour
 
 
@@ -81,7 +81,7 @@ def tables(params: Params) -> Geo:
     return out
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _fits(board, g, offsets, size, shape, orientation, anchor, moving):
     """Every square of the oriented shape at anchor is empty (or the moving piece's own)."""
     for i in range(size[shape]):
@@ -91,7 +91,7 @@ def _fits(board, g, offsets, size, shape, orientation, anchor, moving):
     return True
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
     """Whether the piece on the board shares an edge with another piece of its colour."""
     shape, o, at = piece % SHAPES, orient[g, piece], anchor[g, piece]
@@ -105,7 +105,7 @@ def _touches_own(board, g, orient, anchor, offsets, size, neighbours, piece):
     return False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _bitboards(board, g, side, corner, occupied, beside):
     """Game g's board by row as bit masks (bit c: column c): occupied (1, side) squares; beside (6, side) the
     squares a placed piece abuts a piece of colour c on (row BESIDE_ANY: of any colour): sharing an edge, or,
@@ -130,7 +130,7 @@ def _bitboards(board, g, side, corner, occupied, beside):
                 beside[k, r + 1] |= above_below
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _near(board, g, orient, anchor, geo, parted, count, near):
     """near (count, side): the squares sharing an edge with each of the first `count` pieces of `parted`."""
     side, offsets, size, neighbours = geo.side, geo.offsets, geo.size, geo.neighbours
@@ -145,7 +145,7 @@ def _near(board, g, orient, anchor, geo, parted, count, near):
                     near[j, n // side] |= 1 << (n % side)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(inline="always")
 def _hits(rows, k, row, masks, shape, o, height):
     """Bit col set where the oriented shape with its top-left at (row, col) covers a square set in rows[k] (bit c:
     column c), for every col at once."""
@@ -159,7 +159,7 @@ def _hits(rows, k, row, masks, shape, o, height):
     return hit
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, piece, legal):
     """Whether the piece may lie anywhere, and, where `count` parted pieces wait to be mended, against each of
     them (near), being of their colour `need`; every way it may lie is marked in legal (O * side * side,), or,
@@ -193,7 +193,7 @@ def _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, 
     return found
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, out):
     """The pieces marked in bound (60,) that touch no piece of their colour, into out; how many."""
     count = 0
@@ -204,7 +204,7 @@ def _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, out):
     return count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def parted(board, orient, anchor, must_touch, geo):
     """(B, 60) bool: the pieces bound to end the turn against their colour that touch none of it now."""
     out = np.zeros(must_touch.shape, np.bool_)
@@ -216,7 +216,7 @@ def parted(board, orient, anchor, must_touch, geo):
     return out
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _compact(row, ids):
     """The pieces marked in row (60,) into ids; how many."""
     count = 0
@@ -227,7 +227,7 @@ def _compact(row, ids):
     return count
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _common_colour(ids, count):
     """The colour all `count` pieces of ids share; -1 if they do not (or there are none)."""
     colour = ids[0] // SHAPES if count > 0 else -1
@@ -237,7 +237,7 @@ def _common_colour(ids, count):
     return colour
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def placements(board, orient, anchor, pieces, parted_now, corner, geo):
     """(B, O * side * side) bool: where each game's piece (pieces[g], -1: none) may be placed, side^2 o + anchor;
     against every parted piece (contact "turn")."""
@@ -252,7 +252,7 @@ def placements(board, orient, anchor, pieces, parted_now, corner, geo):
     return legal
 
 
-@njit(cache=True, nogil=True, inline="always")  # its callers' loop: no call per game
+@helper(inline="always")  # its callers' loop: no call per game
 def placements_of(board, g, orient, anchor, piece, ids, count, corner, geo, occupied, beside, near, legal):
     """Placing Shapes (Course of play, 1): marks in legal (O * side * side,), cleared, where game g's piece may be
     placed, against every one of the `count` parted pieces of ids (contact "turn")."""
@@ -262,7 +262,7 @@ def placements_of(board, g, orient, anchor, piece, ids, count, corner, geo, occu
                   _common_colour(ids, count), piece, legal)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo):
     """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p), unless a parted
     piece waits for the placement to mend it (contact "turn"); for the seat's pieces in the games asked."""
@@ -277,7 +277,7 @@ def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo
     return legal
 
 
-@njit(cache=True, nogil=True, inline="always")  # its callers' loop: no call per game
+@helper(inline="always")  # its callers' loop: no call per game
 def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occupied, beside, near, legal):
     """Course of play: the seat MUST place or discard a shape. Marks in legal (2 * 60,), cleared, game g's pieces
     that can lie somewhere (column p) and those it may discard (60 + p): any, unless `count` parted pieces (ids)
@@ -294,7 +294,7 @@ def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occ
             legal[p] = _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, p, nowhere)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out):
     """out (60,): each piece of game g's board shares an edge with a piece of its own colour (Sliding Shapes: a
     shape that starts the turn abutting its own colour must end it so)."""
@@ -302,7 +302,7 @@ def touching_own_of(board, g, orient, anchor, offsets, size, neighbours, out):
         out[p] = orient[g, p] >= 0 and _touches_own(board, g, orient, anchor, offsets, size, neighbours, p)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def _lay(board, g, offsets, size, shape, orientation, anchor, value):
     for i in range(size[shape]):
         board[g, anchor + offsets[shape, orientation, i]] = value
@@ -321,7 +321,7 @@ class Scratch(NamedTuple):
     nowhere: np.ndarray  # (0,) bool: _lie_anywhere's legal where it only asks whether a piece fits
 
 
-@njit(cache=True, nogil=True)
+@helper
 def _scratch(side):
     squares = side * side
     return Scratch(np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.zeros(PIECES, np.bool_),
@@ -329,7 +329,7 @@ def _scratch(side):
                    np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _mendable(t, g, geo, count, w):
     """Whether one piece of the mover's, placed now, can lie against all `count` parted pieces (w.ids): they
     share a colour, and one of the mover's pieces of that colour fits against each."""
@@ -346,7 +346,7 @@ def _mendable(t, g, geo, count, w):
     return False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def _move(board, g, orient, anchor, offsets, size, piece, to):
     shape, o, start = piece % SHAPES, np.int64(orient[g, piece]), np.int64(anchor[g, piece])
     _lay(board, g, offsets, size, shape, o, start, VACANT)
@@ -354,7 +354,7 @@ def _move(board, g, orient, anchor, offsets, size, piece, to):
     anchor[g, piece] = to
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def _destinations(t, g, geo, w, which, found, out):
     """For each piece marked in which (60,), found[p]: how many anchors it may slide to, each marked in out
     (side^2,); with an empty out, 1 at most (the search stops at the first). A destination is reachable by unit
@@ -409,7 +409,7 @@ def _destinations(t, g, geo, w, which, found, out):
         bound[piece] = must_touch[g, piece]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def slide_mask(t, asked, geo):
     """(B, 61): the pieces the mover may slide now (slides_of), and STOP (column 60)."""
     batch = t.board.shape[0]
@@ -421,7 +421,7 @@ def slide_mask(t, asked, geo):
     return legal
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def slides_of(t, g, asked, geo, w, which, found, nowhere, legal):
     """Sliding Shapes: into legal[g] (61,), cleared, game g's pieces the mover may slide now, if asked (a chip
     left, not slid this turn unless `again`, not just placed unless `slide_placed`, somewhere to go), and STOP
@@ -436,7 +436,7 @@ def slides_of(t, g, asked, geo, w, which, found, nowhere, legal):
             legal[g, p] = which[p] and found[p] > 0
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@helper(inline="always", _nrt=False)
 def _movable(t, g, into):
     """into[p]: whether game g's piece p may slide this turn, wherever it could go: on the board, not slid this
     turn unless `again`, not just placed unless `slide_placed`."""
@@ -445,7 +445,7 @@ def _movable(t, g, into):
         into[p] = orient[g, p] >= 0 and (t.again or slid[g, p] == 0) and (t.slide_placed or p != placed[g])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def may_slide(t, g, geo, w, which, found, movable, nowhere):
     """Whether slides_of would offer game g's mover some piece (asked): the search stops at the first. movable:
     (60,) scratch."""
@@ -460,7 +460,7 @@ def may_slide(t, g, geo, w, which, found, movable, nowhere):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def destinations(t, pieces, geo):
     """(B, side^2) bool: where each game's piece (pieces[g], -1: none) may slide to."""
     batch = t.board.shape[0]
@@ -472,7 +472,7 @@ def destinations(t, pieces, geo):
     return legal
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def destinations_of(t, g, piece, geo, w, which, found, legal):
     """Sliding Shapes: marks in legal (side^2,), cleared, where game g's piece may slide to."""
     which[:] = False
@@ -480,7 +480,7 @@ def destinations_of(t, g, piece, geo, w, which, found, legal):
     _destinations(t, g, geo, w, which, found, legal)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def place(board, orient, anchor, owner, start_contact, pieces, options, from_placement, geo):
     """Lay each game's piece (pieces[g] >= 0) as options[g] = side^2 o + anchor (in place)."""
     for g in range(board.shape[0]):
@@ -488,7 +488,7 @@ def place(board, orient, anchor, owner, start_contact, pieces, options, from_pla
             place_one(board, orient, anchor, owner, start_contact, g, pieces[g], options[g], from_placement, geo)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def place_one(board, orient, anchor, owner, start_contact, g, p, option, from_placement, geo):
     """Placing Shapes: lay game g's piece p as option = side^2 o + anchor (in place)."""
     squares = geo.side * geo.side
@@ -499,7 +499,7 @@ def place_one(board, orient, anchor, owner, start_contact, g, p, option, from_pl
         start_contact[g, p] = _touches_own(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, p)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def slide(t, pieces, targets, geo):
     """Slide each game's piece (pieces[g] >= 0) to targets[g], for a chip (in place, in t's arrays)."""
     for g in range(t.board.shape[0]):
@@ -507,7 +507,7 @@ def slide(t, pieces, targets, geo):
             slide_one(t, g, pieces[g], targets[g], geo)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def slide_one(t, g, p, target, geo):
     """Sliding Shapes: slide game g's piece p to target, for a chip (in place, in t's arrays); it is bound to end
     the turn against its colour if it started the turn so."""
@@ -517,7 +517,7 @@ def slide_one(t, g, p, target, geo):
     t.must_touch[g, p] |= t.start_contact[g, p]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def keep(stacks, spaces, seat, stack, options, asked):
     """Take tile `options // 5` of the stack looked through onto space `options % 5`; the rest close up, in
     order (in place)."""
@@ -526,7 +526,7 @@ def keep(stacks, spaces, seat, stack, options, asked):
             keep_one(stacks, spaces, g, seat, stack[g], options[g])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def keep_one(stacks, spaces, g, seat, s, option):
     """Drawing target tiles: game g's tile `option // 5` of stack s onto space `option % 5`; the rest close up."""
     index, space = option // 5, option % 5
@@ -536,7 +536,7 @@ def keep_one(stacks, spaces, g, seat, s, option):
     stacks[g, s, stacks.shape[2] - 1] = -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def block_labels(board, orient, anchor, geo, games):
     """Blocks (same-coloured pieces joined by shared edges) of the games marked in games (B,): label (B, 60),
     the lowest piece id of each piece's block (-1 off the board), and members (B, 60), each block's size at
@@ -574,7 +574,7 @@ def blocks(board, orient, anchor, geo) -> np.ndarray:
     return block_labels(board, orient, anchor, geo, np.ones(len(board), np.bool_))[1]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def target_points(spaces, block_sizes, bonus):
     """(B, P, 5) points of each tile: its number plus the space's bonus when a block of its colour has exactly
     that many pieces (6+: six or more), else 0."""
@@ -595,14 +595,14 @@ def target_points(spaces, block_sizes, bonus):
     return points
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def start_turn(board, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped):
     """A turn begins in every game (in place)."""
     for g in range(board.shape[0]):
         start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, must_touch, placed, chosen, stopped):
     """A turn begins in game g: which pieces start it against their own colour (Sliding Shapes), and nothing
     looked at, slid, placed or chosen yet."""
@@ -612,7 +612,7 @@ def start_turn_of(board, g, orient, anchor, geo, looked, slid, start_contact, mu
     must_touch[g, :] = False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def asks_look(looked, spaces, stacks, g, seat):
     """Drawing target tiles: game g's mover may look through a stack once a turn, with a free space on its score
     board and a stack not empty."""
@@ -627,7 +627,7 @@ def asks_look(looked, spaces, stacks, g, seat):
     return free and offered
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def look_asked(looked, spaces, stacks, seat):
     """(B,) the games whose mover may look (asks_look)."""
     out = np.zeros(len(looked), np.bool_)
@@ -636,14 +636,14 @@ def look_asked(looked, spaces, stacks, seat):
     return out
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def looks_of(stacks, g, legal):
     """legal (5,): the stacks of game g that may be looked through, those not empty."""
     for s in range(stacks.shape[1]):
         legal[s] = stacks[g, s, 0] >= 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def look_mask(stacks, asked):
     """(B, 6): the stacks the games asked may look through (looks_of), and no look (column 5) everywhere."""
     batch, count = stacks.shape[0], stacks.shape[1]
@@ -655,7 +655,7 @@ def look_mask(stacks, asked):
     return legal
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def look_at(seen, first_look, stacks, g, seat, stack, turn):
     """Drawing target tiles: game g's mover looks through a stack; it remembers where each tile it saw lay, and
     the turn of its first look."""
@@ -667,7 +667,7 @@ def look_at(seen, first_look, stacks, g, seat, stack, turn):
         first_look[g, seat] = turn
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def look(seen, first_look, stacks, seat, choices, turn, games):
     """The looks of the games marked in games, at stacks choices (in place)."""
     for g in range(len(games)):
@@ -675,7 +675,7 @@ def look(seen, first_look, stacks, seat, choices, turn, games):
             look_at(seen, first_look, stacks, g, seat, choices[g], turn)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def keeps_of(stacks, spaces, g, seat, stack, legal):
     """legal (30,): tile i of the stack looked through onto free space j of the mover's score board, 5 i + j."""
     count = spaces.shape[2]
@@ -684,7 +684,7 @@ def keeps_of(stacks, spaces, g, seat, stack, legal):
             legal[count * i + j] = stacks[g, stack, i] >= 0 and spaces[g, seat, j] < 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def keep_mask(stacks, spaces, seat, chosen, asked):
     """(B, 30): the keeps of the games asked (keeps_of), of the stack each chose."""
     legal = np.zeros((stacks.shape[0], stacks.shape[2] * spaces.shape[2]), np.bool_)
@@ -694,14 +694,14 @@ def keep_mask(stacks, spaces, seat, chosen, asked):
     return legal
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def discard_one(owner, discards, g, seat, piece):
     """Placing Shapes: a player must always play (or discard) a shape; a discarded one leaves the game."""
     owner[g, piece] = -1
     discards[g, seat] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def discard(owner, discards, seat, choices, games):
     """The discards (choice DISCARD + piece) of the games marked in games (in place)."""
     for g in range(len(games)):

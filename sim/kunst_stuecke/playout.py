@@ -22,8 +22,8 @@ seat gives; tests/test_contract.py and tests/test_kunst_stuecke.py hold the two 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from sim.kernel import helper, kernel
 from sim.kunst_stuecke import fast
 from sim.kunst_stuecke.rules import PIECES, STACKS
 
@@ -33,7 +33,7 @@ START, LOOK_BEFORE, KEEP_BEFORE, SLIDE_BEFORE, SLIDE_TO_BEFORE, PLAY, PLACE, LOO
 LOOK_CHANCE, SLIDE_CHANCE = 0.5, 0.1  # the `random` player's chances to look and to slide (strategies/kunst_stuecke.py)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, discards, first_look, looked, slid,
                    start_contact, must_touch, placed, chosen, stopped, asked, sliding, turn, at, turns, again,
                    slide_placed, contact_turn, corner, from_placement, geo, rng):
@@ -69,7 +69,7 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
             return turn
 
 
-@njit(cache=True, nogil=True)
+@helper
 def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns, contact_turn, geo, w,
                   which, found, movable, nowhere):
     """engine._advance after phase `at`: the next phase that asks some game, with `asked` set (and `sliding` in
@@ -106,7 +106,7 @@ def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, tu
             return at, turn
 
 
-@njit(cache=True, nogil=True)
+@helper
 def nth_allowed(row, draw):
     """pick_any's choice in one row: its nth allowed option, n = int(draw * allowed); -1 if none is allowed (the
     rules never ask a game that has no answer)."""
@@ -124,14 +124,14 @@ def nth_allowed(row, draw):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@helper
 def answered(choice):
     if choice < 0:
         raise RuntimeError("Kunst Stücke playout: a game asked has no legal answer")
     return choice
 
 
-@njit(cache=True, nogil=True)
+@helper
 def look_randomly(stacks, seen, first_look, looked, chosen, asked, seat, turn, rows, rng):
     """Drawing target tiles: the asked games' movers look through a random non-empty stack half the time."""
     stack_draws, look_draws = rng.random(len(asked)), rng.random(len(asked))
@@ -145,7 +145,7 @@ def look_randomly(stacks, seen, first_look, looked, chosen, asked, seat, turn, r
             looked[g] = True
 
 
-@njit(cache=True, nogil=True)
+@helper
 def keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng):
     """Drawing target tiles: a random tile of the stack looked through onto a random free space."""
     draws = rng.random(len(asked))
@@ -157,7 +157,7 @@ def keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng):
         chosen[g] = -1
 
 
-@njit(cache=True, nogil=True)
+@helper
 def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng):
     """Sliding Shapes: a random piece that may slide, chosen one time in ten; the mover stops otherwise."""
     piece_draws, slide_draws = rng.random(len(asked)), rng.random(len(asked))
@@ -170,7 +170,7 @@ def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, now
             stopped[g] = True
 
 
-@njit(cache=True, nogil=True)
+@helper
 def slide_to_randomly(t, chosen, geo, w, which, found, rows, rng):
     """Sliding Shapes: the chosen piece slid to a random destination, for a chip."""
     draws = rng.random(len(chosen))
@@ -183,7 +183,7 @@ def slide_to_randomly(t, chosen, geo, w, which, found, rows, rng):
         chosen[g] = -1
 
 
-@njit(cache=True, nogil=True)
+@helper
 def parted_now(t, g, contact_turn, geo, ids):
     """How many slid pieces of game g are parted from their colour (into ids), which the placement must mend
     (contact "turn" only; engine._parted)."""
@@ -193,7 +193,7 @@ def parted_now(t, g, contact_turn, geo, ids):
                            ids)
 
 
-@njit(cache=True, nogil=True)
+@helper
 def play_randomly(t, discards, chosen, contact_turn, geo, w, ids, rows, rng):
     """Placing Shapes: a random piece that can be placed; a random discard only where none can."""
     place_draws, discard_draws = rng.random(len(chosen)), rng.random(len(chosen))
@@ -207,7 +207,7 @@ def play_randomly(t, discards, chosen, contact_turn, geo, w, ids, rows, rng):
             fast.discard_one(t.owner, discards, g, t.seat, answered(nth_allowed(plays[PIECES:], discard_draws[g])))
 
 
-@njit(cache=True, nogil=True)
+@helper
 def place_randomly(t, chosen, contact_turn, from_placement, geo, w, ids, rows, rng):
     """Placing Shapes: the chosen piece laid in a random legal orientation and place."""
     draws = rng.random(len(chosen))

@@ -19,10 +19,10 @@ the runtime would take the reference it returns as its own, and free the array.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.bits import popcount
+from sim.kernel import helper, kernel
 from sim.witkacy.rules import MAX_STACK, WINDOW
 
 MARGIN = 2  # a card's anchor may lie one row above the collection, and a block one more
@@ -33,13 +33,13 @@ MARGIN = 2  # a card's anchor may lie one row above the collection, and a block 
 GRID = MARGIN + MAX_STACK + 3
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def scratch_grids():
     """Empty `code` and `top` grids."""
     return np.full((GRID, GRID), -1, np.int8), np.full((GRID, GRID), -1, np.int16)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def paint(stack, n, cards, code, top):
     """Paint a collection (stack (55, 4): card, side, row, col; n cards). Returns its corner (top_row, left_col)
     and the extent of its anchors (rows, cols): grid anchors run MARGIN .. MARGIN + extent - 1."""
@@ -60,7 +60,7 @@ def paint(stack, n, cards, code, top):
     return r0, c0, r1 - r0 + 1, c1 - c0 + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def wipe(stack, n, r0, c0, code, top):
     for i in range(n):
         gr, gc = stack[i, 2] - r0 + MARGIN, stack[i, 3] - c0 + MARGIN
@@ -70,7 +70,7 @@ def wipe(stack, n, r0, c0, code, top):
                 top[gr + dr, gc + dc] = -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def complete(code, r, c):
     """The painting of the copy whose upper-left quarter is at grid (r, c), or -1."""
     f = code[r, c]
@@ -81,7 +81,7 @@ def complete(code, r, c):
     return -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def keeps_blocks(code, gr, gc, new, before):
     """Write the 4 fragments `new` (-2: unchanged) at grid (gr, gc); whether every block around that was complete
     (`before`, 9 paintings or -1) still is. The grid is restored."""
@@ -97,7 +97,7 @@ def keeps_blocks(code, gr, gc, new, before):
     return ok
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def blocks_around(code, gr, gc, out):
     for k in range(9):
         out[k] = complete(code, gr - 1 + k // 3, gc - 1 + k % 3)
@@ -108,7 +108,7 @@ def blocks_around(code, gr, gc, out):
 # returned. The batch kernels below mark them in the engine's masks; the random playout draws among them.
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def spot_rows(stack, n, need, by_card, correction, masks, rows):
     """The `where` options of a card laid into a collection (stack, n cards), as bits: rows[ar] bit ac for the code
     ar * WINDOW + ac. Its cells overlap the collection (at least `need` of 4) but it does not lie entirely on or
@@ -147,7 +147,7 @@ def spot_rows(stack, n, need, by_card, correction, masks, rows):
     return height
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def spot_count(rows, height):
     """How many spots spot_rows found."""
     k = 0
@@ -156,7 +156,7 @@ def spot_count(rows, height):
     return k
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def nth_spot(rows, nth):
     """The code of the nth spot spot_rows found, codes ascending (nth < spot_count)."""
     for ar in range(len(rows)):
@@ -170,7 +170,7 @@ def nth_spot(rows, nth):
     raise RuntimeError("Witkacy: a spot asked for beyond the spots found (a bug)")
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def on_a_card(stack, n, row, col):
     """Whether one of the collection's n cards lies with its top-left cell at (row, col)."""
     for i in range(n):
@@ -179,7 +179,7 @@ def on_a_card(stack, n, row, col):
     return False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def depth_codes(stack, n, cards, card, side, row, col, code, top, before, new, out):
     """The places z in a collection's stack where the card (card, side) at (row, col) leaves every completed painting
     of that collection complete (a Gift's z)."""
@@ -197,7 +197,7 @@ def depth_codes(stack, n, cards, card, side, row, col, code, top, before, new, o
     return k
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def removal_codes(stack, size, cards, first, code, top, before, new, out):
     """The cards Solvent may remove in one game (stack (P, 55, 4), size (P,)), as MAX_STACK * owner + position: the
     collection keeps a card and every completed painting stays complete. With `first`, only the first found (enough
@@ -226,7 +226,7 @@ def removal_codes(stack, size, cards, first, code, top, before, new, out):
     return k
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def none_complete(blocks):
     for k in range(9):
         if blocks[k] >= 0:
@@ -234,7 +234,7 @@ def none_complete(blocks):
     return True
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def beneath(stack, i, r0, c0, cards, top, new):
     """new (4): what card i's cells would show without it: where it shows, the next card down (or -1, nothing);
     -2 where it does not show."""
@@ -250,7 +250,7 @@ def beneath(stack, i, r0, c0, cards, top, new):
                     break
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def spots(stack, size, owner, cards, advanced, by_card, correction, active, out):
     """out (B, WINDOW ** 2): the `where` options (spot_rows) of a card laid into collection owner[g]."""
     masks, rows = np.zeros(2 * GRID, np.uint64), np.empty(MAX_STACK + 2, np.uint64)
@@ -265,7 +265,7 @@ def spots(stack, size, owner, cards, advanced, by_card, correction, active, out)
                     bits &= bits - np.uint64(1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def gift_depths(stack, size, cards, pending, spot, active, out):
     """out (B, MAX_STACK + 1): the places in the stack for the pending card (owner, card, side) at spot (row, col)
     (depth_codes)."""
@@ -279,7 +279,7 @@ def gift_depths(stack, size, cards, pending, spot, active, out):
                 out[g, found[j]] = True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def removals(stack, size, cards, active, out, first):
     """out (B, P * MAX_STACK): the cards Solvent may remove (removal_codes)."""
     code, top = scratch_grids()
@@ -291,7 +291,7 @@ def removals(stack, size, cards, active, out, first):
                 out[g, found[j]] = True
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def count_copies(stack, n, cards, code, top, out):
     """out (5,): a collection's completed copies by painting."""
     r0, c0, rows, cols = paint(stack, n, cards, code, top)
@@ -304,7 +304,7 @@ def count_copies(stack, n, cards, code, top, out):
     wipe(stack, n, r0, c0, code, top)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def copies(stack, size, cards, games, owners, out):
     """out[g, o] (5 counts) recounted for each (games[i], owners[i])."""
     code, top = scratch_grids()
@@ -316,7 +316,7 @@ def copies(stack, size, cards, games, owners, out):
 # ---------------------------------------------------------------------------------------------- moves
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def insert_card(stack, size, o, card, side, row, col, z):
     """Add a card into one game's collection o (stack (P, 55, 4), size (P,)) at stack position z."""
     n = size[o]
@@ -329,7 +329,7 @@ def insert_card(stack, size, o, card, side, row, col, z):
     size[o] = n + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def lay_card(stack, size, o, card, side, row, col, z, cards, code, top, before, after, copies):
     """insert_card, and the collection's completed copies (copies, 5 counts) brought up to date from the 3 x 3 blocks
     around the card, the only ones it can change: only the 4 x 4 cells they cover are painted, into the scratch
@@ -358,7 +358,7 @@ def lay_card(stack, size, o, card, side, row, col, z, cards, code, top, before, 
             code[r, c], top[r, c] = -1, -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def remove_card(stack, size, o, position):
     n = size[o]
     if not 0 <= position < n:
@@ -371,20 +371,20 @@ def remove_card(stack, size, o, position):
     size[o] = n - 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def insert(stack, size, games, owner, card, side, row, col, z):
     """Add each game's card into collection owner at stack position z."""
     for i in range(len(games)):
         insert_card(stack[games[i]], size[games[i]], owner[i], card[i], side[i], row[i], col[i], z[i])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def remove(stack, size, games, owner, position):
     for i in range(len(games)):
         remove_card(stack[games[i]], size[games[i]], owner[i], position[i])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def options(legal, active):
     """(several, first): whether each active row (uint8) allows two options or more, and its first (-1: none, or
     not active)."""

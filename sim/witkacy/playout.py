@@ -13,8 +13,8 @@ is skipped. So a batch played here ends in the State, and with the rng in the st
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from sim.kernel import helper, kernel
 from sim.witkacy.fast import (
     GRID,
     count_copies,
@@ -48,7 +48,7 @@ from sim.witkacy.rules import (
 assert CYCLE[GIFT_Z] == "gift_z" and CYCLE[RUSH_DRAW] == "rush_draw" and CYCLE[END] == "end"
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot,
                    last_round, ended, turns, cards, players, flags, turn, at, rng):
     """Play from CYCLE[at] (a question not yet answered) to the end, changing the arrays in place. `flags` (bool):
@@ -65,7 +65,7 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
                 found, draws)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def play(stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot, last_round, ended,
          turns, cards, players, flags, turn, at, rng, in_deck, code, top, masks, rows, before, after, new, found,
          draws):
@@ -112,7 +112,7 @@ def play(stack, size, copies, deck, drawn, up, display, hand, tokens, played, ac
         at = (at + 1) % len(CYCLE)
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
     """Whether the question CYCLE[at] concerns game g (engine.ACTIVE)."""
     if at == SEARCH:
@@ -134,7 +134,7 @@ def concerned(at, g, drawn, display, hand, action, pending, seat, in_deck):
     return pending[g, 0] >= 0  # where, z and their repeats
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, action, pending, spot, cards, players,
                  flags, seat, in_deck, code, top, masks, rows, before, new, out):
     """How many options game g has for the question CYCLE[at] (engine.LEGAL): their codes ascending in out, or for
@@ -191,7 +191,7 @@ def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, actio
     return spot_count(rows, height)
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def action_codes(stack, size, copies, display, hand, tokens, cards, flags, left, code, top, before, new, out):
     """No action, and each unused token whose action is possible (engine._action_options)."""
     out[0], k = 0, 1
@@ -214,7 +214,7 @@ def action_codes(stack, size, copies, display, hand, tokens, cards, flags, left,
     return k
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def solvent_possible(stack, size, copies, cards, code, top, before, new, scratch):
     """Whether some collection of 2 cards or more may lose one: at once where it holds no completed painting to
     break, else as removal_codes finds."""
@@ -224,7 +224,7 @@ def solvent_possible(stack, size, copies, cards, code, top, before, new, scratch
     return removal_codes(stack, size, cards, True, code, top, before, new, scratch) > 0
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@helper(_nrt=False, inline="always")
 def apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, tokens, played, action, pending, spot,
           cards, seat, in_deck, code, top, before, after):
     """Game g's answer to CYCLE[at] (engine.APPLY)."""
@@ -277,7 +277,7 @@ def apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, to
         spot[g, :] = 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@helper(_nrt=False)
 def hand_size(hand):
     n = 0
     for j in range(HAND):
@@ -285,7 +285,7 @@ def hand_size(hand):
     return n
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def discard(hand, position):
     """The hand card at `position` leaves; the hand keeps its order."""
     for j in range(position, HAND - 1):
@@ -293,7 +293,7 @@ def discard(hand, position):
     hand[HAND - 1] = -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel(_nrt=False)
 def refill(g, slot, deck, drawn, up, display, in_deck):
     """A display slot refilled by the deck's top card turned over (left empty when the deck is)."""
     if in_deck - drawn[g] > 0:

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from sim.errors import AtelierError
 from sim.game import read_toml
+from sim.kernel import kernel
 
 PLAYER_COUNTS = (2, 3, 4)
 PAINTINGS = "ABCDE"
@@ -215,7 +215,7 @@ def _showing(cards: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _set_up(order, flipped, returns, halves, players, by_painting):
     n = order.shape[0]
     deck = np.full((n, CARDS), -1, np.int8)

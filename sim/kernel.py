@@ -1,0 +1,23 @@
+"""How the games' kernels are compiled (README, "The compile"), and the constants kernels pass to kernels.
+
+A fresh clone's first run compiles every kernel it plays; these choices are what that costs less for."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from numba import njit
+
+# Every kernel is cached on disk and releases the GIL. None is used as a first-class function, so none gets the C
+# wrapper numba makes for that.
+kernel = partial(njit, cache=True, nogil=True, no_cfunc_wrapper=True)
+# A kernel that only other kernels call has no wrapper for calls from Python either, the code that unboxes each
+# argument: with the C wrappers, a quarter to a third of the machine code the first run compiled (Kunst Stücke's
+# kernels take named tuples of many arrays).
+helper = partial(kernel, no_cpython_wrapper=True)
+
+# Constants that kernels pass to kernels as numpy scalars, not Python literals: numba compiles a kernel once more for
+# each literal it is called with, and for the literal a variable starts as before its type widens, so `rival = 0`
+# or a flag passed as `False` cost a second compile of the callee (tests/test_compile.py).
+NO, YES, ZERO = np.bool_(False), np.bool_(True), np.int64(0)
