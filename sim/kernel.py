@@ -20,4 +20,5 @@ helper = partial(kernel, no_cpython_wrapper=True)
 # Constants that kernels pass to kernels as numpy scalars, not Python literals: numba compiles a kernel once more for
 # each literal it is called with, and for the literal a variable starts as before its type widens, so `rival = 0`
 # or a flag passed as `False` cost a second compile of the callee (tests/test_compile.py).
-NO, YES, ZERO = np.bool_(False), np.bool_(True), np.int64(0)
+NO, YES = np.bool_(False), np.bool_(True)
+ZERO, ONE = np.int64(0), np.int64(1)

@@ -35,6 +35,7 @@ from sim.broken_beautiful.rules import (
 from sim.kernel import ZERO, helper, kernel
 
 NT = len(TYPES)
+EVERY = np.int64(-1)  # _mendable's nth: count them all (numpy scalars: sim/kernel.py)
 MAX_SEATS = max(PLAYER_COUNTS)
 # Positions of the scoring numbers in the int64 vector `sc` the kernels take.
 (S_CUP_U, S_CUP_R, S_SAU_U, S_SAU_R, S_PLATE_PAIR, S_PLATE_REP, S_BOWL_REP, S_JAR_MOST, S_JAR_REP, S_VASE_REP,
@@ -425,7 +426,7 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
             phase, turn = DRAFTING, turn + 1
             if turn == 2 * players:  # every player drafted two cards: the pottery breaks
                 for g in range(batch):
-                    free[g] = break_pottery(owner, cond, order, dealt, kind, g, draft[g, _nth_true(is_open[g], 0)])
+                    free[g] = break_pottery(owner, cond, order, dealt, kind, g, draft[g, _nth_true(is_open[g], ZERO)])
                     n_broken[g] = _list_broken(owner, cond, g, broken[g])
                     is_open[g, :] = False
                     repairing[g], fixed[g] = True, False
@@ -435,7 +436,7 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
             mending = np.zeros(batch, np.int64)
             for g in range(batch):
                 if repairing[g]:
-                    mending[g] = _mendable(owner, ingots, repairs, free, seat, value, g, broken[g], n_broken[g], -1)
+                    mending[g] = _mendable(owner, ingots, repairs, free, seat, value, g, broken[g], n_broken[g], EVERY)
             draws = rng.random(np.count_nonzero(mending))
             drawn = 0
             for g in range(batch):
@@ -445,7 +446,8 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
                     if nth < mending[g]:
                         k = _mendable(owner, ingots, repairs, free, seat, value, g, broken[g], n_broken[g], nth)
                         _mend(cond, ingots, supply, repairs, fixed, free, g, broken[g, k], seat, value)
-                        broken[g, k : n_broken[g] - 1] = broken[g, k + 1 : n_broken[g]]
+                        for j in range(k, n_broken[g] - 1):  # not a slice: its shape check's message compiles
+                            broken[g, j] = broken[g, j + 1]
                         n_broken[g] -= 1
             turn += 1
             if turn % players == 0:  # a round of turns ends: repairing goes on where someone mended
@@ -459,7 +461,9 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
                     if rounds_done >= rounds:
                         phase, turn = OVER, 0
                     else:
-                        draft[:] = order[:, dealt : dealt + size]
+                        for g in range(batch):  # not a slice: its shape check's message compiles
+                            for j in range(size):
+                                draft[g, j] = order[g, dealt + j]
                         is_open[:] = True
                         card[:] = -1
                         repairs[:] = 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kernel import helper, kernel
+from sim.kernel import YES, helper, kernel
 from sim.kunst_stuecke import fast
 from sim.kunst_stuecke.rules import PIECES, STACKS
 
@@ -164,7 +164,7 @@ def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, now
     for g in range(len(asked)):
         chosen[g] = -1
         if asked[g] and slide_draws[g] < SLIDE_CHANCE:
-            fast.slides_of(t, g, True, geo, w, which, found, nowhere, sliding)
+            fast.slides_of(t, g, YES, geo, w, which, found, nowhere, sliding)
             chosen[g] = answered(nth_allowed(sliding[g, :PIECES], piece_draws[g]))
         elif asked[g]:
             stopped[g] = True

@@ -22,7 +22,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.bits import popcount
-from sim.kernel import helper, kernel
+from sim.kernel import ONE, helper, kernel
 from sim.witkacy.rules import MAX_STACK, WINDOW
 
 MARGIN = 2  # a card's anchor may lie one row above the collection, and a block one more
@@ -342,11 +342,11 @@ def lay_card(stack, size, o, card, side, row, col, z, cards, code, top, before, 
                 r, c = dr + q // 2, dc + q % 2
                 if 0 <= r < 4 and 0 <= c < 4:
                     code[r, c], top[r, c] = cards[stack[o, i, 0], stack[o, i, 1], q // 2, q % 2], i
-    blocks_around(code, 1, 1, before)
+    blocks_around(code, ONE, ONE, before)
     for q in range(4):  # the card shows where no card from position z up covers the cell
         if top[1 + q // 2, 1 + q % 2] < z:
             code[1 + q // 2, 1 + q % 2] = cards[card, side, q // 2, q % 2]
-    blocks_around(code, 1, 1, after)
+    blocks_around(code, ONE, ONE, after)
     for k in range(9):
         if before[k] >= 0:
             copies[before[k]] -= 1

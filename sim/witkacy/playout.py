@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kernel import helper, kernel
+from sim.kernel import NO, YES, ZERO, helper, kernel
 from sim.witkacy.fast import (
     GRID,
     count_copies,
@@ -54,7 +54,7 @@ def random_playout(stack, size, copies, deck, drawn, up, display, hand, tokens, 
     """Play from CYCLE[at] (a question not yet answered) to the end, changing the arrays in place. `flags` (bool):
     advanced, entirely == 'card', stash_draw == 'deck', rush_draw == 'deck', rush_both == 'optional', gift_from ==
     'display_and_deck', end_count == 'deck_and_display'. Returns the turn at which every game had ended."""
-    in_deck = 0
+    in_deck = ZERO
     for j in range(CARDS):
         in_deck += deck[0, j] >= 0  # every deal leaves the same number of cards in the deck
     (code, top), masks, rows = scratch_grids(), np.zeros(2 * GRID, np.uint64), np.empty(MAX_STACK + 2, np.uint64)
@@ -161,7 +161,7 @@ def option_codes(at, g, stack, size, copies, drawn, display, hand, tokens, actio
                 out[k], k = j, k + 1
         return k
     if at == SOLVENT_PICK:
-        return removal_codes(stack, size, cards, False, code, top, before, new, out)
+        return removal_codes(stack, size, cards, NO, code, top, before, new, out)
     if at == GIFT_PICK:
         k = 0
         for owner in range(players):
@@ -221,7 +221,7 @@ def solvent_possible(stack, size, copies, cards, code, top, before, new, scratch
     for o in range(size.shape[0]):
         if size[o] >= 2 and copies[o].sum() == 0:
             return True
-    return removal_codes(stack, size, cards, True, code, top, before, new, scratch) > 0
+    return removal_codes(stack, size, cards, YES, code, top, before, new, scratch) > 0
 
 
 @helper(_nrt=False, inline="always")
@@ -269,7 +269,7 @@ def apply(at, g, choice, stack, size, copies, deck, drawn, up, display, hand, to
             if source == DECK:
                 drawn[g] += 1
             else:
-                refill(g, source, deck, drawn, up, display, in_deck)
+                refill(g, np.int64(source), deck, drawn, up, display, in_deck)
         else:
             discard(hand[g, seat], source)
             played[g, seat] += 1
