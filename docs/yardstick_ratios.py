@@ -34,7 +34,8 @@ GAMES = {
     "witkacy": ("limit_witkacy.py", "completer", ["random"], ["completer", "popular", "saboteur"]),
 }
 GAMES_PER_BENCH = {"kintsugi": 8192}  # the others play the default chunk, 4,096 games
-REPEATS = {"kintsugi": 9}  # a bench of 8,192 random Kintsugi games lasts 10 ms, and one in three lasts twice that
+REPEATS = {"kintsugi": 9, "broken_beautiful": 9, "kaleido": 9, "witkacy": 5}  # the fast benches last 10 to 100 ms: a
+# slow second of the machine (Kaleido greedy measured 52,000 to 82,000 games/s in the same minutes) must not set them
 LINE = re.compile(r"compiled scalar \S+, (\w+) 3p: ([\d,]+) games/s")
 
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from sim.game import read_only
 from sim.kernel import helper, kernel
 from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
@@ -570,8 +571,10 @@ def block_labels(board, orient, anchor, geo, games):
 
 
 def blocks(board, orient, anchor, geo) -> np.ndarray:
-    """(B, 60): each block's size at its lowest piece id, 0 elsewhere."""
-    return block_labels(board, orient, anchor, geo, np.ones(len(board), np.bool_))[1]
+    """(B, 60): each block's size at its lowest piece id, 0 elsewhere. block_labels is handed read-only views, as
+    the strategies hand it theirs, so that it compiles once: numba types a read-only array apart."""
+    every = np.ones(len(board), np.bool_)
+    return block_labels(*(read_only(array) for array in (board, orient, anchor)), geo, read_only(every))[1]
 
 
 @kernel
