@@ -24,9 +24,9 @@ for name in NAMES:
     strategies = LINEUPS[name] or list(spec.players.strategies)
     for players in (2, 3):
         mixed = [[strategies[(g + s) % len(strategies)] for s in range(players)] for g in range(12)]
-        for lineups in [np.array(mixed), *(np.full((12, players), strategy) for strategy in strategies)]:
+        for lineups in [np.array(mixed), *(np.full((2, players), strategy) for strategy in strategies)]:
             seeds = np.random.SeedSequence(7, spawn_key=(players,)).spawn(2)
-            spec.simulate(spec.make_params(players, {}), lineups, np.arange(12) // 2, seeds[0], seeds[1])
+            spec.simulate(spec.make_params(players, {}), lineups, np.arange(len(lineups)) // 2, seeds[0], seeds[1])
 for module in list(sys.modules.values()):
     name = getattr(module, "__name__", "")
     if name.split(".")[0] in ("sim", "strategies"):
