@@ -1,6 +1,6 @@
 """How the games' kernels are compiled (README, "The compile"), and the constants kernels pass to kernels.
 
-A fresh clone's first run compiles every kernel it plays; these choices are what that costs less for."""
+A fresh clone's first run compiles every kernel it plays; what is declared here makes that cheaper."""
 
 from __future__ import annotations
 
