@@ -4,7 +4,8 @@ on one core, 3 players (BENCHMARKS.md, "Against the compiled limit").
 For each game: its yardstick, then `atelier bench` for each strategy, then the yardstick again, all pinned to one
 core (`taskset -c CORE`); a ratio is the engine's games/s over the mean of the two yardstick runs of the policy it
 is set against: `random` against the yardstick's random, every other strategy against its heuristic (greedy,
-planner, completer), which does the least work of them.
+planner, completer), which does the least work of them. A strategy with a compiled loop of its own work under docs/
+(OWN_LOOPS) gets one more row, against that loop, run before and after the benches like the yardstick.
 
     python docs/yardstick_ratios.py YARDSTICK_PYTHON [--core 0] [--games kintsugi,witkacy]
 
@@ -36,12 +37,13 @@ GAMES = {
 GAMES_PER_BENCH = {"kintsugi": 8192}  # the others play the default chunk, 4,096 games
 REPEATS = {"kintsugi": 9, "broken_beautiful": 9, "kaleido": 9, "witkacy": 5}  # the fast benches last 10 to 100 ms: a
 # slow second of the machine (Kaleido greedy measured 52,000 to 82,000 games/s in the same minutes) must not set them
+OWN_LOOPS = {"broken_beautiful": {"hater": "limit_hater.py"}}
 LINE = re.compile(r"compiled scalar \S+, (\w+) 3p: ([\d,]+) games/s")
 
 
-def yardstick(python: str, core: str, script: str) -> dict[str, float]:
+def yardstick(python: str, core: str, script: str, folder: Path = YARDSTICKS) -> dict[str, float]:
     """games/s of each policy at 3 players."""
-    command = ["taskset", "-c", core, python, str(YARDSTICKS / script)]
+    command = ["taskset", "-c", core, python, str(folder / script)]
     if script in ("limit_kunst.py", "limit_witkacy.py"):
         command += ["--players", "3"]
     text = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -66,14 +68,23 @@ def main() -> None:
     print("|---|---|---:|---|---:|")
     for game in args.games.split(","):
         script, heuristic, against_random, others = GAMES[game]
+        own = OWN_LOOPS.get(game, {})
         before = yardstick(args.python, args.core, script)
+        before_own = {name: yardstick(args.python, args.core, loop, ROOT / "docs") for name, loop in own.items()}
         rates = {strategy: bench(args.core, game, strategy) for strategy in against_random + others}
         after = yardstick(args.python, args.core, script)
+        after_own = {name: yardstick(args.python, args.core, loop, ROOT / "docs") for name, loop in own.items()}
         for strategy, rate in rates.items():
             policy = "random" if strategy in against_random else heuristic
-            limit = (before[policy] + after[policy]) / 2
-            print(f"| {game} | {strategy} | {rate:,.0f} | {policy}: {before[policy]:,.0f} / {after[policy]:,.0f} | "
-                  f"{rate / limit:.2f} |", flush=True)
+            row(game, strategy, rate, policy, before[policy], after[policy])
+            if strategy in own:
+                row(game, strategy, rate, f"{strategy} (docs/{own[strategy]})", before_own[strategy][strategy],
+                    after_own[strategy][strategy])
+
+
+def row(game: str, strategy: str, rate: float, policy: str, before: float, after: float) -> None:
+    print(f"| {game} | {strategy} | {rate:,.0f} | {policy}: {before:,.0f} / {after:,.0f} | "
+          f"{rate / ((before + after) / 2):.2f} |", flush=True)
 
 
 if __name__ == "__main__":

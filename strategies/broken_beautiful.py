@@ -186,7 +186,7 @@ class Hater(Player):
     default_knob = 2.0
 
     def draft_value(self, view, keep, sell, rng):
-        own = np.maximum(keep, sell)
+        own = np.where(view.open, np.maximum(keep, sell), -np.inf)  # the cards still on offer
         harm = self.leader_gains(view)
         target = harm.argmax(axis=1)
         spite = harm.max(axis=1) > own.max(axis=1) - view.now + self.knob

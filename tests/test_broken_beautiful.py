@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -1157,6 +1158,16 @@ def test_hater_margins_of_any_finite_size_play_legal_games() -> None:
         assert np.allclose(record.win.sum(axis=1), 1)
         picks[knob] = record.picks
     assert not np.array_equal(picks["1e6"], picks["-1e6"])
+
+
+def test_hater_weighs_spite_against_its_own_gain_from_the_cards_still_on_offer() -> None:
+    """A card another player took is no gain of the hater's: it does not hold the hater back from spiting."""
+    hater = make_player("hater", seat=0, params=rules.Params(players=3), games=slice(None))
+    hater.leader_gains = lambda view: np.array([[-np.inf, 5.0, 0.0]])  # slot 1 is worth 5 points to the leader
+    view = SimpleNamespace(open=np.array([[False, True, True]]), now=np.array([10.0]))
+    keep = np.array([[30.0, 11.0, 12.0]])  # slot 0, taken, would have been worth 20 points to the hater
+    value = hater.draft_value(view, keep, keep - 1, np.random.default_rng(0))
+    assert value.argmax() == 1  # its best gain on offer, 2 points, plus the margin of 2 is less than 5: it spites
 
 
 def test_legal_strategies_play_both_engines_without_complaint() -> None:
