@@ -209,7 +209,7 @@ def majority_into(counts, scoring, out):
             out[c] = second // seconds
 
 
-@helper(_nrt=False, inline="always")
+@helper(_nrt=False)
 def closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points):
     """The points `colour` scores at once if its tile (or a white tile) goes in an empty hole of game g's board b,
     because that fills the board: only a board on the table one hole from full scores. Leaves the board's tally
@@ -225,7 +225,7 @@ def closing_value(slots, cell, g, b, colour, white, scoring, bins, count, points
     return points[colour]
 
 
-@helper(_nrt=False, inline="always")
+@helper(_nrt=False)
 def hole_value(slots, cell, g, b, own, white, kind, scoring, bins, count, points):
     """A hole's value to the player: the points `own` scores at once if its tile (or a white tile) fills the board
     (closing_value); for MAJORITY's tile 2 more where its tile and every other empty hole would reach the best

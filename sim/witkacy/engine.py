@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.game import Decision, Outcome, evolve, list_column
+from sim.game import Decision, Outcome, evolve, list_column, read_only
 from sim.scoring import standings
 from sim.witkacy import fast, playout
 from sim.witkacy.rules import (
@@ -250,7 +250,7 @@ def _drawable(state: State, reading: str) -> np.ndarray:
 
 def _removals(params: Params, state: State, active: np.ndarray, first: bool = False) -> np.ndarray:
     out = np.zeros((len(active), MAX_STACK * params.players), bool)
-    fast.removals(state.stack, state.size, params.cards, active, out, first)
+    fast.removals(read_only(state.stack), state.size, params.cards, active, out, first)
     return out
 
 
@@ -289,7 +289,7 @@ def _cards_in_hand(params: Params, state: State) -> np.ndarray:
 def _where(params: Params, state: State) -> np.ndarray:
     out = np.zeros((len(state.active), WINDOW * WINDOW), bool)
     correction = (state.action == CORRECTION) & (state.phase == "where")
-    fast.spots(state.stack, state.size, state.pending[:, 0].astype(np.int64), params.cards, params.advanced,
+    fast.spots(read_only(state.stack), state.size, state.pending[:, 0].astype(np.int64), params.cards, params.advanced,
                params.entirely == "card", correction, state.active, out)
     return out
 
@@ -297,7 +297,7 @@ def _where(params: Params, state: State) -> np.ndarray:
 def _depths(params: Params, state: State) -> np.ndarray:
     if state.phase == "gift_z":
         out = np.zeros((len(state.active), MAX_STACK + 1), bool)
-        fast.gift_depths(state.stack, state.size, params.cards, state.pending, state.spot, state.active, out)
+        fast.gift_depths(read_only(state.stack), state.size, params.cards, state.pending, state.spot, state.active, out)
         return out
     owner_size = state.size[np.arange(len(state.active)), np.maximum(state.pending[:, 0], 0)]
     return np.arange(MAX_STACK + 1)[None, :] <= owner_size[:, None]
@@ -352,7 +352,7 @@ def _discard(params: Params, state: State, choice: np.ndarray, games: np.ndarray
 
 def _recount(params: Params, state: State, stack, size, games: np.ndarray, owners: np.ndarray) -> State:
     copies = state.copies.copy()
-    fast.copies(stack, size, params.cards, games, owners.astype(np.int64), copies)
+    fast.copies(read_only(stack), size, params.cards, games, owners.astype(np.int64), copies)
     return evolve(state, stack=stack, size=size, copies=copies)
 
 
