@@ -10,8 +10,8 @@ import numpy as np
 from numba import njit
 
 # Every kernel is cached on disk and releases the GIL. None is used as a first-class function, so none gets the C
-# wrapper numba makes for that. numpy's error model: a division is not checked for a zero divisor (no kernel divides
-# by zero; Python's model compiled a check and an exception for every `/`, `//` and `%`, a tenth of the compile).
+# wrapper numba makes for that. numpy's error model: a division is not checked for a zero divisor (Python's model
+# compiled a check and an exception for every `/`, `//` and `%`, a tenth of the compile; a zero divisor is a bug).
 kernel = partial(njit, cache=True, nogil=True, no_cfunc_wrapper=True, error_model="numpy")
 # A kernel that only other kernels call has no wrapper for calls from Python either, the code that unboxes each
 # argument: with the C wrappers, a quarter to a third of the machine code the first run compiled (Kunst Stücke's
