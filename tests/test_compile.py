@@ -1,15 +1,24 @@
 """What the first run compiles (README, "The compile"): every kernel once for its argument types, never again for a
-literal. numba compiles a kernel called with a literal (`False`, `0`), or with a variable that starts as one before
-its type widens, once more for that literal; the first run's compile paid for about 30 such copies (sim/kernel.py).
-The copies appear only while a caller compiles, not when it is loaded from numba's cache: the games are played in
-a fresh process with a cache of its own."""
+literal; and Python's cycle collector is off while numba compiles, and on again after, a failed compile included.
+
+numba compiles a kernel called with a literal (`False`, `0`), or with a variable that starts as one before its type
+widens, once more for that literal; the first run's compile paid for about 30 such copies (sim/kernel.py). The
+copies appear only while a caller compiles, not when it is loaded from numba's cache: the games are played in a
+fresh process with a cache of its own."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import numpy as np
+import pytest
+from numba.core.errors import TypingError
+
+from sim.kernel import helper, kernel
 
 PLAY_AND_LIST_LITERALS = """
 import sys
@@ -46,3 +55,36 @@ def test_no_kernel_is_compiled_for_a_literal(tmp_path: Path):
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == ""
+
+
+def test_the_cycle_collector_is_off_while_kernels_compile_and_on_after():
+    seen = []
+
+    @kernel(cache=False)
+    def outer(x):
+        return inner(x) + 1
+
+    @helper(cache=False)
+    def inner(x):
+        return x * 2
+
+    @kernel(cache=False)
+    def broken(x):
+        return x.no_such_attribute
+
+    from numba.core import event
+
+    class Watch(event.Listener):
+        def on_start(self, _):
+            seen.append(gc.isenabled())
+
+        def on_end(self, _):
+            seen.append(gc.isenabled())
+
+    with event.install_listener("numba:compile", Watch()):
+        assert outer(np.int64(3)) == 7
+    assert seen[:3] == [False, False, False]  # outer's start, inner's (compiled within outer's) start and end
+    assert gc.isenabled()
+    with pytest.raises(TypingError):
+        broken(np.int64(3))
+    assert gc.isenabled()
