@@ -5,6 +5,7 @@ A fresh clone's first run compiles every kernel it plays; what is declared here 
 from __future__ import annotations
 
 import gc
+import inspect
 from functools import partial
 
 import numpy as np
@@ -29,8 +30,8 @@ ZERO, ONE = np.int64(0), np.int64(1)
 
 class _NoCycleCollectionWhileCompiling(event.Listener):
     """Python's cycle collector stays off while numba compiles (from the start of the outermost kernel's compile to
-    its end): the compiler makes millions of short-lived objects, and collecting them as it goes took a twelfth of
-    each game's compile. What the compile left behind is collected as usual afterwards."""
+    its end): the compiler makes millions of short-lived objects, and collecting them as it went took a twentieth of
+    the first run's compile. What the compile left behind is collected as usual afterwards."""
 
     def __init__(self) -> None:
         self.depth = 0
@@ -49,3 +50,32 @@ class _NoCycleCollectionWhileCompiling(event.Listener):
 
 
 event.register("numba:compile", _NoCycleCollectionWhileCompiling())
+
+
+def _share_numpy_implementations() -> None:
+    """numba compiles a numpy function's implementation (np.empty's, np.zeros', a Generator method's) once for each
+    set of compile flags among its callers, though only four of the flags reach it (numba.core.cpu's
+    CPUTargetOptions.finalize: the ones a callee inherits): `kernel` and `helper` differ in the Python wrapper alone,
+    and each allocation compiled twice (a second of the first run's 17). Keyed on those four, an implementation compiles
+    once for its argument types. Applied only to the numba method it was written against (numba 0.68); on any other
+    numba the compile is as numba does it."""
+    from numba.core import targetconfig
+    from numba.core.typing.templates import _OverloadFunctionTemplate as Template
+
+    original = inspect.getsource(Template._get_impl)
+    if "cache_key = self.context, tuple(args), tuple(kws.items()), flags" not in original:
+        return
+    inherited = ("nrt", "fastmath", "error_model", "forceinline")
+
+    def _get_impl(self, args, kws):
+        flags = targetconfig.ConfigStack.top_or_none()
+        passed = None if flags is None else tuple(str(getattr(flags, name)) for name in inherited)
+        key = self.context, tuple(args), tuple(kws.items()), passed
+        if key in self._impl_cache:
+            return self._impl_cache[key]
+        return self._build_impl(key, args, kws)
+
+    Template._get_impl = _get_impl
+
+
+_share_numpy_implementations()

@@ -1,5 +1,6 @@
 """What the first run compiles (README, "The compile"): every kernel once for its argument types, never again for a
-literal; and Python's cycle collector is off while numba compiles, and on again after, a failed compile included.
+literal; a numpy function's implementation once for its argument types, whichever kernels call it; and Python's
+cycle collector off while numba compiles, and on again after, a failed compile included.
 
 numba compiles a kernel called with a literal (`False`, `0`), or with a variable that starts as one before its type
 widens, once more for that literal; the first run's compile paid for about 30 such copies (sim/kernel.py). The
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba.core import event
 from numba.core.errors import TypingError
 
 from sim.kernel import helper, kernel
@@ -72,8 +74,6 @@ def test_the_cycle_collector_is_off_while_kernels_compile_and_on_after():
     def broken(x):
         return x.no_such_attribute
 
-    from numba.core import event
-
     class Watch(event.Listener):
         def on_start(self, _):
             seen.append(gc.isenabled())
@@ -88,3 +88,31 @@ def test_the_cycle_collector_is_off_while_kernels_compile_and_on_after():
     with pytest.raises(TypingError):
         broken(np.int64(3))
     assert gc.isenabled()
+
+
+def test_a_numpy_function_that_a_kernel_and_a_helper_call_compiles_once():
+    compiled = []
+
+    class Watch(event.Listener):
+        def on_start(self, started):
+            compiled.append(started.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, _):
+            pass
+
+    @kernel(cache=False)
+    def called_from_python(n):
+        return np.zeros((n, 2, 3, 5, 7), np.uint16)  # a shape and type no other kernel allocates
+
+    @helper(cache=False)
+    def called_from_kernels(n):
+        return np.zeros((n, 2, 3, 5, 7), np.uint16)
+
+    @kernel(cache=False)
+    def caller(n):
+        return called_from_kernels(n)
+
+    with event.install_listener("numba:compile", Watch()):
+        assert called_from_python(np.int64(1)).shape == caller(np.int64(1)).shape == (1, 2, 3, 5, 7)
+    assert "called_from_kernels" in " ".join(compiled)
+    assert compiled.count("ol_np_zeros.<locals>.impl") == 1
