@@ -62,7 +62,10 @@ def _share_numpy_implementations() -> None:
     from numba.core import targetconfig
     from numba.core.typing.templates import _OverloadFunctionTemplate as Template
 
-    original = inspect.getsource(Template._get_impl)
+    try:
+        original = inspect.getsource(Template._get_impl)
+    except (AttributeError, OSError):  # no such method, or numba installed without its source
+        return
     if "cache_key = self.context, tuple(args), tuple(kws.items()), flags" not in original:
         return
     inherited = ("nrt", "fastmath", "error_model", "forceinline")
