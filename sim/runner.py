@@ -161,10 +161,11 @@ def run_all(experiments: list[Experiment], out_root: Path, jobs: int = 1, progre
 
     The experiments share the workers: their chunks are played in order, and the next experiment's start while
     the last of the one before are still being played, so that no core waits on another's last chunk. With several
-    games and 2 jobs or more, one worker per game first compiles that game's kernels (`_warm`: it plays one deal of
-    each of the game's experiments and writes nothing but numba's cache), side by side, and a game's chunks wait
-    for its warm-up: otherwise every worker would compile the same kernels at the same time. A warm-up that fails
-    leaves the chunks to meet the problem and report it.
+    games and 2 jobs or more, each experiment is first warmed up by one worker (`_warm`: it plays one deal of the
+    experiment and writes nothing but numba's cache), and its chunks wait for that warm-up: otherwise every worker
+    would compile the same kernels at the same time. The games' first experiments, which compile most of each
+    game's kernels, are warmed up side by side before the others (Schedule). A warm-up that fails leaves the chunks
+    to meet the problem and report it.
 
     Resumes a stopped run of the same experiments. If the run fails or is interrupted, every experiment keeps its
     finished parts for the next run to resume from; one that finished no part leaves nothing it created.
@@ -201,23 +202,31 @@ def _open_stores(experiments: list[Experiment], out_root: Path, held: ExitStack)
 
 
 class Schedule:
-    """What the workers play next: first each game's warm-up (if `warm_up`), then the chunks still to play,
-    experiment by experiment, each made as it is taken (an experiment may have more chunks than fit in memory). A
-    game's chunks are held back until its warm-up has ended."""
+    """What the workers play next: first the warm-ups (if `warm_up`), then the chunks still to play, experiment by
+    experiment, each made as it is taken (an experiment may have more chunks than fit in memory). An experiment's
+    chunks are held back until its warm-up has ended. A game's first experiment compiles most of the game's kernels:
+    the game's other experiments are warmed up after it, and so load those kernels instead of compiling them again,
+    and after every game's first, so that the large compiles start first and the small ones fill in at the end."""
 
     def __init__(self, experiments: list[Experiment], finished: list[dict], warm_up: bool):
         self.experiments = experiments
-        self.warm_ups = list(dict.fromkeys(e.game for e in experiments)) if warm_up else []
-        self.cold = set(self.warm_ups)  # games whose warm-up has not ended
+        firsts: dict[str, int] = {}
+        for k, experiment in enumerate(experiments):
+            firsts.setdefault(experiment.game, k)
+        self.warm_ups = list(firsts.values()) if warm_up else []  # experiments ready to be warmed up, in order
+        self.after_first = {k: [j for j, e in enumerate(experiments) if e.game == experiments[k].game and j != k]
+                            for k in self.warm_ups}
+        self.cold = set(range(len(experiments))) if warm_up else set()  # experiments whose warm-up has not ended
         self.left = [(k, _chunks_left(e, done)) for k, (e, done) in enumerate(zip(experiments, finished, strict=True))]
 
     def take(self) -> tuple[str, int, Any] | None:
-        """The next task: ("warm", -1, game) or ("chunk", k, chunk of experiments[k]); None if none is ready now."""
+        """The next task: ("warm", k, None), warming experiments[k] up, or ("chunk", k, chunk of experiments[k]);
+        None if none is ready now."""
         if self.warm_ups:
-            return "warm", -1, self.warm_ups.pop(0)
+            return "warm", self.warm_ups.pop(0), None
         for entry in list(self.left):
             k, chunks = entry
-            if self.experiments[k].game in self.cold:
+            if k in self.cold:
                 continue
             chunk = next(chunks, None)
             if chunk is not None:
@@ -225,9 +234,11 @@ class Schedule:
             self.left.remove(entry)
         return None
 
-    def warmed(self, game: str) -> None:
-        """The game's warm-up has ended: its chunks may be played."""
-        self.cold.discard(game)
+    def warmed(self, k: int) -> None:
+        """experiments[k]'s warm-up has ended: its chunks may be played, and if it was its game's first, the warm-ups
+        of the game's other experiments may start."""
+        self.cold.discard(k)
+        self.warm_ups.extend(self.after_first.pop(k, []))
 
 
 def _chunks_left(experiment: Experiment, finished: dict) -> Iterator[Chunk]:
@@ -238,7 +249,7 @@ def _play_all(experiments: list[Experiment], stores: list[ResultStore], jobs: in
     games = {e.game: registry.get_game(e.game) for e in experiments}  # resolved once; pickled as module paths
     warm_up = jobs > 1 and len(games) > 1
     schedule = Schedule(experiments, [store.finished for store in stores], warm_up)
-    with _Bars(progress, experiments, stores, len(games) if warm_up else 0) as bars:
+    with _Bars(progress, experiments, stores, len(experiments) if warm_up else 0) as bars:
         if jobs == 1:
             while (task := schedule.take()) is not None:
                 _, k, chunk = task
@@ -260,7 +271,7 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
         while len(running) <= jobs and (task := schedule.take()) is not None:
             kind, k, what = task
             if kind == "warm":
-                running[executor.submit(_warm, games[what], [e for e in experiments if e.game == what])] = task
+                running[executor.submit(_warm, games[experiments[k].game], experiments[k])] = task
             else:
                 bars.started(k)
                 running[executor.submit(play_chunk, experiments[k], games[experiments[k].game], what)] = task
@@ -276,7 +287,7 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
                 kind, k, what = running.pop(future)
                 if kind == "warm":
                     future.result()
-                    schedule.warmed(what)
+                    schedule.warmed(k)
                     bars.compiled()
                 else:
                     bars.played(k, _write(stores[k], experiments[k], what, future.result()))
@@ -302,12 +313,11 @@ def _ignore_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _warm(game: GameSpec, experiments: list[Experiment]) -> bool:
-    """Whether every experiment played its deal."""
+def _warm(game: GameSpec, experiment: Experiment) -> bool:
+    """Whether the experiment played its deal, at each of its player counts."""
     try:
-        for experiment in experiments:
-            for players in experiment.players:
-                play_chunk(experiment, game, Chunk(players, 0, 0, players if experiment.match else 1))
+        for players in experiment.players:
+            play_chunk(experiment, game, Chunk(players, 0, 0, players if experiment.match else 1))
     except Exception:  # the chunks report it, with what became of the results
         return False
     return True

@@ -321,14 +321,18 @@ KINTSUGI = ('game = "kintsugi"\nplayers = 3\ngames = 6\nseed = 1\n'
             'seats = ["random+uniform", "greedy+tracker", "random+uniform"]\n')
 
 
-def test_the_schedule_warms_each_game_up_once_and_holds_its_chunks_back_until_then(write_toml) -> None:
-    dice, kintsugi = load_experiment(write_toml(DICE_EXPERIMENT, "dice")), load_experiment(write_toml(KINTSUGI, "k"))
-    schedule = runner.Schedule([dice, kintsugi], [{}, {}], warm_up=True)
-    assert [schedule.take(), schedule.take(), schedule.take()] == [("warm", -1, "dice"), ("warm", -1, "kintsugi"), None]
-    schedule.warmed("kintsugi")
-    assert drain(schedule) == [("chunk", 1, chunk) for chunk in runner.plan(kintsugi)]  # dice is still compiling
-    schedule.warmed("dice")
-    assert drain(schedule) == [("chunk", 0, chunk) for chunk in runner.plan(dice)]
+def test_the_schedule_warms_each_games_first_experiment_up_first_and_holds_chunks_back_until_their_warm_up(
+        write_toml) -> None:
+    dice, dice_again, kintsugi = (load_experiment(write_toml(text, name)) for text, name in
+                                  [(DICE_EXPERIMENT, "dice"), (DICE_EXPERIMENT, "dice2"), (KINTSUGI, "k")])
+    schedule = runner.Schedule([dice, dice_again, kintsugi], [{}, {}, {}], warm_up=True)
+    assert drain(schedule) == [("warm", 0, None), ("warm", 2, None)]  # dice2 waits for dice's kernels
+    schedule.warmed(0)
+    assert drain(schedule) == [("warm", 1, None), *(("chunk", 0, chunk) for chunk in runner.plan(dice))]
+    schedule.warmed(2)
+    assert drain(schedule) == [("chunk", 2, chunk) for chunk in runner.plan(kintsugi)]  # dice2 is still compiling
+    schedule.warmed(1)
+    assert drain(schedule) == [("chunk", 1, chunk) for chunk in runner.plan(dice_again)]
     finished = {chunk.id: {} for chunk in list(runner.plan(dice))[::2]}
     cold = runner.Schedule([dice, kintsugi], [finished, {}], warm_up=False)  # no warm-up: the chunks in order
     assert drain(cold) == [("chunk", 0, c) for c in runner.plan(dice) if c.id not in finished] + \
@@ -352,8 +356,8 @@ def test_the_warm_up_writes_nothing_and_leaves_a_failure_to_the_run(write_toml, 
     crooked = load_experiment(write_toml(DICE_EXPERIMENT.replace('"chase"]', '"cheat"]'), "dice"))
     kintsugi = load_experiment(write_toml(KINTSUGI, "k"))
     before = sorted(tmp_path.rglob("*"))
-    assert runner._warm(get_game("dice"), [crooked]) is False
-    assert runner._warm(get_game("kintsugi"), [kintsugi]) is True
+    assert runner._warm(get_game("dice"), crooked) is False
+    assert runner._warm(get_game("kintsugi"), kintsugi) is True
     assert sorted(tmp_path.rglob("*")) == before
     with pytest.raises(AtelierError, match=r"strategy 'cheat' returned an illegal move.*(no results were written|"
                                            r"finished part\(s\) kept in \S+/k;)"):
