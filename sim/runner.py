@@ -210,12 +210,13 @@ class Schedule:
 
     def __init__(self, experiments: list[Experiment], finished: list[dict], warm_up: bool):
         self.experiments = experiments
-        firsts: dict[str, int] = {}
+        firsts: dict[str, int] = {}  # each game's first experiment
+        self.after_first: dict[int, list[int]] = {}  # the game's other experiments, by its first
         for k, experiment in enumerate(experiments):
-            firsts.setdefault(experiment.game, k)
+            first = firsts.setdefault(experiment.game, k)
+            if first != k:
+                self.after_first.setdefault(first, []).append(k)
         self.warm_ups = list(firsts.values()) if warm_up else []  # experiments ready to be warmed up, in order
-        self.after_first = {k: [j for j, e in enumerate(experiments) if e.game == experiments[k].game and j != k]
-                            for k in self.warm_ups}
         self.cold = set(range(len(experiments))) if warm_up else set()  # experiments whose warm-up has not ended
         self.left = [(k, _chunks_left(e, done)) for k, (e, done) in enumerate(zip(experiments, finished, strict=True))]
 
