@@ -238,7 +238,8 @@ DIRECTIONS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]  # the trace's
 
 def _kaleido(trace: dict) -> Reading:
     """Rulebook: a board scores by majority when its six holes are filled; at the end every hexagon of three
-    boards that pairwise share a side, its six holes full, scores the same way; white tiles never count; the
+    boards that pairwise share a side, its six holes full (and its boards full, under the switch), scores the same
+    way; white tiles never count; the
     most points wins (2 players: both colours' points), ties share."""
     players, params = trace["players"], trace["params"]
     seat_of = {colour: s for s, colours in enumerate(trace["colors"]) for colour in colours}
@@ -280,7 +281,7 @@ def _kaleido(trace: dict) -> Reading:
     hexagons = _hexagons(final)
     seen = {}
     for boards, holes in hexagons.items():
-        if None in holes:
+        if None in holes or (params["hexagon_needs_full_boards"] and any(None in slots[b] for b in boards)):
             continue
         points = _board_points(holes, rule, params["monochrome_with_white"])
         seen[boards] = points

@@ -113,8 +113,12 @@ def test_default_components_follow_the_design_notes() -> None:
     for kind in rules.POTTERY:
         per_pattern = [len(cards_of(kind, p)) for p in range(3)]
         assert per_pattern == ([1, 1, 1] if kind == "vase" else [2, 2, 2]), kind
-    for kind in ("tray", "box", "gold"):
-        assert all(c["pattern"] is None for c in kit.catalog() if c["type"] == kind)
+    for kind in ("tray", "box"):  # Elements of a Card: a pattern on every card but gold; spread like pottery
+        assert [len(cards_of(kind, p)) for p in range(3)] == [1, 1, 0], kind
+    assert all(c["pattern"] is None for c in kit.catalog() if c["type"] == "gold")
+    plain = rules.Params(trays_boxes_patterned=False).kit
+    assert all(c["pattern"] is None for c in plain.catalog() if c["type"] in ("tray", "box", "gold"))
+    assert [c["pattern"] for c in plain.catalog()[:39]] == [c["pattern"] for c in kit.catalog()[:39]]
     values = {c["type"]: c["value"] for c in kit.catalog()}
     assert values == {"cup": 1, "saucer": 1, "plate": 2, "bowl": 2, "tea_jar": 2, "teapot": 3, "vase": 3,
                       "gold": 3, "tray": 1, "box": 1}
@@ -366,12 +370,21 @@ def test_tea_jars_go_to_the_most_with_ties(seats: list[str], points: list[int]) 
     (["teapot/0", "teapot/0", "bowl/0"], {"teapot": 6, "bowl": 1}),  # each of the two teapots counts 3
     (["teapot/0:b", "cup/0"], {"cup": 1}),  # a broken teapot scores nothing
     (["teapot/0", "cup/0:b", "saucer/0:r"], {"teapot": 2}),  # the broken cup does not count for the teapot
-    (["teapot/0", "tray", "box"], {"teapot": 1, "tray": 2}),  # trays and boxes have no pattern
+    (["teapot/2", "tray", "box"], {"teapot": 1, "tray": 2}),  # no tray or box of pattern 2
     (["teapot/0", "teapot/1:r", "cup/1", "plate/0"], {"teapot": 2 + 4, "cup": 1}),
     (["teapot/2:r", "vase/2:r", "tea_jar/2:b", "bowl/2"], {"teapot": 6, "vase": 2, "bowl": 1}),
 ])
 def test_teapots_count_their_pattern(specs: list[str], points: dict[str, int]) -> None:
     assert score_both(specs).points[0] == full(points)
+
+
+@pytest.mark.parametrize(("patterned", "teapot"), [(True, 3 + 2), (False, 1 + 1)])
+def test_trays_and_boxes_count_for_a_teapot_of_their_pattern_only_when_patterned(patterned: bool, teapot: int) -> None:
+    # Pattern 0: a teapot, a tray and a box; pattern 1: a teapot and a tray. Patterned, the first teapot counts
+    # itself, the tray and the box, the second itself and its tray.
+    specs = ["teapot/0", "tray/0", "box/0", "teapot/1", "tray/1"]
+    result = score_both(specs, ingots=[3, 0], trays_boxes_patterned=patterned)
+    assert result.points[0] == full({"teapot": teapot, "tray": 4, "box": 3})
 
 
 @pytest.mark.parametrize(("specs", "ingots", "points"), [
@@ -788,6 +801,7 @@ TRACE_CASES = [
     (4, ["greedy-no-teapot", "collector-no-tea_jar", "hater", "random"], 2, {}),
     (3, ["greedy", "greedy", "banker-no-plate"], 3, {"supply_shortfall": "unlimited", "new_player_ingots": 1}),
     (2, ["hater", "collector"], 4, {"tie_items_count_broken": False}),
+    (3, ["greedy", "collector", "hater"], 5, {"trays_boxes_patterned": False}),
 ]
 ROUND_KEYS = {"first", "dealt", "deck_top", "picks", "leftover", "broken", "free_repair", "repairs", "ingots",
               "supply"}
@@ -801,8 +815,9 @@ def test_trace_equals_the_engine_with_the_same_seed(players, strategies, seed, o
     assert (record["game"], record["players"], record["seed"]) == ("broken_beautiful", players, seed)
     assert record["strategies"] == strategies
     assert record["params"] == {"players": players, "components": "", "supply_shortfall": "partial",
-                                "new_player_ingots": 0, "tie_items_count_broken": True, **overrides}
-    assert record["catalog"] == KIT.catalog()
+                                "new_player_ingots": 0, "tie_items_count_broken": True, "trays_boxes_patterned": True,
+                                **overrides}
+    assert record["catalog"] == params.kit.catalog()
     assert all(set(card) == {"id", "type", "pattern", "value"} for card in record["catalog"])
     rounds = KIT.rounds(players)
     assert len(record["rounds"]) == rounds

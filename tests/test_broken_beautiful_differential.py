@@ -227,6 +227,29 @@ def test_a_deck_that_runs_out_agrees_with_reference(tmp_path: Path) -> None:
     assert replay(params, record)["games"] == 200
 
 
+def test_trays_and_boxes_without_a_pattern_agree_with_reference_and_change_results() -> None:
+    """trays_boxes_patterned off, replayed through the reference; then the final tables of a default batch scored
+    both ways by both engines: without their pattern, trays and boxes take points from the teapots beside them,
+    never add any, and some winners change."""
+    plain = rules.Params(players=3, trays_boxes_patterned=False)
+    _, record = play_mixed(plain, 300, 11)
+    assert replay(plain, record)["games"] == 300
+    _, played = play_mixed(rules.Params(players=3), 300, 11)
+    by_type, _, _, _, _, win = engine.standing(plain, played.state)
+    teapot = SCORED.index("teapot")
+    assert np.array_equal(np.delete(by_type, teapot, 2), np.delete(played.points, teapot, 2))
+    assert (by_type[..., teapot] <= played.points[..., teapot]).all()
+    fewer = (by_type[..., teapot] < played.points[..., teapot]).any(axis=1)
+    assert fewer.mean() > 0.3
+    assert (win != played.win).any(axis=1).sum() > 0
+    state = played.state
+    for g in np.flatnonzero(fewer)[:40]:
+        for params, points in ((plain, by_type[g]), (rules.Params(players=3), played.points[g])):
+            held = [{c: int(state.cond[g, c]) for c in np.flatnonzero(state.owner[g] == seat)} for seat in range(3)]
+            game = reference.Game(params, [], held, state.ingots[g].tolist(), int(state.supply[g]))
+            assert [dict(zip(SCORED, p)) for p in points.tolist()] == reference.final_result(game).points, g
+
+
 @pytest.mark.parametrize(("players", "overrides"), [(3, {}), (2, {"supply_shortfall": "unlimited"}), (4, {})])
 def test_a_state_copied_in_round_2s_repair_phase_plays_on_to_the_same_game(players: int, overrides: dict) -> None:
     """The contract's promise for search players: a State is a value. Stepping a deep copy taken mid-game with

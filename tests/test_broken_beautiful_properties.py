@@ -42,7 +42,7 @@ def setups(draw, shortfall=PARTIAL):
     players = draw(st.sampled_from(rules.PLAYER_COUNTS))
     params = rules.Params(players=players, supply_shortfall=draw(shortfall),
                           new_player_ingots=draw(st.integers(0, SUPPLY // players)),
-                          tie_items_count_broken=draw(st.booleans()))
+                          tie_items_count_broken=draw(st.booleans()), trays_boxes_patterned=draw(st.booleans()))
     batch = draw(st.integers(1, 4))
     lineups = draw(st.lists(st.lists(st.sampled_from(POOL), min_size=players, max_size=players),
                             min_size=batch, max_size=batch))
@@ -244,17 +244,26 @@ def tables(draw):
     owner = draw(st.lists(st.integers(-1, players - 1), min_size=C, max_size=C))
     cond = draw(st.lists(st.sampled_from([INTACT, BROKEN, REPAIRED]), min_size=C, max_size=C))
     ingots = draw(st.lists(st.integers(0, 9), min_size=players, max_size=players))
-    return players, owner, cond, ingots, draw(st.booleans())
+    return players, owner, cond, ingots, draw(st.booleans()), draw(st.booleans())
+
+
+def pattern_of(card: int, patterned: bool) -> int | None:
+    """components.toml: each patterned type's cards are spread over the 3 patterns in id order; trays and boxes
+    are patterned only under the switch, gold cards never."""
+    kind = TYPES[KIT.type[card]]
+    if kind == "gold" or (kind in ("tray", "box") and not patterned):
+        return None
+    return (card - KIT.type.tolist().index(KIT.type[card])) % 3
 
 
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_any_table_scores_alike_in_both_engines(table) -> None:
-    players, owner, cond, ingots, broken_count = table
+    players, owner, cond, ingots, broken_count, patterned = table
     gold, tray, box = (TYPES.index(k) for k in ("gold", "tray", "box"))
     owner = [-1 if KIT.type[c] == gold else o for c, o in enumerate(owner)]  # gold is never kept
     cond = [INTACT if KIT.type[c] in (tray, box) else s for c, s in enumerate(cond)]  # nor do these break
-    params = rules.Params(players=players, tie_items_count_broken=broken_count)
+    params = rules.Params(players=players, tie_items_count_broken=broken_count, trays_boxes_patterned=patterned)
     collections = [{c: cond[c] for c in range(C) if owner[c] == seat} for seat in range(players)]
     game = reference.Game(params, [], collections, list(ingots), SUPPLY - sum(ingots))
     result = reference.final_result(game)
@@ -277,6 +286,9 @@ def test_any_table_scores_alike_in_both_engines(table) -> None:
         assert result.items[seat] == sum(broken_count or s != BROKEN for s in collection.values())
         assert repaired[0, seat] == result.repaired[seat] and items[0, seat] == result.items[seat]
         assert 0 <= points["box"] <= 8 and points["tray"] in (0, 2, 4)
+        pots = [c for c in whole if TYPES[KIT.type[c]] == "teapot"]
+        assert points["teapot"] == sum(sum(pattern_of(c, patterned) == pattern_of(pot, patterned) for c in whole)
+                                       * (2 if collection[pot] == REPAIRED else 1) for pot in pots)
 
 
 @settings(max_examples=12, deadline=None)

@@ -517,6 +517,19 @@ def test_endgame_scores_complete_hexagons_only(hole: str, expected: list) -> Non
     assert state.midgame[0].tolist() == [0] * 5
 
 
+@pytest.mark.parametrize(("hole", "expected"), [(".", [0] * 5),  # H1 and H2 take triangles from board 2
+                                                ("G", [0, 0, 6, 6, 0]),  # H3 alone: boards 1, 3 and 4 are full
+                                                ])
+def test_under_hexagon_needs_full_boards_a_hexagon_beside_an_empty_hole_does_not_score(hole: str, expected) -> None:
+    params = Params(players=5, hexagon_needs_full_boards=True)
+    game = position(params, hexagon_table(hole))
+    reference.endgame_scoring(game)
+    assert game.endgame == expected
+    assert game.hexagons == ([{"boards": [1, 3, 4], "points": {"green": 6, "blue": 6}}] if hole == "G" else [])
+    state = engine.endgame_scoring(params, engine_state(params, hexagon_table(hole)), engine.geometry(params))
+    assert state.endgame[0].tolist() == expected
+
+
 def test_rotating_a_board_changes_the_endgame() -> None:
     # Three boards: the hexagon is 0[0] 0[1] 1[2] 1[3] 2[4] 2[5].
     params = Params(players=3)

@@ -233,6 +233,28 @@ def test_stalled_games_agree_with_reference() -> None:
             assert all(game.stock[params.owner(c)] == 0 for c, t in enumerate(game.tiles) if t > 0)
 
 
+def test_hexagon_needs_full_boards_agrees_with_reference_and_changes_results() -> None:
+    """The same batch under both readings of a hexagon beside an empty hole (the strategies do not read the
+    switch, so the tables end alike), replayed decision by decision through the reference under each: only
+    end-game points differ, never upwards, and in some games the winner changes."""
+    lineups = np.random.default_rng(17).choice(ALL_STRATEGIES, size=(150, 4))
+    records = {}
+    for needs_full in (False, True):
+        params = rules.Params(players=4, hexagon_needs_full_boards=needs_full)
+        record = records[needs_full] = play_logged(params, lineups, 17)
+        for g in range(len(lineups)):
+            replay = Replay(params, record, g)
+            game = reference.play(params, one_game(params), replay)
+            assert replay.at == len(replay.queue)
+            check_game(params, record, g, game, game.result)
+    default, switched = records[False], records[True]
+    assert np.array_equal(default.state.slots, switched.state.slots)
+    assert np.array_equal(default.state.midgame, switched.state.midgame)
+    assert (switched.state.endgame <= default.state.endgame).all()
+    assert (switched.state.endgame < default.state.endgame).any(axis=1).mean() > 0.2
+    assert (switched.outcome.win != default.outcome.win).any(axis=1).sum() > 0
+
+
 TRACE_CASES = [(2, ["rotator", "random"], 0), (3, ["greedy", "majority", "hoarder"], 1),
                (5, ["greedy"] * 5, 4), (3, ["hoarder"] * 3, 5)]
 

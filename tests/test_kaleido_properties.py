@@ -52,7 +52,7 @@ def test_majority_follows_the_rulebook_wording(params: Params, data) -> None:
 def tables(draw):
     """A random table: boards joined side by side from the two starting boards, random rotations and fills."""
     players = draw(st.sampled_from(rules.PLAYER_COUNTS))
-    params = Params(players=players)
+    params = Params(players=players, hexagon_needs_full_boards=draw(st.booleans()))
     cells = [(0, 0), (1, 0)]
     for _ in range(draw(st.integers(0, params.boards - 2))):
         spots = sorted({(q + dq, r + dr) for q, r in cells for dq, dr in rules.DIRECTIONS.tolist()} - set(cells))
@@ -73,7 +73,8 @@ def test_random_tables_score_alike_drawn_reference_and_engine(table) -> None:
     expected = [0] * params.colours
     for hexagon in drawn:
         shown = [layout[b][3][(k - layout[b][2]) % 6] for b, k in hexagon]
-        if "." not in shown:
+        boards_full = all("." not in layout[b][3] for b, _ in hexagon)
+        if "." not in shown and (boards_full or not params.hexagon_needs_full_boards):
             points = rulebook_points([LETTERS.index(ch) for ch in shown], params.colours, params)
             expected = [e + p for e, p in zip(expected, points)]
     game = position(params, layout)
@@ -223,7 +224,7 @@ def test_reference_games_conserve_components_and_add_up(players: int, data) -> N
 
 playout_params = st.builds(Params, players=st.sampled_from(rules.PLAYER_COUNTS), first=st.integers(0, 20),
                            second=st.integers(0, 20), tie_pool=st.integers(0, 20), monochrome=st.integers(0, 30),
-                           monochrome_with_white=st.booleans())
+                           monochrome_with_white=st.booleans(), hexagon_needs_full_boards=st.booleans())
 
 
 @settings(max_examples=12, deadline=None)

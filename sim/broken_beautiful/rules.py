@@ -22,7 +22,7 @@ DEFAULT_COMPONENTS = Path(__file__).with_name("components.toml")
 
 TYPES = ("cup", "saucer", "plate", "bowl", "tea_jar", "vase", "teapot", "tray", "box", "gold")
 CUP, SAUCER, PLATE, BOWL, TEA_JAR, VASE, TEAPOT, TRAY, BOX, GOLD = range(len(TYPES))
-POTTERY = TYPES[: TEAPOT + 1]  # patterned and breakable
+POTTERY = TYPES[: TEAPOT + 1]  # breakable, and patterned (trays and boxes too, under `trays_boxes_patterned`)
 SCORED = TYPES[: BOX + 1]  # the types with a points column; gold cards are always sold
 
 INTACT, BROKEN, REPAIRED = 0, 1, 2  # condition of a card in a collection
@@ -59,6 +59,12 @@ class Params:
         default=True,
         metadata={"help": "the second tie-breaker, 'most items overall', counts broken items too"},
     )
+    trays_boxes_patterned: bool = field(
+        default=True,
+        metadata={"help": "serving trays and storage boxes carry a pattern (spread over the patterns like "
+                          "pottery), so a teapot counts them: 'Elements of a Card' shows a pattern on every card "
+                          "and excepts only gold cards; off: they carry none and no teapot counts them"},
+    )
 
     def validate(self) -> None:
         if self.supply_shortfall not in SUPPLY_RULES:
@@ -69,7 +75,7 @@ class Params:
     @property
     def kit(self) -> Components:
         """The components: card catalog, supply and scoring numbers."""
-        return load_components(self.components)
+        return load_components(self.components, self.trays_boxes_patterned)
 
 
 class Scoring(NamedTuple):
@@ -116,7 +122,7 @@ class Components:
 
 
 @lru_cache(maxsize=16)
-def load_components(path: str = "") -> Components:
+def load_components(path: str = "", trays_boxes_patterned: bool = True) -> Components:
     file = Path(path) if path else DEFAULT_COMPONENTS
     data = read_toml(file, "components file")
 
@@ -148,7 +154,8 @@ def load_components(path: str = "") -> Components:
                            "and at least one vase entry")
     kind = np.repeat(np.arange(len(TYPES)), counts).astype(np.int8)
     index = np.concatenate([np.arange(n) for n in counts])
-    pattern = np.where(kind <= TEAPOT, index % patterns, -1).astype(np.int8)
+    last_patterned = BOX if trays_boxes_patterned else TEAPOT
+    pattern = np.where(kind <= last_patterned, index % patterns, -1).astype(np.int8)
     return Components(supply, patterns, kind, pattern, np.array(values, np.int8)[kind], sc)
 
 

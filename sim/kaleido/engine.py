@@ -488,7 +488,7 @@ def hexagons(state: State, geo: Geometry) -> tuple[np.ndarray, np.ndarray, np.nd
 
 def endgame_scoring(params: Params, state: State, geo: Geometry) -> State:
     """End-game scoring: each hexagon of three mutually adjacent boards with all six triangles occupied (the
-    corners that `hexagons` finds)."""
+    corners that `hexagons` finds), and its three boards full under `hexagon_needs_full_boards`."""
     endgame = state.endgame.copy()
     fast.endgame_scoring(state.slots, state.rot, state.cell, geo.cells, geo.step, endgame, fast.scoring(params))
     return evolve(state, endgame=endgame)

@@ -171,10 +171,11 @@ def touching(cell, cells, steps):
     return out
 
 def scoring(params) -> np.ndarray:
-    """The majority rule's Params as the kernels take them: first, second, tie_pool, monochrome, and whether
-    white tiles count towards a monochrome board."""
+    """The scoring Params as the kernels take them: first, second, tie_pool, monochrome, whether white tiles
+    count towards a monochrome board (the majority rule's), and whether an end-game hexagon needs its three
+    boards full."""
     return np.array([params.first, params.second, params.tie_pool, params.monochrome,
-                     params.monochrome_with_white], np.int64)
+                     params.monochrome_with_white, params.hexagon_needs_full_boards], np.int64)
 
 
 @kernel(_nrt=False)
@@ -513,7 +514,8 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
     """End-game hexagons (in place into endgame (B, colours)): at each corner where board X has neighbours Y
     in direction k and Z in direction k + 1, with X below both in id, the physical triangles X[k], X[k+1],
     Y[k+2], Y[k+3], Z[k+4], Z[k+5]; physical triangle t of a board shows its slot (t - rot) % 6. Every
-    hexagon with its six triangles occupied scores by the majority rule."""
+    hexagon with its six triangles occupied (and, where scoring[5] says so, its three boards full) scores by the
+    majority rule."""
     batch, nb, _ = slots.shape
     colours = endgame.shape[1]
     bins = np.zeros(BINS, np.int64)
@@ -527,7 +529,8 @@ def endgame_scoring(slots, rot, cell, cells, steps, endgame, scoring):
                 if y < 0:
                     continue
                 tally_hexagon(slots, rot[g], g, x, y, z, k, bins)
-                if bins[0] == 0:
+                boards_full = _filled(slots, g, x) and _filled(slots, g, y) and _filled(slots, g, z)
+                if bins[0] == 0 and (boards_full or not scoring[5]):
                     majority_into(bins[1 : colours + 1], scoring, points)
                     for c in range(colours):
                         endgame[g, c] += points[c]

@@ -218,10 +218,12 @@ def hexagon_triples(game: Game) -> list[tuple[tuple[Board, int], ...]]:
 
 def endgame_scoring(game: Game) -> None:
     """End-game scoring: every hexagon of three mutually adjacent boards whose six triangles are all
-    occupied scores by the majority rule."""
+    occupied scores by the majority rule; under `hexagon_needs_full_boards`, only if its three boards are full."""
     for triple in hexagon_triples(game):
         fills = [board.triangle((k + i) % 6) for board, k in triple for i in (0, 1)]
         if any(f is None for f in fills):
+            continue
+        if game.params.hexagon_needs_full_boards and not all(board.full for board, _ in triple):
             continue
         points = majority(np.array(score_counts(game, fills)), game.params).tolist()
         for c, p in enumerate(points):

@@ -52,6 +52,13 @@ class Params:
                           "it gives 12 only when 'all the six holes are occupied by a single player'. Off: such a "
                           "board scores `first`, and nobody is second; on: it scores `monochrome`"},
     )
+    hexagon_needs_full_boards: bool = field(
+        default=False,
+        metadata={"help": "End-game Scoring: off (the default), a hexagon scores when its own six triangles are "
+                          "occupied, even if one of its three boards still has an empty hole elsewhere; on: it "
+                          "scores only when all three of its boards are full ('scoring does not take place at the "
+                          "game board if any hole of the game board is NOT occupied' read as covering hexagons)"},
+    )
 
     @property
     def two_colour(self) -> bool:
