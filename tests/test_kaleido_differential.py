@@ -251,7 +251,7 @@ def test_hexagon_needs_full_boards_agrees_with_reference_and_changes_results() -
     assert np.array_equal(default.state.slots, switched.state.slots)
     assert np.array_equal(default.state.midgame, switched.state.midgame)
     assert (switched.state.endgame <= default.state.endgame).all()
-    assert (switched.state.endgame < default.state.endgame).any(axis=1).mean() > 0.2
+    assert (switched.state.endgame < default.state.endgame).any(axis=1).mean() > 0.1
     assert (switched.outcome.win != default.outcome.win).any(axis=1).sum() > 0
 
 

@@ -37,8 +37,9 @@ def play_out(slots, cell, placer, rot, scored, tiles, whites, stock, midgame, en
              passes, skips, done, stalled, turn_kind, extra_taken, pending, asked, empty, filling, offers, owner,
              two_colour, scoring, cells, steps, turn, at, longest, greedy, rng):
     """Play from CYCLE[at] (a question not yet answered) until every game has ended and the end-game hexagons are
-    scored (engine._advance's "start" once every game is done), changing the arrays in place, with `random`, or
-    with `greedy` at every seat. Returns the turn then."""
+    scored (engine._advance's "start" once every game is done; `scoring` is fast.scoring's, which says whether a
+    hexagon needs its boards full), changing the arrays in place, with `random`, or with `greedy` at every seat.
+    Returns the turn then."""
     grid, offered = np.full(cells, -1, np.int8), np.empty(offers.shape[1], np.int64)
     options, whites_offered = np.zeros(len(done), np.int64), np.zeros(len(done), np.int64)
     nb, colours = slots.shape[1], tiles.shape[1]
