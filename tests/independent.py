@@ -239,8 +239,7 @@ DIRECTIONS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]  # the trace's
 def _kaleido(trace: dict) -> Reading:
     """Rulebook: a board scores by majority when its six holes are filled; at the end every hexagon of three
     boards that pairwise share a side, its six holes full (and its boards full, under the switch), scores the same
-    way; white tiles never count; the
-    most points wins (2 players: both colours' points), ties share."""
+    way; white tiles never count; the most points wins (2 players: both colours' points), ties share."""
     players, params = trace["players"], trace["params"]
     seat_of = {colour: s for s, colours in enumerate(trace["colors"]) for colour in colours}
     rule = (params["first"], params["second"], params["tie_pool"], params["monochrome"])
