@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import polars as pl
@@ -148,6 +148,45 @@ def test_sigterm_keeps_the_finished_parts_and_the_resume_matches(write_toml, tmp
     kept = manifest(out / "exp")["finished"]
     assert 0 < len(kept) < 10
     assert run_dice(write_toml, out, text).equals(run_dice(write_toml, tmp_path / "whole", text))
+
+
+def test_the_workers_and_the_resource_tracker_end_when_the_driver_is_killed(write_toml, tmp_path: Path) -> None:
+    path, out = write_toml(DICE_EXPERIMENT + "[params]\ndelay = 5.0\n"), tmp_path / "out"
+    process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet")
+    try:
+        deadline = time.monotonic() + 120
+        while not _finished_parts(out / "exp") and time.monotonic() < deadline:  # the workers are playing
+            time.sleep(0.05)
+        children = _children(process.pid)
+        assert len(_children(process.pid, "LokyProcess")) == 2 and _children(process.pid, "resource_tracker")
+        process.kill()  # SIGKILL, as an out-of-memory kill or `kill -9` ends the driver: no handler runs
+        process.wait()
+        deadline = time.monotonic() + 5
+        while (alive := [pid for pid in children if _alive(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert alive == [], f"{len(alive)} of the driver's {len(children)} processes outlived it by 5 s"
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # what a failed test left
+
+
+def _children(pid: int, named: str = "") -> list[int]:
+    """The processes whose parent is `pid`, and whose command line holds `named`."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid and \
+                    named.encode() in (stat.parent / "cmdline").read_bytes():
+                children.append(int(stat.parent.name))
+    return children
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs: a zombie, ended and not yet reaped (a container's init may never reap it), does not."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _finished_parts(directory: Path) -> int:
