@@ -359,6 +359,19 @@ def test_names_too_long(write_toml, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [tmp_path / "exp.toml"]
 
 
+@pytest.mark.parametrize("name", ["manifest.json", "parts", "Manifest.JSON", "PARTS"])
+def test_a_name_of_the_results_formats_own_files_is_refused(write_toml, tmp_path: Path, name: str) -> None:
+    out = tmp_path / "out"
+    before = run_dice(write_toml, out)
+    named = write_toml(f'name = "{name}"\n' + DICE_EXPERIMENT, "named")
+    assert_user_error(invoke("run", named, "--out", out, "--quiet"), f"name {name!r} is taken by the results format")
+    stem = write_toml(DICE_EXPERIMENT, name)  # the name defaults to the file's stem
+    assert_user_error(invoke("run", stem, "--out", out, "--quiet"), f"name {name!r} is taken by the results format")
+    assert sorted(p.name for p in out.iterdir()) == ["exp"]
+    assert load(out / "exp").equals(before)
+    assert invoke("report", out, "--out", tmp_path / "report").exit_code == 0
+
+
 def test_out_that_is_a_file_or_cannot_be_written(write_toml, tmp_path: Path) -> None:
     (tmp_path / "file").write_text("mine")
     path = write_toml(DICE_EXPERIMENT)
