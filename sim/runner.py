@@ -16,14 +16,17 @@ experiment.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import threading
 import time
+from _multiprocessing import SemLock  # the bare semaphore: no resource tracker is started to make it
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from multiprocessing.synchronize import SEMAPHORE
 from pathlib import Path
 from typing import Any
 
@@ -303,6 +306,16 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
         raise
     with _signals_held():
         executor.shutdown(wait=True)
+
+
+def pool_problem() -> str | None:
+    """Why worker processes cannot be started here, or None if they can: their queues need named semaphores, which
+    live in /dev/shm, and a container or a locked-down host may have none, or a read-only one."""
+    try:
+        SemLock(SEMAPHORE, 0, 1, f"/atelier-{os.getpid()}-{secrets.token_hex(4)}", True)  # made and unlinked at once
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
 
 
 def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.DataFrame) -> int:

@@ -60,9 +60,21 @@ LAUNCHER = ("import sys; from sim import registry; registry.GAMES['dice'] = ('fa
             "from sim.cli import app; sys.argv[0] = 'atelier'; app()")
 
 
-def atelier_process(*args: str | Path, env: dict | None = None) -> subprocess.Popen:
-    """`atelier ARGS...` in a process of its own (its own process group), with the dice game registered."""
-    command = [sys.executable, "-c", LAUNCHER, *map(str, args)]
+# Named semaphores, which worker processes need, live in /dev/shm: without it (a container, a locked-down host),
+# or with a read-only one, making one fails as below, in joblib's check at import as in loky's pool.
+NO_SHARED_MEMORY = """\
+import _multiprocessing, errno, os
+class ReadOnly(_multiprocessing.SemLock):
+    def __new__(cls, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+_multiprocessing.SemLock = ReadOnly
+"""
+
+
+def atelier_process(*args: str | Path, env: dict | None = None, before: str = "") -> subprocess.Popen:
+    """`atelier ARGS...` in a process of its own (its own process group), with the dice game registered, after
+    the code `before`."""
+    command = [sys.executable, "-c", before + LAUNCHER, *map(str, args)]
     path = os.pathsep.join([str(Path(__file__).parent), *sys.path])
     return subprocess.Popen(command, env={**(env or os.environ), "PYTHONPATH": path}, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
@@ -194,6 +206,17 @@ def _finished_parts(directory: Path) -> int:
         return len(manifest(directory)["finished"])
     except (OSError, ValueError):
         return 0
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_without_shared_memory_the_run_plays_in_one_process(write_toml, tmp_path: Path, jobs: int) -> None:
+    path, out = write_toml(DICE_EXPERIMENT), tmp_path / "out"
+    process = atelier_process("run", path, "--out", out, "--jobs", jobs, "--quiet", before=NO_SHARED_MEMORY)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    note = "note: no usable shared memory (/dev/shm: Read-only file system); playing in one process\n"
+    assert stderr == (note if jobs > 1 else ""), stderr
+    assert load(out / "exp").equals(run_dice(write_toml, tmp_path / "whole", jobs=2))
 
 
 def test_a_failed_run_never_removes_another_experiment(write_toml, tmp_path: Path) -> None:
