@@ -337,7 +337,7 @@ def _end_with(driver: int) -> None:
     parent. The last worker to go closes loky's resource tracker's pipe, and the tracker ends too."""
     while os.getppid() == driver:
         time.sleep(WATCH_INTERVAL)
-    os._exit(1)  # no clean-up: the driver that would wait for it is gone, and the kernels run without the GIL
+    os._exit(1)  # at once, mid-chunk too: nobody waits for its result, and a clean exit would wait on loky's queues
 
 
 def _warm(game: GameSpec, experiment: Experiment) -> bool:
