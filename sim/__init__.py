@@ -6,6 +6,10 @@ games' rules, engines and references (one package each); the players (the top-le
 the wiring (registry.py, experiment.py, runner.py, results.py, bench.py, cli.py).
 """
 
+import warnings
+
 from sim.memory import keep_freed_memory
 
+# joblib warns on import where it cannot make a semaphore (no usable /dev/shm); `run` says so itself, in one line
+warnings.filterwarnings("ignore", message=".*joblib will operate in serial mode", category=UserWarning)
 keep_freed_memory()  # every process that plays (the CLI, its workers, the tests) reuses its freed pages

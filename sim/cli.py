@@ -217,6 +217,9 @@ def run_experiments(
                                "give one of them another 'name'")
         seen[experiment.name] = file
         results.check_target(out / experiment.name, experiment.config_hash)
+    if jobs > 1 and (problem := runner.pool_problem()) is not None:
+        typer.echo(f"note: no usable shared memory (/dev/shm: {problem}); playing in one process", err=True)
+        jobs = 1
     return list(zip(experiments, runner.run_all(experiments, out, jobs, progress), strict=True))
 
 

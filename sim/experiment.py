@@ -1,7 +1,8 @@
 """Experiment files: a TOML file in, a validated, frozen `Experiment` out.
 
 ```toml
-name = "kintsugi_tournament"   # optional; default: the file's stem. Results go to <out>/<name>/
+name = "kintsugi_tournament"   # optional; default: the file's stem. Results go to <out>/<name>/, so a name is
+                               # a safe folder name, and not one of the results format's (manifest.json, parts)
 question = "Is there a first-player advantage?"  # optional: the question it answers, the report's heading for it
 headline = true                # optional: the game's headline experiment, whose numbers open the report
 game = "kintsugi"
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.dataset import MANIFEST, PARTS
 from sim.errors import AtelierError
 from sim.registry import GameSpec, get_game
 
@@ -45,6 +47,7 @@ MAX_NAME = 100  # characters; the name is a folder name
 KEYS = ("name", "question", "headline", "game", "players", "games", "seed", "pool", "seats", "match", "chunk",
         "params")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_TAKEN = {MANIFEST.casefold(), PARTS.casefold()}  # names of the results format's own files
 _KNOB = re.compile(r"@([^@]*?)(?=(?<![eE])\+|-no-|$)")  # a knob runs to the name's next part (+), a -no- or the end
 _KIND = {int: "an integer", str: "a string", list: "a list", dict: "a table", bool: "true or false"}
 _REQUIRED = object()
@@ -125,6 +128,8 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
         raise AtelierError(f"name {name!r} must be letters, digits, '_', '-' or '.', starting with a letter or digit")
     if len(name) > MAX_NAME:
         raise AtelierError(f"name must be at most {MAX_NAME} characters, got {len(name)}")
+    if name.casefold() in _TAKEN:  # beside the results folders, it would read as one (case-blind file systems too)
+        raise AtelierError(f"name {name!r} is taken by the results format ({MANIFEST}, {PARTS}); choose another")
     game_name = _value(data, "game", str)
     game = get_game(game_name)
     players = _players(data)

@@ -15,13 +15,18 @@ experiment.
 
 from __future__ import annotations
 
+import os
+import secrets
 import signal
 import threading
+import time
+from _multiprocessing import SemLock  # the bare semaphore: no resource tracker is started to make it
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from multiprocessing.synchronize import SEMAPHORE
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +53,7 @@ from sim.registry import GameSpec
 from sim.results import ResultStore
 
 ENGINE_COLUMNS = ("game", "seat", "strategy", "score", "rank", "win")
+WATCH_INTERVAL = 0.2  # seconds between a worker's looks at whether its driver is alive
 
 
 class Terminated(Interrupted):
@@ -279,7 +285,7 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
         return bool(running)
 
     with _signals_held():  # the first tasks start the workers
-        executor = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_ctrl_c)
+        executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(os.getpid(),))
         fill()
     try:
         while fill():
@@ -302,6 +308,16 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
         executor.shutdown(wait=True)
 
 
+def pool_problem() -> str | None:
+    """Why worker processes cannot be started here, or None if they can: their queues need named semaphores, which
+    live in /dev/shm, and a container or a locked-down host may have none, or a read-only one."""
+    try:
+        SemLock(SEMAPHORE, 0, 1, f"/atelier-{os.getpid()}-{secrets.token_hex(4)}", True)  # made and unlinked at once
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
 def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.DataFrame) -> int:
     """Write the chunk's part; return its games."""
     games = _games(experiment, chunk)
@@ -309,9 +325,19 @@ def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.D
     return games
 
 
-def _ignore_ctrl_c() -> None:
-    """In a worker: Ctrl-C reaches the whole process group, and the driver alone answers it, stopping the workers."""
+def _start_worker(driver: int) -> None:
+    """In a worker: Ctrl-C reaches the whole process group, and the driver alone answers it, stopping the workers.
+    A driver killed by SIGKILL (an out-of-memory kill, `kill -9`) stops nothing, so the worker watches for itself."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_end_with, args=(driver,), name="end-with-driver", daemon=True).start()
+
+
+def _end_with(driver: int) -> None:
+    """End this worker once its parent is no longer `driver`: the driver died and the worker was handed to another
+    parent. The last worker to go closes loky's resource tracker's pipe, and the tracker ends too."""
+    while os.getppid() == driver:
+        time.sleep(WATCH_INTERVAL)
+    os._exit(1)  # at once, mid-chunk too: nobody waits for its result, and a clean exit would wait on loky's queues
 
 
 def _warm(game: GameSpec, experiment: Experiment) -> bool:

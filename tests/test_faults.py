@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import polars as pl
@@ -60,9 +60,21 @@ LAUNCHER = ("import sys; from sim import registry; registry.GAMES['dice'] = ('fa
             "from sim.cli import app; sys.argv[0] = 'atelier'; app()")
 
 
-def atelier_process(*args: str | Path, env: dict | None = None) -> subprocess.Popen:
-    """`atelier ARGS...` in a process of its own (its own process group), with the dice game registered."""
-    command = [sys.executable, "-c", LAUNCHER, *map(str, args)]
+# Named semaphores, which worker processes need, live in /dev/shm: without it (a container, a locked-down host),
+# or with a read-only one, making one fails as below, in joblib's check at import as in loky's pool.
+NO_SHARED_MEMORY = """\
+import _multiprocessing, errno, os
+class ReadOnly(_multiprocessing.SemLock):
+    def __new__(cls, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+_multiprocessing.SemLock = ReadOnly
+"""
+
+
+def atelier_process(*args: str | Path, env: dict | None = None, before: str = "") -> subprocess.Popen:
+    """`atelier ARGS...` in a process of its own (its own process group), with the dice game registered, after
+    the code `before`."""
+    command = [sys.executable, "-c", before + LAUNCHER, *map(str, args)]
     path = os.pathsep.join([str(Path(__file__).parent), *sys.path])
     return subprocess.Popen(command, env={**(env or os.environ), "PYTHONPATH": path}, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
@@ -150,11 +162,61 @@ def test_sigterm_keeps_the_finished_parts_and_the_resume_matches(write_toml, tmp
     assert run_dice(write_toml, out, text).equals(run_dice(write_toml, tmp_path / "whole", text))
 
 
+def test_the_workers_and_the_resource_tracker_end_when_the_driver_is_killed(write_toml, tmp_path: Path) -> None:
+    path, out = write_toml(DICE_EXPERIMENT + "[params]\ndelay = 5.0\n"), tmp_path / "out"
+    process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet")
+    try:
+        deadline = time.monotonic() + 120
+        while not _finished_parts(out / "exp") and time.monotonic() < deadline:  # the workers are playing
+            time.sleep(0.05)
+        children = _children(process.pid)
+        assert len(_children(process.pid, "LokyProcess")) == 2 and _children(process.pid, "resource_tracker")
+        process.kill()  # SIGKILL, as an out-of-memory kill or `kill -9` ends the driver: no handler runs
+        process.wait()
+        deadline = time.monotonic() + 5
+        while (alive := [pid for pid in children if _alive(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert alive == [], f"{len(alive)} of the driver's {len(children)} processes outlived it by 5 s"
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # what a failed test left
+
+
+def _children(pid: int, named: str = "") -> list[int]:
+    """The processes whose parent is `pid`, and whose command line holds `named`."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid and \
+                    named.encode() in (stat.parent / "cmdline").read_bytes():
+                children.append(int(stat.parent.name))
+    return children
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs: a zombie, ended and not yet reaped (a container's init may never reap it), does not."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _finished_parts(directory: Path) -> int:
     try:
         return len(manifest(directory)["finished"])
     except (OSError, ValueError):
         return 0
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_without_shared_memory_the_run_plays_in_one_process(write_toml, tmp_path: Path, jobs: int) -> None:
+    path, out = write_toml(DICE_EXPERIMENT), tmp_path / "out"
+    process = atelier_process("run", path, "--out", out, "--jobs", jobs, "--quiet", before=NO_SHARED_MEMORY)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    note = "note: no usable shared memory (/dev/shm: Read-only file system); playing in one process\n"
+    assert stderr == (note if jobs > 1 else ""), stderr
+    assert load(out / "exp").equals(run_dice(write_toml, tmp_path / "whole", jobs=2))
 
 
 def test_a_failed_run_never_removes_another_experiment(write_toml, tmp_path: Path) -> None:
@@ -318,6 +380,19 @@ def test_names_too_long(write_toml, tmp_path: Path) -> None:
     long_out = tmp_path / ("o" * 300)
     assert_user_error(invoke("run", write_toml(DICE_EXPERIMENT), "--out", long_out, "--quiet"), "File name too long")
     assert list(tmp_path.iterdir()) == [tmp_path / "exp.toml"]
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "parts", "Manifest.JSON", "PARTS"])
+def test_a_name_of_the_results_formats_own_files_is_refused(write_toml, tmp_path: Path, name: str) -> None:
+    out = tmp_path / "out"
+    before = run_dice(write_toml, out)
+    named = write_toml(f'name = "{name}"\n' + DICE_EXPERIMENT, "named")
+    assert_user_error(invoke("run", named, "--out", out, "--quiet"), f"name {name!r} is taken by the results format")
+    stem = write_toml(DICE_EXPERIMENT, name)  # the name defaults to the file's stem
+    assert_user_error(invoke("run", stem, "--out", out, "--quiet"), f"name {name!r} is taken by the results format")
+    assert sorted(p.name for p in out.iterdir()) == ["exp"]
+    assert load(out / "exp").equals(before)
+    assert invoke("report", out, "--out", tmp_path / "report").exit_code == 0
 
 
 def test_out_that_is_a_file_or_cannot_be_written(write_toml, tmp_path: Path) -> None:
