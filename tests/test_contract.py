@@ -175,9 +175,9 @@ def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str
     for start in (state, kept):
         current = start
         for choice in choices[len(choices) // 2:]:
-            assert not engine.terminal(current)
+            assert not engine.terminal(params, current)
             current = engine.step(params, current, choice)
-        assert engine.terminal(current)
+        assert engine.terminal(params, current)
         assert_same_outcome(engine.outcome(params, current), whole.outcome, slice(None))
 
 
