@@ -194,13 +194,13 @@ def narrate(record: dict) -> str:
 
 
 def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
-    """The other seats' cards in hand and the deck below its top card (whose side up shows) dealt anew among
-    themselves; each card keeps its side up."""
-    others = np.arange(params.players) != seat
-    pool = np.concatenate([dealt.hand[:, others], dealt.deck[:, 1:]], axis=1)
+    """The other seats' cards in hand and the deck below its top 2 * P cards (a round's draws, the first of them
+    showing its side up) dealt anew among themselves; each card keeps its side up."""
+    others, kept = np.arange(params.players) != seat, 2 * params.players
+    pool = np.concatenate([dealt.hand[:, others], dealt.deck[:, kept:]], axis=1)
     pool = np.take_along_axis(pool, np.argsort(np.where(pool >= 0, rng.random(pool.shape), 2.0), axis=1), axis=1)
     hand, deck = dealt.hand.copy(), dealt.deck.copy()
-    hand[:, others], deck[:, 1:] = pool[:, : others.sum()], pool[:, others.sum():]
+    hand[:, others], deck[:, kept:] = pool[:, : others.sum()], pool[:, others.sum():]
     return dealt._replace(hand=hand, deck=deck)
 
 
