@@ -32,7 +32,8 @@ class Catalogue:
     strategies: dict[str, str]  # strategy (or strategy part) -> one line for `atelier games`
     bench: str  # the strategy `atelier bench` seats everywhere by default
     make: Callable[..., Any]  # make(name, *, seat, params, games, secret) -> player
-    check: Callable[[str], None]  # AtelierError naming an unknown strategy
+    check: Callable[[str], Any]  # AtelierError naming an unknown strategy (a game's parser of names: its result is
+    # not used)
     uniform: frozenset[str] = frozenset()  # strategies that answer the questions of the engine's compiled
     # `random_playout` as pick_any over the legal options, drawing nothing else and watching nothing: a batch they
     # play at every seat may be played on by it, draw for draw the same games
