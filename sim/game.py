@@ -2,8 +2,16 @@
 written once for all games.
 
 A game is two modules, found by its name in the registry (sim/registry.py):
-- `sim/<name>/api.py` declares `RULES: GameRules`: the rules side, which depends on no bots.
+- `sim/<name>/api.py` declares `RULES: GameRules`: the rules side, which depends on no bots. Its functions and
+  modules are GameRules' fields, declared by the game, not looked up by name.
 - `strategies/<name>.py` declares `PLAYERS: Catalogue` (strategies/common.py): its scripted players.
+The contract is explicit: RULES_PARTS, ENGINE_PARTS and REFERENCE_PARTS below list every part with the arguments
+it takes, and the registry holds a game to them when it loads it (`check_rules`, registry.check_players: a part
+missing, misnamed or taking other arguments, a result column that is no polars type, a bench strategy the catalogue
+refuses, a declared playout the engine lacks), refusing it in one line that names the game and the part. The
+result columns an engine's Outcome gives are held to the declared ones as each batch is played
+(`checked_columns`). A game declares how to redeal what a seat cannot see (`GameRules.unseen`, `reveals`), so that
+tests/test_contract.py can check that a seat sees only what it may.
 
 The batched engine, `sim/<name>/engine.py`, is steppable (after Pgx). A `State` holds B games, every array
 with the batch axis first; `step` returns a new State and never changes its argument, so a State can be kept
@@ -15,11 +23,12 @@ and continued from, for example by a search player's rollouts:
 - `terminal(params, state) -> bool`: whether every game of the batch has ended;
 - `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns.
 `play` below is the loop over `step` that plays a batch to the end with a `choose` callback.
-An engine may add `random_playout(params, state, rng) -> State`: the games played on with uniformly random legal
-answers, in one compiled loop, as far as a uniform random player's answers are the rules' alone (Witkacy: to the
-end; Kintsugi: the placements, not the guesses); the State, and the rng's state, that stepping a table of such
-players (strategies.common.Catalogue.uniform) ends in there. It may add the compiled playout of a scripted strategy
-that plays every seat (Kaleido's `greedy_playout`), named by the strategy's Catalogue.fused, on the same terms.
+An engine has `random_playout(params, state, rng) -> State` where its Catalogue names `uniform` strategies: the
+games played on with uniformly random legal answers, in one compiled loop, as far as a uniform random player's
+answers are the rules' alone (Witkacy: to the end; Kintsugi: the placements, not the guesses); the State, and the
+rng's state, that stepping a table of such players ends in there. It may add the compiled playout of a scripted
+strategy that plays every seat (Kaleido's `greedy_playout`), declared by the strategy's Catalogue.fused, on the
+same terms.
 
 The scalar reference, `sim/<name>/reference.py`, keeps its readable form, and every game's looks the same:
 - `play(params, one, decider) -> Game`: the one game of a deal (`one`, a batch of one), played to its end;
