@@ -150,7 +150,7 @@ def check_players(name: str, players: Any, engine: game.Engine) -> None:
         raise AtelierError(f"game '{name}': "
                            f"PLAYERS must be a Catalogue (strategies.common), got {type(players).__name__}")
     if not players.strategies:
-        raise AtelierError(f"game '{name}': PLAYERS list no strategy")
+        raise AtelierError(f"game '{name}': PLAYERS lists no strategy")
     game.check_part(name, "PLAYERS.check", players.check, ("strategy",))
     game.check_part(name, "PLAYERS.make", players.make, ("strategy",), ("seat", "params", "games", "secret"))
     try:
