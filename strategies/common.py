@@ -61,7 +61,11 @@ class Table:
         from them to every player who watches."""
         choices, observation = np.zeros(len(decision.asked), np.intp), read_only(decision.observation)
         for games, player in self.seats[decision.seat]:
-            choices[games] = checked(player.name, decision, games, getattr(player, decision.kind)(observation, rng))
+            answer = getattr(player, decision.kind, None)
+            if answer is None:
+                raise AtelierError(f"strategy '{player.name}' has no method {decision.kind}(observation, rng) to "
+                                   f"answer a '{decision.kind}' decision")
+            choices[games] = checked(player.name, decision, games, answer(observation, rng))
         if decision.public is not None:
             public = observation if decision.public is decision.observation else read_only(decision.public)
             for player in self.watchers:

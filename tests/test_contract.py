@@ -294,6 +294,25 @@ def test_an_illegal_choice_is_named(name: str) -> None:
         spec.play(params, deal, seated, np.random.default_rng(0), players=dataclasses.replace(spec.players, make=make))
 
 
+class Mute:
+    """A player that answers no decision: it has no method for any kind."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def test_a_strategy_without_an_answer_to_a_decision_is_named() -> None:
+    spec = get_game("dice")
+    params = spec.make_params(2, {})
+
+    def make(strategy, *, seat, params, games, secret):
+        return Mute(strategy) if seat == 1 else fakegame.Player(strategy, games)
+
+    with pytest.raises(AtelierError, match=r"^strategy 'keep' has no method reroll\(observation, rng\)"):
+        spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 2), np.array([["keep", "keep"]] * 2),
+                  np.random.default_rng(0), players=dataclasses.replace(spec.players, make=make))
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_the_manifest_facts_are_plain_data(name: str) -> None:
     rules = get_game(name).rules
