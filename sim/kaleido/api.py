@@ -142,9 +142,8 @@ RULES = GameRules(
     name="kaleido", title="Kaleido", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
              "for end-game hexagons; most points wins (2 players: two colours each)"),
-    columns={"midgame_points": pl.Int32, "endgame_points": pl.Int32, "boards_placed": pl.Int8,
-             "whites_used": pl.Int8, "turns": pl.Int8, "stalled": pl.Boolean, "board_q": pl.List(pl.Int8),
-             "board_r": pl.List(pl.Int8)},
+    columns={"midgame_points": pl.Int32, "endgame_points": pl.Int32, "boards_placed": pl.Int8, "whites_used": pl.Int8,
+             "turns": pl.Int8, "stalled": pl.Boolean, "board_q": pl.List(pl.Int8), "board_r": pl.List(pl.Int8)},
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
     unseen=unseen,
 )
