@@ -331,10 +331,9 @@ def difference(one, other, path: str) -> str | None:
     the strategies' scratch `memo`), or None."""
     if isinstance(one, np.ndarray) or isinstance(other, np.ndarray):
         return None if np.array_equal(np.asarray(one), np.asarray(other)) else path
-    if isinstance(one, tuple) and hasattr(one, "_asdict"):
-        one, other = one._asdict(), other._asdict()
-    elif dataclasses.is_dataclass(one) and not isinstance(one, type):
-        one, other = vars(one), vars(other)
+    if (isinstance(one, tuple) and hasattr(one, "_asdict")) or (dataclasses.is_dataclass(one)
+                                                                  and not isinstance(one, type)):
+        one, other = fields(one), fields(other)
     if isinstance(one, dict):
         if not isinstance(other, dict) or one.keys() != other.keys():
             return path
@@ -350,8 +349,15 @@ def difference(one, other, path: str) -> str | None:
 
 def revealed(rules, one: Decision, other: Decision) -> bool:
     """Whether the two observations differ in a field through which the rules show a seat hidden information."""
-    mine, theirs = (d.observation if isinstance(d.observation, dict) else vars(d.observation) for d in (one, other))
+    mine, theirs = (fields(d.observation) for d in (one, other))
     return any(difference(mine[name], theirs[name], name) for name in rules.reveals)
+
+
+def fields(observation) -> dict:
+    """An observation's parts by name: a dict, a named tuple or a dataclass."""
+    if isinstance(observation, dict):
+        return observation
+    return observation._asdict() if isinstance(observation, tuple) else vars(observation)
 
 
 class Echo:
