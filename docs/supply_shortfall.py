@@ -21,7 +21,7 @@ for rule in ("partial", "unlimited"):
         table = Table(game.players, params, np.full((GAMES, players), "greedy"), None)
         state = engine.init(params, game.rules.deal(params, rng, GAMES))
         lowest = state.supply.copy()
-        while not engine.terminal(state):
+        while not engine.terminal(params, state):
             state = engine.step(params, state, table.choose(engine.decision(params, state), rng))
             lowest = np.minimum(lowest, state.supply)
         scores = engine.outcome(params, state).scores

@@ -2,8 +2,16 @@
 written once for all games.
 
 A game is two modules, found by its name in the registry (sim/registry.py):
-- `sim/<name>/api.py` declares `RULES: GameRules`: the rules side, which depends on no bots.
+- `sim/<name>/api.py` declares `RULES: GameRules`: the rules side, which depends on no bots. Its functions and
+  modules are GameRules' fields, declared by the game, not looked up by name.
 - `strategies/<name>.py` declares `PLAYERS: Catalogue` (strategies/common.py): its scripted players.
+The contract is explicit: RULES_PARTS, ENGINE_PARTS and REFERENCE_PARTS below list every part with the arguments
+it takes, and the registry holds a game to them when it loads it (`check_rules`, registry.check_players: a part
+missing, misnamed or taking other arguments, a result column that is no polars type, a bench strategy the catalogue
+refuses, a declared playout the engine lacks), refusing it in one line that names the game and the part. The
+result columns an engine's Outcome gives are held to the declared ones as each batch is played
+(`checked_columns`). A game declares how to redeal what a seat cannot see (`GameRules.unseen`, `reveals`), so that
+tests/test_contract.py can check that a seat sees only what it may.
 
 The batched engine, `sim/<name>/engine.py`, is steppable (after Pgx). A `State` holds B games, every array
 with the batch axis first; `step` returns a new State and never changes its argument, so a State can be kept
@@ -12,14 +20,15 @@ and continued from, for example by a search player's rollouts:
 - `decision(params, state) -> Decision`: the decision the batch faces now (its kind, the acting seat, the
   legal mask, the acting seat's observation);
 - `step(params, state, choice) -> State`: one choice per game, used where the decision asks;
-- `terminal(state) -> bool`: whether every game of the batch has ended;
+- `terminal(params, state) -> bool`: whether every game of the batch has ended;
 - `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns.
 `play` below is the loop over `step` that plays a batch to the end with a `choose` callback.
-An engine may add `random_playout(params, state, rng) -> State`: the games played on with uniformly random legal
-answers, in one compiled loop, as far as a uniform random player's answers are the rules' alone (Witkacy: to the
-end; Kintsugi: the placements, not the guesses); the State, and the rng's state, that stepping a table of such
-players (strategies.common.Catalogue.uniform) ends in there. It may add the compiled playout of a scripted strategy
-that plays every seat (Kaleido's `greedy_playout`), named by the strategy's Catalogue.fused, on the same terms.
+An engine has `random_playout(params, state, rng) -> State` where its Catalogue names `uniform` strategies: the
+games played on with uniformly random legal answers, in one compiled loop, as far as a uniform random player's
+answers are the rules' alone (Witkacy: to the end; Kintsugi: the placements, not the guesses); the State, and the
+rng's state, that stepping a table of such players ends in there. It may add the compiled playout of a scripted
+strategy that plays every seat (Kaleido's `greedy_playout`), declared by the strategy's Catalogue.fused, on the
+same terms.
 
 The scalar reference, `sim/<name>/reference.py`, keeps its readable form, and every game's looks the same:
 - `play(params, one, decider) -> Game`: the one game of a deal (`one`, a batch of one), played to its end;
@@ -34,12 +43,11 @@ The scalar reference, `sim/<name>/reference.py`, keeps its readable form, and ev
 from __future__ import annotations
 
 import dataclasses
-import importlib
+import inspect
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
@@ -118,7 +126,7 @@ class Engine(Protocol):
 
     def step(self, params: Any, state: Any, choice: np.ndarray) -> Any: ...
 
-    def terminal(self, state: Any) -> bool: ...
+    def terminal(self, params: Any, state: Any) -> bool: ...
 
     def outcome(self, params: Any, state: Any) -> Outcome: ...
 
@@ -131,16 +139,37 @@ class Player(Protocol):
     name: str
 
 
-@dataclass(frozen=True)
-class GameRules:
-    """The rules side of a game: everything but its players.
+class Reference(Protocol):
+    """The scalar reference, `sim/<name>/reference.py` (see the module docstring)."""
 
-    The game's functions live in its api module (`sim/<name>/api.py`), under the same names in every game:
+    def play(self, params: Any, one: Any, decider: Decider) -> Any: ...
+
+    def question(self, game: Any, phase: str, options: list[int]) -> Decision: ...
+
+    def scores(self, game: Any) -> list: ...
+
+
+# Every part of the contract, with the arguments it is called with; `check_rules` holds a game to them when the
+# registry loads it, so that a part missing, misnamed or taking other arguments is refused there, in one line.
+RULES_PARTS = {"deal": ("params", "rng", "n"), "record": ("params", "one", "game"), "replay": ("record",),
+               "narrate": ("record",), "facts": ("params",), "unseen": ("params", "deal", "seat", "rng")}
+ENGINE_PARTS = {"init": ("params", "deal"), "decision": ("params", "state"), "step": ("params", "state", "choice"),
+                "terminal": ("params", "state"), "outcome": ("params", "state")}
+REFERENCE_PARTS = {"play": ("params", "one", "decider"), "question": ("game", "phase", "options"),
+                   "scores": ("game",)}
+PLAYOUT = ("params", "state", "rng")  # an engine's compiled playout: `random_playout`, a fused strategy's
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameRules:
+    """The rules side of a game: everything but its players, declared in its api module (`sim/<name>/api.py`) as
+    `RULES = GameRules(...)`, data and functions alike (RULES_PARTS):
     `deal(params, rng, n)` -> n deals (a NamedTuple of arrays), the `engine` and `reference` modules,
     `record(params, one, game)` -> a reference's finished game as auditable data, `replay(record)` -> its
     scores, `narrate(record)` -> the game told for people, `facts(params)` -> what a report needs to know of the
-    rules, and optionally `secrets(deal)` -> (B, P), what each seat knows privately. GameRules holds the data and finds
-    those by name.
+    rules, `unseen(params, deal, seat, rng)` -> the deal with what `seat` cannot see redealt (see `unseen`), and
+    optionally `private(deal)` -> (B, P), what each seat knows privately. The registry checks them when it loads
+    the game (`check_rules`).
 
     `params` is a frozen dataclass. Every field has a default and a `help` in its metadata; an int field may
     declare `range: (lo, hi)` (without one it must fit in int64), and a field naming a data file declares
@@ -148,7 +177,6 @@ class GameRules:
     raises AtelierError for values the rules cannot take.
     """
 
-    module: str  # the api module's name, `__name__` where RULES is declared
     name: str  # the registry key
     title: str  # the name for people
     summary: str  # one line for `atelier games`
@@ -156,25 +184,24 @@ class GameRules:
     lowest_wins: bool  # the score direction
     params: type  # the frozen Params dataclass; every field has a default and a `help`
     columns: dict[str, Any]  # the game's own result columns -> polars dtype
+    engine: Engine | None = None  # None only where a game forgot a part: `check_rules` refuses it by name
+    reference: Reference | None = None
+    deal: Callable[[Any, np.random.Generator, int], Any] | None = None
+    record: Callable[[Any, Any, Any], dict] | None = None
+    replay: Callable[[dict], list] | None = None
+    narrate: Callable[[dict], str] | None = None
+    facts: Callable[[Any], dict] | None = None
+    unseen: Callable[[Any, Any, int, np.random.Generator], Any] | None = None  # the deal with what the seat cannot
+    # see at the start redealt, consistently (a deal the rules could deal): the other seats' private parts, the
+    # face-down order but what the rules show at once. tests/test_contract.py plays both deals and holds the seat's
+    # observations and choices equal until the information is revealed: by another seat's differing choice, or
+    # through one of the observation's fields named in `reveals` (a card drawn, a tile looked at)
+    reveals: tuple[str, ...] = ()
+    private: Callable[[Any], np.ndarray] | None = None  # deal -> (B, P): what each seat knows privately, handed to
+    # its player as `secret`; None where no seat does
     tie_breakers: tuple[str, ...] = ()  # result columns that settle equal scores, in order (the most wins)
     chunk: int = 4096  # an experiment's games per batch unless it names its own: a slow game's are fewer, so that
     # its small experiments still give every core a batch and a run does not wait long on its last one
-
-    @property
-    def api(self) -> ModuleType:
-        return importlib.import_module(self.module)
-
-    @property
-    def engine(self) -> Engine:
-        return self.api.engine
-
-    @property
-    def deal(self) -> Callable[[Any, np.random.Generator, int], Any]:
-        return self.api.deal
-
-    @property
-    def reference(self) -> ModuleType:
-        return self.api.reference
 
     def play_reference(self, params: Any, one: Any, choose: Choose, rng: np.random.Generator) -> Any:
         """The one game of the deal `one`, played to its end by the reference with the batched strategies."""
@@ -182,26 +209,76 @@ class GameRules:
 
     def trace(self, params: Any, one: Any, choose: Choose, rng: np.random.Generator) -> dict:
         """The reference's game as auditable data."""
-        return self.api.record(params, one, self.play_reference(params, one, choose, rng))
-
-    @property
-    def replay(self) -> Callable[[dict], list]:
-        return self.api.replay
-
-    @property
-    def narrate(self) -> Callable[[dict], str]:
-        return self.api.narrate
-
-    @property
-    def facts(self) -> Callable[[Any], dict]:
-        return self.api.facts
+        return self.record(params, one, self.play_reference(params, one, choose, rng))
 
     def secrets(self, deal: Any) -> np.ndarray | None:
-        return getattr(self.api, "secrets", lambda deal: None)(deal)
+        return None if self.private is None else self.private(deal)
 
     def make_params(self, players: int, overrides: dict[str, Any]):
         """Validated Params for `players` with the given overrides; AtelierError names any mistake."""
         return params_from(self.params, players, self.player_counts, overrides)
+
+
+def check_rules(name: str, rules: Any) -> None:
+    """AtelierError, in one line naming the game, unless `rules` fulfils the contract: a GameRules under the name it
+    is registered by, with every part (RULES_PARTS, ENGINE_PARTS, REFERENCE_PARTS) taking its arguments, and its
+    result columns polars types."""
+    if not isinstance(rules, GameRules):
+        raise AtelierError(f"game '{name}': RULES must be a sim.game.GameRules, got {type(rules).__name__}")
+    if rules.name != name:
+        raise AtelierError(f"game '{name}': its RULES are named '{rules.name}'")
+    parts = [(part, getattr(rules, part), arguments) for part, arguments in RULES_PARTS.items()]
+    if rules.private is not None:
+        parts.append(("private", rules.private, ("deal",)))
+    for module, declared in (("engine", ENGINE_PARTS), ("reference", REFERENCE_PARTS)):
+        if getattr(rules, module) is None:
+            raise AtelierError(f"game '{name}': its RULES declare no {module}")
+        parts += [(f"{module}.{part}", getattr(getattr(rules, module), part, None), arguments)
+                  for part, arguments in declared.items()]
+    for part, function, arguments in parts:
+        check_part(name, part, function, arguments)
+    for column, dtype in rules.columns.items():
+        if not (isinstance(dtype, pl.DataType) or (isinstance(dtype, type) and issubclass(dtype, pl.DataType))):
+            raise AtelierError(f"game '{name}': result column '{column}' declares {dtype!r}, not a polars type")
+
+
+def check_part(name: str, part: str, function: Any, arguments: tuple[str, ...], keywords: tuple[str, ...] = ()
+               ) -> None:
+    """AtelierError naming the game and the part unless `function` can be called with `arguments`, then
+    `keywords` by name."""
+    wanted = f"({', '.join([*arguments, *(['*'] if keywords else []), *keywords])})"
+    if function is None:
+        raise AtelierError(f"game '{name}': {part}{wanted} is missing")
+    if not callable(function):
+        raise AtelierError(f"game '{name}': {part} is not a function")
+    try:
+        inspect.signature(function).bind(*arguments, **dict.fromkeys(keywords))
+    except TypeError:
+        raise AtelierError(f"game '{name}': {part} must take {wanted}") from None
+    except ValueError:  # a builtin or compiled function without a signature: taken on trust
+        pass
+
+
+def checked_columns(rules: GameRules, columns: dict[str, Any], rows: int) -> dict[str, Any]:
+    """An Outcome's own columns, `rows` values each, if they are the result columns the rules declare and each fits
+    its declared type; AtelierError naming the game and the column otherwise."""
+    undeclared = sorted(columns.keys() - rules.columns.keys())
+    if undeclared:
+        raise AtelierError(f"game '{rules.name}': the engine gives result column '{undeclared[0]}', which its RULES "
+                           "do not declare")
+    for column, dtype in rules.columns.items():
+        if column not in columns:
+            raise AtelierError(f"game '{rules.name}': result column '{column}' is declared, but the engine's "
+                               "Outcome has none")
+        values = columns[column] if isinstance(columns[column], pl.Series) else pl.Series(column, columns[column])
+        try:
+            fits = len(values) == rows and values.cast(dtype).cast(values.dtype).equals(values)
+        except (pl.exceptions.PolarsError, TypeError, ValueError):
+            fits = False
+        if not fits:
+            raise AtelierError(f"game '{rules.name}': result column '{column}' ({len(values)} {values.dtype} values) "
+                               f"does not fit its declared {dtype}, {rows} values")
+    return columns
 
 
 def list_column(name: str, rows: np.ndarray) -> pl.Series:
@@ -217,7 +294,7 @@ def play(engine: Engine, params: Any, deal: Any, choose: Choose, rng: np.random.
 
 def play_on(engine: Engine, params: Any, state: Any, choose: Choose, rng: np.random.Generator):
     """Ask and step from `state` until every game has ended. Returns the final State."""
-    while not engine.terminal(state):
+    while not engine.terminal(params, state):
         decision = engine.decision(params, state)
         state = engine.step(params, state, choose(decision, rng))
     return state
@@ -256,6 +333,11 @@ def read_only(observation: Any) -> Any:
         return evolve(observation, **{key: read_only(value) for key, value in vars(observation).items()
                                       if isinstance(value, np.ndarray)})
     return observation
+
+
+def shuffled_after(rows: np.ndarray, start: int, rng: np.random.Generator) -> np.ndarray:
+    """(n, k) rows with each row's entries from column `start` on shuffled, independently of the other rows."""
+    return np.concatenate([rows[:, :start], rng.permuted(rows[:, start:], axis=1)], axis=1)
 
 
 def take(deal: Any, games: np.ndarray | slice) -> Any:

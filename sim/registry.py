@@ -2,7 +2,8 @@
 
 A game named N lives in two modules, found by its name: `sim/N/api.py` declares the rules (`RULES: GameRules`)
 and `strategies/N.py` its players (`PLAYERS: Catalogue`). Adding a game adds its name to `NAMES`. Modules are
-imported only when a game is asked for.
+imported only when a game is asked for, and held to the contract then (`GameSpec.load`): a part missing or
+misnamed is refused in one line that names the game and the part.
 """
 
 from __future__ import annotations
@@ -43,12 +44,17 @@ class GameSpec:
     modules: tuple[str, str]  # (rules module, players module)
 
     @classmethod
-    def load(cls, modules: tuple[str, str]) -> GameSpec:
-        rules, players = (importlib.import_module(module) for module in modules)
-        return cls(rules.RULES, players.PLAYERS, modules)
+    def load(cls, name: str, modules: tuple[str, str]) -> GameSpec:
+        """The game registered as `name`, held to the contract: AtelierError, in one line naming the game, for a
+        part missing, misnamed or taking other arguments."""
+        rules, players = (getattr(importlib.import_module(module), part, None)
+                          for module, part in zip(modules, ("RULES", "PLAYERS"), strict=True))
+        game.check_rules(name, rules)
+        check_players(name, players, rules.engine)
+        return cls(rules, players, modules)
 
     def __reduce__(self):
-        return (GameSpec.load, (self.modules,))
+        return (GameSpec.load, (self.name, self.modules))
 
     @property
     def name(self) -> str:
@@ -74,7 +80,7 @@ class GameSpec:
         games."""
         engine, table = self.rules.engine, self.table(params, lineups, deal, players)
         state = engine.init(params, deal)
-        if listen is None and table.playout and hasattr(engine, table.playout):
+        if listen is None and table.playout:
             state = getattr(engine, table.playout)(params, state, rng)
         choose = table.choose if listen is None else _listening(table.choose, listen)
         state = game.play_on(engine, params, state, choose, rng)
@@ -87,7 +93,7 @@ class GameSpec:
         Games with the same `deal_index` share the deal (common random numbers). Returns equal-length columns:
         game, seat, strategy, score, rank, win, then the game's own."""
         deal = take(self.rules.deal(params, np.random.default_rng(deal_seed), int(deal_index.max()) + 1), deal_index)
-        return _rows(lineups, self.play(params, deal, lineups, np.random.default_rng(play_seed)).outcome)
+        return _rows(self.rules, lineups, self.play(params, deal, lineups, np.random.default_rng(play_seed)).outcome)
 
     def trace(self, params, strategies: list[str], seed: int) -> dict:
         """One game played by the reference, as the auditable JSON-ready data `atelier play --json` prints. The
@@ -133,7 +139,27 @@ def get_game(name: str) -> GameSpec:
     """The game registered as `name`; AtelierError for an unknown name."""
     if name not in GAMES:
         raise AtelierError(f"unknown game '{name}'; known: {', '.join(sorted(GAMES))}")
-    return GameSpec.load(GAMES[name])
+    return GameSpec.load(name, GAMES[name])
+
+
+def check_players(name: str, players: Any, engine: game.Engine) -> None:
+    """AtelierError, in one line naming the game, unless `players` is a Catalogue whose parts take their arguments,
+    whose bench strategy it knows, and whose playouts (`uniform`: the engine's random_playout; `fused`) the engine
+    has."""
+    if not isinstance(players, Catalogue):
+        raise AtelierError(f"game '{name}': "
+                           f"PLAYERS must be a Catalogue (strategies.common), got {type(players).__name__}")
+    if not players.strategies:
+        raise AtelierError(f"game '{name}': PLAYERS lists no strategy")
+    game.check_part(name, "PLAYERS.check", players.check, ("strategy",))
+    game.check_part(name, "PLAYERS.make", players.make, ("strategy",), ("seat", "params", "games", "secret"))
+    try:
+        players.check(players.bench)
+    except AtelierError as err:
+        raise AtelierError(f"game '{name}': its bench strategy is refused: {err}") from None
+    playouts = {*players.fused.values(), *(["random_playout"] if players.uniform else [])}
+    for playout in sorted(playouts):
+        game.check_part(name, f"engine.{playout}", getattr(engine, playout, None), game.PLAYOUT)
 
 
 def _listening(choose: game.Choose, listen: Listen) -> game.Choose:
@@ -151,8 +177,9 @@ def _play_batch(game: GameSpec, params, strategy: str, games: int, seed: int) ->
     game.play(params, game.rules.deal(params, rng, games), np.full((games, params.players), strategy), rng)
 
 
-def _rows(lineups: np.ndarray, outcome: Outcome) -> dict[str, Any]:
-    """One row per (game, seat), game-major: the columns every game has, then the game's own."""
+def _rows(rules: GameRules, lineups: np.ndarray, outcome: Outcome) -> dict[str, Any]:
+    """One row per (game, seat), game-major: the columns every game has, then the game's own, which must be those
+    the rules declare (AtelierError naming the game and the column)."""
     batch, players = lineups.shape
     own = {name: np.repeat(values, players) if isinstance(values, np.ndarray) and values.shape == (batch,)
            else values.ravel() if isinstance(values, np.ndarray) else values
@@ -164,5 +191,5 @@ def _rows(lineups: np.ndarray, outcome: Outcome) -> dict[str, Any]:
         "score": outcome.scores.ravel().astype(np.int32),
         "rank": outcome.rank.ravel(),
         "win": outcome.win.ravel(),
-        **own,
+        **game.checked_columns(rules, own, batch * players),
     }

@@ -224,10 +224,6 @@ def parse_strategy(name: str) -> tuple[str, float | None, int | None]:
     return base, knob, TYPES.index(banned) if restricted else None
 
 
-def check_strategy(name: str) -> None:
-    parse_strategy(name)
-
-
 def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     """A Broken and Beautiful player for one seat in `games` (an index array or a slice); the game has no
     secrets, so `secret` is None."""
@@ -235,5 +231,5 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, params=params, games=games, knob=knob, banned=banned)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy,
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy,
                     uniform=frozenset({"random"}))  # Random's draws are fast.random_playout's

@@ -32,7 +32,8 @@ class Catalogue:
     strategies: dict[str, str]  # strategy (or strategy part) -> one line for `atelier games`
     bench: str  # the strategy `atelier bench` seats everywhere by default
     make: Callable[..., Any]  # make(name, *, seat, params, games, secret) -> player
-    check: Callable[[str], None]  # AtelierError naming an unknown strategy
+    check: Callable[[str], Any]  # AtelierError naming an unknown strategy (a game's parser of names: its result is
+    # not used)
     uniform: frozenset[str] = frozenset()  # strategies that answer the questions of the engine's compiled
     # `random_playout` as pick_any over the legal options, drawing nothing else and watching nothing: a batch they
     # play at every seat may be played on by it, draw for draw the same games
@@ -60,7 +61,11 @@ class Table:
         from them to every player who watches."""
         choices, observation = np.zeros(len(decision.asked), np.intp), read_only(decision.observation)
         for games, player in self.seats[decision.seat]:
-            choices[games] = checked(player.name, decision, games, getattr(player, decision.kind)(observation, rng))
+            answer = getattr(player, decision.kind, None)
+            if answer is None:
+                raise AtelierError(f"strategy '{player.name}' has no method {decision.kind}(observation, rng) to "
+                                   f"answer a '{decision.kind}' decision")
+            choices[games] = checked(player.name, decision, games, answer(observation, rng))
         if decision.public is not None:
             public = observation if decision.public is decision.observation else read_only(decision.public)
             for player in self.watchers:

@@ -260,10 +260,6 @@ def _component(text: str, table: dict) -> tuple[str, float | None]:
     return parse_knob(text, table[base].default_knob, KNOB_RANGE)
 
 
-def check_strategy(name: str) -> None:
-    parse_strategy(name)
-
-
 def make_player(name: str, *, seat: int, params, games, secret: np.ndarray) -> Player:
     """A Kintsugi player; `secret` is its own colour in each of its games."""
     (policy, p_knob), (guesser, g_knob) = parse_strategy(name)
@@ -273,5 +269,5 @@ def make_player(name: str, *, seat: int, params, games, secret: np.ndarray) -> P
                   GUESSER_CLASSES[guesser](**context, knob=g_knob))
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy,
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy,
                     uniform=frozenset({"random+uniform"}))  # the random placer watches nothing

@@ -312,10 +312,6 @@ def parse_strategy(name: str) -> tuple[str, float | None]:
     return base, knob
 
 
-def check_strategy(name: str) -> None:
-    parse_strategy(name)
-
-
 def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     """A Kunst Stücke player for one seat in `games`; the targets a seat takes are its own knowledge, in the
     observations, so `secret` is None."""
@@ -323,4 +319,4 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, idx=games, params=params, knob=knob)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}))
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}))

@@ -725,14 +725,10 @@ def parse_strategy(name: str) -> tuple[str, int | None]:
     return base, ACTIONS.index(banned) if restricted else None
 
 
-def check_strategy(name: str) -> None:
-    parse_strategy(name)
-
-
 def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     """A Witkacy player for one seat in `games`; hands are in the observations, so `secret` is None."""
     base, banned = parse_strategy(name)
     return CLASSES[base](name, seat=seat, idx=games, params=params, banned=banned)
 
 
-PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, check_strategy, uniform=frozenset({"random"}))
+PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}))

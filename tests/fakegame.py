@@ -108,7 +108,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
     return replace(state, final=final, rerolled=rerolled, turn=seat + 1)
 
 
-def terminal(state: State) -> bool:
+def terminal(params: Params, state: State) -> bool:
     return state.turn == state.final.shape[1]
 
 
@@ -194,10 +194,20 @@ def make_player(name: str, *, seat: int, params: Params, games, secret) -> Playe
     return Player(name, games)
 
 
+def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
+    """Every die but the seat's own dealt one thrown again: another seat's die shows once that seat has decided, a
+    spare once it replaces a die."""
+    again = deal(params, rng, len(dealt.dealt))
+    mine = np.arange(params.players) == seat
+    return Deal(np.where(mine, dealt.dealt, again.dealt), again.spare)
+
+
 engine = reference = sys.modules[__name__]  # this one module is the engine and the reference too
 RULES = game.GameRules(
-    __name__, name="dice", title="Dice", summary="Each player may reroll one die once; the lowest die wins.",
+    name="dice", title="Dice", summary="Each player may reroll one die once; the lowest die wins.",
     player_counts=(2, 3, 4), lowest_wins=True, params=Params,
     columns={"dealt": pl.Int64, "rerolled": pl.Boolean, "low": pl.Int64},
+    engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
+    unseen=unseen, reveals=("lowest",),
 )
 PLAYERS = Catalogue(STRATEGIES, "chase", make_player, check_strategy)

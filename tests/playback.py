@@ -107,7 +107,7 @@ def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games
     whole = play(engine, params, deal, choose, stepping)
     state = engine.init(params, deal)
     for _ in range(stepped):
-        if not engine.terminal(state):
+        if not engine.terminal(params, state):
             state = engine.step(params, state, choose(engine.decision(params, state), fused))
     played_out = playout(params, state, fused)
     state = play_on(engine, params, played_out, choose, fused)

@@ -272,7 +272,7 @@ def test_a_state_copied_in_round_2s_repair_phase_plays_on_to_the_same_game(playe
             assert (asked.kind, asked.seat) == (decision.kind, decision.seat)
             assert np.array_equal(asked.legal, decision.legal) and np.array_equal(asked.asked, decision.asked)
             current = engine.step(params, current, choice)
-        assert engine.terminal(current)
+        assert engine.terminal(params, current)
         for field in ("owner", "cond", "ingots", "supply"):
             assert np.array_equal(getattr(current, field), getattr(whole.state, field)), field
         out = engine.outcome(params, current)

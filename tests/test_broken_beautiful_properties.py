@@ -52,7 +52,7 @@ def setups(draw, shortfall=PARTIAL):
 def rounds_of(params: rules.Params, state: engine.State, choose, rng):
     """Step a batch to the end, yielding after each round the state and that round's (decision, choices)."""
     log = []
-    while not engine.terminal(state):
+    while not engine.terminal(params, state):
         decision = engine.decision(params, state)
         choice = choose(decision, rng)
         log.append((decision, choice))
@@ -80,9 +80,9 @@ def test_engine_conserves_ingots_and_cards_round_by_round(setup) -> None:
     before = state = start
     for r, (state, log) in enumerate(rounds_of(params, start, choose, rng)):
         # the round was played to its end: the next is dealt, unless the game is over
-        assert state.round == r + 1 and engine.terminal(state) == (r + 1 == rounds)
+        assert state.round == r + 1 and engine.terminal(params, state) == (r + 1 == rounds)
         assert state.dealt == min(r + 2, rounds) * draft
-        if not engine.terminal(state):
+        if not engine.terminal(params, state):
             assert np.array_equal(state.draft, order[:, (r + 1) * draft:(r + 2) * draft])
             assert state.open.all() and (state.card == -1).all() and (state.repairs == 0).all()
         picks = np.stack([c for d, c in log if d.kind == "draft"], 1)
@@ -115,7 +115,7 @@ def test_engine_conserves_ingots_and_cards_round_by_round(setup) -> None:
         keeps_whole = np.isin(KIT.type, [TYPES.index("tray"), TYPES.index("box")])
         assert (state.cond[:, keeps_whole] == INTACT).all()
         before = state
-    assert engine.terminal(state) and state.round == rounds
+    assert engine.terminal(params, state) and state.round == rounds
     by_type, scores, _, _, rank, win = engine.standing(params, state)
     assert np.allclose(win.sum(axis=1), 1)
     assert (scores == by_type.sum(axis=2)).all() and (by_type >= 0).all()
@@ -140,7 +140,7 @@ def test_a_deep_copy_of_any_state_plays_on_like_the_original(setup, cut: int) ->
     for current in (copy.deepcopy(state), state):
         for choice in choices[cut:]:
             current = engine.step(params, current, choice)
-        assert engine.terminal(current)
+        assert engine.terminal(params, current)
         out = engine.outcome(params, current)
         assert np.array_equal(out.scores, whole.scores) and np.array_equal(out.rank, whole.rank)
         for name, column in out.columns.items():
@@ -299,4 +299,4 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(players, sho
     questions, against stepping the batch with `random` at every seat: the same final State, and the rng left in the
     same state (tests/test_contract.py holds every game's playout so under the default Params)."""
     params = rules.Params(players=players, supply_shortfall=shortfall, new_player_ingots=ingots)
-    assert engine.terminal(assert_playout_is_stepping("broken_beautiful", params, seed, stepped, games=16))
+    assert engine.terminal(params, assert_playout_is_stepping("broken_beautiful", params, seed, stepped, games=16))

@@ -12,16 +12,19 @@ import copy
 import dataclasses
 import json
 import pickle
+import sys
 from pathlib import Path
 
+import fakegame
 import numpy as np
 import polars as pl
 import pytest
 from playback import assert_playout_is_stepping
 
+from sim import registry
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
-from sim.game import Outcome, play, take
+from sim.game import Decision, Outcome, play, take
 from sim.registry import NAMES, get_game
 from sim.runner import Chunk, play_chunk
 
@@ -175,13 +178,13 @@ def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str
     for start in (state, kept):
         current = start
         for choice in choices[len(choices) // 2:]:
-            assert not engine.terminal(current)
+            assert not engine.terminal(params, current)
             current = engine.step(params, current, choice)
-        assert engine.terminal(current)
+        assert engine.terminal(params, current)
         assert_same_outcome(engine.outcome(params, current), whole.outcome, slice(None))
 
 
-PLAYED_OUT = [name for name in NAMES if hasattr(get_game(name).rules.engine, "random_playout")]
+PLAYED_OUT = [name for name in NAMES if get_game(name).players.uniform]  # declared: the engine has random_playout
 
 
 @pytest.mark.parametrize("name", PLAYED_OUT)
@@ -291,6 +294,25 @@ def test_an_illegal_choice_is_named(name: str) -> None:
         spec.play(params, deal, seated, np.random.default_rng(0), players=dataclasses.replace(spec.players, make=make))
 
 
+class Mute:
+    """A player that answers no decision: it has no method for any kind."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def test_a_strategy_without_an_answer_to_a_decision_is_named() -> None:
+    spec = get_game("dice")
+    params = spec.make_params(2, {})
+
+    def make(strategy, *, seat, params, games, secret):
+        return Mute(strategy) if seat == 1 else fakegame.Player(strategy, games)
+
+    with pytest.raises(AtelierError, match=r"^strategy 'keep' has no method reroll\(observation, rng\)"):
+        spec.play(params, spec.rules.deal(params, np.random.default_rng(0), 2), np.array([["keep", "keep"]] * 2),
+                  np.random.default_rng(0), players=dataclasses.replace(spec.players, make=make))
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_the_manifest_facts_are_plain_data(name: str) -> None:
     rules = get_game(name).rules
@@ -302,3 +324,199 @@ def test_the_manifest_facts_are_plain_data(name: str) -> None:
 def test_a_game_pickles_as_its_modules() -> None:
     spec = get_game("dice")
     assert pickle.loads(pickle.dumps(spec)).modules == spec.modules
+
+
+def difference(one, other, path: str) -> str | None:
+    """The first place where two observations differ (arrays, dicts, named tuples, dataclasses, plain values; not
+    the strategies' scratch `memo`), or None."""
+    if isinstance(one, np.ndarray) or isinstance(other, np.ndarray):
+        return None if np.array_equal(np.asarray(one), np.asarray(other)) else path
+    if (isinstance(one, tuple) and hasattr(one, "_asdict")) or (dataclasses.is_dataclass(one)
+                                                                  and not isinstance(one, type)):
+        one, other = fields(one), fields(other)
+    if isinstance(one, dict):
+        if not isinstance(other, dict) or one.keys() != other.keys():
+            return path
+        return next((found for key in one if key != "memo" and (found := difference(one[key], other[key],
+                                                                                     f"{path}.{key}"))), None)
+    if isinstance(one, list | tuple):
+        if len(one) != len(other):
+            return path
+        return next((found for k, (a, b) in enumerate(zip(one, other)) if (found := difference(a, b, f"{path}[{k}]"))),
+                    None)
+    return None if type(one) is type(other) and one == other else path
+
+
+def revealed(rules, one: Decision, other: Decision) -> bool:
+    """Whether the two observations differ in a field through which the rules show a seat hidden information."""
+    mine, theirs = (fields(d.observation) for d in (one, other))
+    return any(difference(mine[name], theirs[name], name) for name in rules.reveals)
+
+
+def fields(observation) -> dict:
+    """An observation's parts by name: a dict, a named tuple or a dataclass."""
+    if isinstance(observation, dict):
+        return observation
+    return observation._asdict() if isinstance(observation, tuple) else vars(observation)
+
+
+class Echo:
+    """A seat of the redealt game that answers what the seat chose in the original game (`answer`)."""
+
+    def __init__(self, name: str):
+        self.name, self.answer = name, None
+
+    def __getattr__(self, kind: str):
+        return lambda observation, rng: self.answer
+
+
+def peek(spec, params, lineup: list[str], seat: int, seed: int) -> str | None:
+    """Where `seat` sees or chooses differently between the deal of `seed` and that deal with what it cannot see
+    redealt (GameRules.unseen), played in lockstep: the other seats make in the redealt game the choices they made in
+    the original, so that their choices show nothing of what they know, and every decision's strategies draw from
+    a generator of its own. Until the rules reveal some of the redealt information to the seat (one of the
+    observation fields the rules declare in `reveals` differs) or the games go different ways (another decision is
+    asked, another seat's choice is not allowed), the seat's observation, legal options and choices must be the
+    same. None if they are: the seat saw only what it may."""
+    rng = np.random.default_rng(seed)
+    deal = spec.rules.deal(params, rng, 1)
+    deals = (deal, spec.rules.unseen(params, deal, seat, rng))
+    engine, (table, redealt) = spec.rules.engine, (spec.table(params, np.array([lineup]), one) for one in deals)
+    echoes = [Echo(lineup[other]) for other in range(params.players)]
+    redealt.seats = [players if other == seat else [(slice(None), echoes[other])]
+                     for other, players in enumerate(redealt.seats)]
+    states, n = [engine.init(params, one) for one in deals], 0
+    while not any(engine.terminal(params, state) for state in states):
+        one, other = (engine.decision(params, state) for state in states)
+        if (one.kind, one.seat) != (other.kind, other.seat) or (one.seat == seat and revealed(spec.rules, one, other)):
+            return None
+        chosen = table.choose(one, np.random.default_rng([seed, n]))
+        echoes[one.seat].answer = chosen
+        try:
+            chosen_other = redealt.choose(other, np.random.default_rng([seed, n]))
+        except IllegalMove:
+            return None
+        found = one.seat == seat and (difference(one.observation, other.observation, "observation")
+                                      or difference(one.legal, other.legal, "legal")
+                                      or difference(chosen, chosen_other, "choice"))
+        if found:
+            return f"seat {seat} ({lineup[seat]}) at decision {n} ({one.kind}): its {found} differs"
+        states, n = [engine.step(params, states[0], chosen), engine.step(params, states[1], chosen_other)], n + 1
+    return None
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_strategy_sees_only_what_its_seat_may(name: str) -> None:
+    """Each seat plays a deal and the same deal with what it cannot see redealt (the other seats' private parts, the
+    face-down order), with the same lineup and draws: until the rules show it some of that, its observations, its
+    legal options and its strategy's choices are the same."""
+    spec = get_game(name)
+    for players in the_fewest_and_the_most(name):
+        params = spec.make_params(players, {})
+        for seed in (0, 1):
+            lineup = list(every_lineup(name, players, 1, np.random.default_rng(seed))[0])
+            for seat in range(players):
+                assert peek(spec, params, lineup, seat, seed) is None
+
+
+def test_a_seat_shown_the_face_down_dice_is_caught(monkeypatch) -> None:
+    """The check above fails for a game whose observation shows every spare die, which lie face down."""
+    decide = fakegame.decision
+
+    def leaking(params, state):
+        asked = decide(params, state)
+        return dataclasses.replace(asked, observation={**asked.observation, "spares": state.deal.spare})
+
+    monkeypatch.setattr(fakegame, "decision", leaking)
+    spec = get_game("dice")
+    found = peek(spec, spec.make_params(3, {}), ["keep"] * 3, 0, 0)
+    assert found == "seat 0 (keep) at decision 0 (reroll): its observation.spares differs"
+
+
+class Psychic:
+    """Rerolls where its spare die is lower than its die, reading the spares it was handed as its secret."""
+
+    def __init__(self, name: str, seat: int, secret: np.ndarray):
+        self.name, self.seat, self.spares = name, seat, secret
+
+    def reroll(self, view: dict, rng: np.random.Generator) -> np.ndarray:
+        return (self.spares[:, self.seat] < view["die"]).astype(int)
+
+
+def test_a_strategy_handed_another_seats_secret_is_caught() -> None:
+    """The check above fails for a strategy that chooses by what its seat may not know: a game handing every seat
+    all the spare dice as its secret, and a strategy that reads them."""
+    spec = get_game("dice")
+
+    def every_spare(deal) -> np.ndarray:
+        return np.repeat(deal.spare[:, None], deal.spare.shape[1], axis=1)
+
+    def psychic(name: str, *, seat: int, params, games, secret: np.ndarray) -> Psychic:
+        return Psychic(name, seat, secret)
+
+    cheat = dataclasses.replace(spec, rules=dataclasses.replace(spec.rules, private=every_spare),
+                                players=dataclasses.replace(spec.players, make=psychic))
+    found = [peek(cheat, spec.make_params(2, {}), ["psychic"] * 2, 0, seed) for seed in range(8)]
+    assert "seat 0 (psychic) at decision 0 (reroll): its choice differs" in found
+
+
+FAKEGAME = Path(fakegame.__file__).read_text(encoding="utf-8").replace('name="dice"', 'name="broken"')
+
+
+@pytest.fixture
+def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Registers as 'broken' a copy of the dice game (tests/fakegame.py) with one text replaced."""
+    modules = []
+
+    def register(old: str, new: str) -> None:
+        assert old in FAKEGAME
+        module = f"brokengame{len(modules)}"
+        (tmp_path / f"{module}.py").write_text(FAKEGAME.replace(old, new, 1), encoding="utf-8")
+        modules.append(module)
+        monkeypatch.setitem(registry.GAMES, "broken", (module, module))
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield register
+    for module in modules:
+        sys.modules.pop(module, None)
+
+
+@pytest.mark.parametrize(("old", "new", "problem"), [
+    ("def terminal(params", "def terminated(params", r"engine\.terminal\(params, state\) is missing"),
+    ("def terminal(params: Params, state", "def terminal(state", r"engine\.terminal must take \(params, state\)"),
+    ("def question(", "def ask(", r"reference\.question\(game, phase, options\) is missing"),
+    ("narrate=narrate, ", "", r"narrate\(record\) is missing"),
+    ("unseen=unseen, ", "unseen=facts, ", r"unseen must take \(params, deal, seat, rng\)"),
+    ("engine=engine, ", "", "its RULES declare no engine"),
+    ("RULES = game.GameRules(", "RULEZ = game.GameRules(", "RULES must be a sim.game.GameRules, got NoneType"),
+    ('name="broken"', 'name="dice"', "its RULES are named 'dice'"),
+    ('"low": pl.Int64}', '"low": "Int64"}', "result column 'low' declares 'Int64', not a polars type"),
+    ("PLAYERS = Catalogue(", "PLAYERS = (", "PLAYERS must be a Catalogue"),
+    ('STRATEGIES, "chase"', 'STRATEGIES, "chess"', "its bench strategy is refused: unknown strategy 'chess'"),
+    ("games, secret) -> Player:", "games) -> Player:",
+     r"PLAYERS\.make must take \(strategy, \*, seat, params, games, secret\)"),
+    ("make_player, check_strategy)", "make_player, check_strategy, uniform=frozenset({'random'}))",
+     r"engine\.random_playout\(params, state, rng\) is missing"),
+])
+def test_a_game_off_the_contract_is_refused_at_load_in_one_line(broken, old: str, new: str, problem: str) -> None:
+    broken(old, new)
+    with pytest.raises(AtelierError, match=f"^game 'broken': {problem}") as refused:
+        get_game("broken")
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("old", "new", "problem"), [
+    ('"low": pl.Int64}', '"low": pl.Int64, "high": pl.Int64}',
+     "result column 'high' is declared, but the engine's Outcome has none"),
+    ('"low": state.final.min(axis=1)}', '"low": state.final.min(axis=1), "high": state.final.max(axis=1)}',
+     "the engine gives result column 'high', which its RULES do not declare"),
+    ('"dealt": pl.Int64', '"dealt": pl.Boolean', "result column 'dealt' .* does not fit its declared Boolean"),
+    ('"low": pl.Int64}', '"low": pl.List(pl.Int8)}', "result column 'low' .* does not fit its declared List"),
+])
+def test_a_result_column_off_the_declared_ones_is_named_in_one_line(broken, old: str, new: str, problem: str) -> None:
+    broken(old, new)
+    spec = get_game("broken")
+    exp = experiment("broken", 2)
+    with pytest.raises(AtelierError, match=f"^game 'broken': {problem}") as refused:
+        play_chunk(exp, spec, Chunk(2, 0, 0, exp.deals[2]))
+    assert "\n" not in str(refused.value)

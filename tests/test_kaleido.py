@@ -218,7 +218,7 @@ def engine_turn(params: Params, state: engine.State, player) -> tuple[engine.Sta
     phase)."""
     table, decisions, turn = seated(params, player), [], state.turn
     state = engine.begin_turn(params, state)
-    while not engine.terminal(state) and state.turn == turn:
+    while not engine.terminal(params, state) and state.turn == turn:
         decision = engine.decision(params, state)
         decisions.append((decision.kind, decision.observation.phase))
         state = engine.step(params, state, table.choose(decision, np.random.default_rng(0)))
@@ -686,7 +686,7 @@ def test_the_game_ends_when_every_coloured_tile_is_placed() -> None:
         assert not state.done[0]
         state, _ = engine_turn(params, state, player)
     assert state.done[0] and not state.stalled[0]
-    assert engine.terminal(state) and state.turn_kind.tolist() == [engine.OVER]
+    assert engine.terminal(params, state) and state.turn_kind.tolist() == [engine.OVER]
     assert_same(state, game)
 
 
@@ -812,7 +812,7 @@ def test_a_hand_built_stall_ends_the_game_and_is_scored() -> None:
                     stock=np.array([[0, 0, 2]], np.int8))
     state, decisions = engine_turn(params, state, Answers())
     assert decisions == [] and state.done[0] and state.stalled[0]
-    assert engine.terminal(state)  # the engine scores the end-game hexagons as the batch ends
+    assert engine.terminal(params, state)  # the engine scores the end-game hexagons as the batch ends
     assert state.endgame[0].tolist() == [8, 4, 0]
     assert engine.outcome(params, state).scores.tolist() == [[8, 4, 0]]
 
@@ -1120,9 +1120,9 @@ def test_a_state_copied_mid_game_plays_on_to_the_same_game(phase: str) -> None:
 
     def finish(state: engine.State) -> engine.State:
         for choice in choices[at:]:
-            assert not engine.terminal(state)
+            assert not engine.terminal(params, state)
             state = engine.step(params, state, choice)
-        assert engine.terminal(state)
+        assert engine.terminal(params, state)
         return state
 
     first, second = finish(state), finish(copied)

@@ -172,7 +172,7 @@ def test_random_games_conserve_components_and_add_up(case) -> None:
     assert seen
     state, out = record.state, record.outcome
     check_table(params, state, start_of_turn=True)
-    assert state.done.all() and engine.terminal(state)
+    assert state.done.all() and engine.terminal(params, state)
     # Every turn of every game is one of: a tile, a pass, a skip, or the stall that ends it; the turns after a
     # game has ended are counted in none.
     turns = state.turns_played + state.passes + state.skips
@@ -234,11 +234,11 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(params: Para
     tiles and alternating colours) and under any scoring, from the set-up or after `stepped` questions, against
     stepping the batch with the `random` strategy at every seat (tests/test_contract.py holds every game's playout
     so under the default Params): the same final State, and the rng left in the same state."""
-    assert engine.terminal(assert_playout_is_stepping("kaleido", params, seed, stepped))
+    assert engine.terminal(params, assert_playout_is_stepping("kaleido", params, seed, stepped))
 
 
 @settings(max_examples=12, deadline=None)
 @given(playout_params, st.integers(0, 2**32), st.integers(0, 60))
 def test_the_greedy_playout_ends_where_stepping_greedy_players_ends(params: Params, seed: int, stepped: int) -> None:
     """engine.greedy_playout, as the random one above, against stepping the batch with `greedy` at every seat."""
-    assert engine.terminal(assert_playout_is_stepping("kaleido", params, seed, stepped, strategy="greedy"))
+    assert engine.terminal(params, assert_playout_is_stepping("kaleido", params, seed, stepped, strategy="greedy"))

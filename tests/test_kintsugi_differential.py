@@ -155,6 +155,6 @@ def test_random_walks_that_stretch_far_agree_with_reference() -> None:
     assert np.array_equal((state.high - state.low).max(axis=1) + 4, extent)
     for seat in range(2):
         state = engine.step(params, state, guesses[:, seat])
-    assert engine.terminal(state)
+    assert engine.terminal(params, state)
     record = record_of(params, deal, state, actions)
     check_outcome(record, replay(params, record))

@@ -550,4 +550,4 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(params: Para
     same state."""
     from playback import assert_playout_is_stepping
 
-    assert engine.terminal(assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6))
+    assert engine.terminal(params, assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6))

@@ -10,10 +10,7 @@ from sim.broken_beautiful import engine, reference
 from sim.broken_beautiful.engine import KEEP, SELL
 from sim.broken_beautiful.rules import CONDITIONS, PLAYER_COUNTS, SCORED, Deal, Params, deal, facts
 from sim.errors import AtelierError, IllegalMove
-from sim.game import Decider, GameRules
-
-# GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
+from sim.game import Decider, GameRules, shuffled_after
 
 
 def record(params: Params, one: Deal, game: reference.Game) -> dict:
@@ -124,12 +121,20 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
+def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
+    """The deck below the first round's drafting area and the card showing on top of it, shuffled: every other
+    part of the game is on the table."""
+    return Deal(shuffled_after(dealt.order, engine.init(params, dealt).dealt + 1, rng))
+
+
 RULES = GameRules(
-    __name__, name="broken_beautiful", title="Broken and Beautiful", player_counts=PLAYER_COUNTS, lowest_wins=False,
+    name="broken_beautiful", title="Broken and Beautiful", player_counts=PLAYER_COUNTS, lowest_wins=False,
     params=Params,
     summary=("snake-draft pottery, keep it or sell it for ingots, suffer breakage, pay to repair; most points "
              "wins. Strategies may add -no-TYPE, e.g. greedy-no-teapot"),
     columns={"rounds": pl.Int8, "ingots": pl.Int16, "repaired": pl.Int8, "broken": pl.Int8, "items": pl.Int8,
              **{f"points_{kind}": pl.Int32 for kind in SCORED}},
     tie_breakers=("repaired", "items"),  # Ending the Game: most repaired items, then most items overall
+    engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
+    unseen=unseen, reveals=("draft", "deck_top", "cond"),
 )

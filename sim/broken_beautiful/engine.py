@@ -186,7 +186,7 @@ def random_playout(params: Params, state: State, rng: np.random.Generator) -> St
     return evolve(state, **new, dealt=int(dealt), round=int(rounds_done), phase=PHASES[phase], turn=int(turn))
 
 
-def terminal(state: State) -> bool:
+def terminal(params: Params, state: State) -> bool:
     """Ending the Game: a full draft can no longer be dealt."""
     return state.phase == OVER
 

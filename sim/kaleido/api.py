@@ -28,9 +28,6 @@ from sim.game import GameRules, standings_lines
 from sim.kaleido import engine, reference
 from sim.kaleido.rules import COLORS, PLAYER_COUNTS, STARTING_BOARDS, WHITE, Deal, Params, deal, facts
 
-# GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
-
 
 def _fill_name(fill) -> str | None:
     return None if fill is None else "white" if fill == WHITE else COLORS[fill]
@@ -136,11 +133,17 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
+def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
+    """The deal itself: Kaleido hides nothing, every game starts from the same table."""
+    return dealt
+
+
 RULES = GameRules(
-    __name__, name="kaleido", title="Kaleido", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
+    name="kaleido", title="Kaleido", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("place coloured tiles in hexagonal boards, score majorities when a board fills, turn scored boards "
              "for end-game hexagons; most points wins (2 players: two colours each)"),
-    columns={"midgame_points": pl.Int32, "endgame_points": pl.Int32, "boards_placed": pl.Int8,
-             "whites_used": pl.Int8, "turns": pl.Int8, "stalled": pl.Boolean, "board_q": pl.List(pl.Int8),
-             "board_r": pl.List(pl.Int8)},
+    columns={"midgame_points": pl.Int32, "endgame_points": pl.Int32, "boards_placed": pl.Int8, "whites_used": pl.Int8,
+             "turns": pl.Int8, "stalled": pl.Boolean, "board_q": pl.List(pl.Int8), "board_r": pl.List(pl.Int8)},
+    engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
+    unseen=unseen,
 )

@@ -188,7 +188,7 @@ def init(params: Params, deal: Deal) -> State:
 def begin_turn(params: Params, state: State) -> State:
     """The batch at the first decision of turn `state.turn` on the table it holds (also for tables set up by
     hand): the turn starts afresh, and turns that ask nothing are played out on the way."""
-    if terminal(state):
+    if terminal(params, state):
         raise ValueError("the batch has ended and its end-game hexagons are scored")
     return _advance(params, evolve(state, **counted(params, state), phase="end"), "end")
 
@@ -264,7 +264,7 @@ def greedy_playout(params: Params, state: State, rng: np.random.Generator) -> St
 
 
 def _played_out(params: Params, state: State, rng: np.random.Generator, greedy: bool) -> State:
-    if terminal(state):
+    if terminal(params, state):
         return state
     geo = geometry(params)
     changed = {name: getattr(state, name).copy() for name in PLAYED}
@@ -279,7 +279,7 @@ PLAYED = ("slots", "cell", "placer", "rot", "scored", "tiles", "whites", "stock"
           "filling", "offers")  # the State's arrays a playout changes, in its kernel's order
 
 
-def terminal(state: State) -> bool:
+def terminal(params: Params, state: State) -> bool:
     """Every game of the batch has ended and been scored."""
     return state.phase == "over"
 

@@ -9,10 +9,7 @@ import polars as pl
 from sim.errors import IllegalMove
 from sim.game import GameRules, standings_lines
 from sim.kintsugi import engine, reference
-from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
-
-# GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay", "secrets"]
+from sim.kintsugi.rules import COLORS, N_COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
 
 
 def record(params: Params, one: Deal, game: reference.Game) -> dict:
@@ -87,10 +84,22 @@ def secrets(dealt: Deal) -> np.ndarray:
     return dealt.colors
 
 
+def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
+    """The other seats' colours redealt from the colours but the seat's own (the deck is laid card by card, face
+    up, for every seat to see)."""
+    own = dealt.colors[:, seat, None] == np.arange(N_COLORS)
+    rest = np.argsort(np.where(own, 2.0, rng.random(own.shape)), axis=1)  # the seat's own colour last
+    colors = dealt.colors.copy()
+    colors[:, np.arange(params.players) != seat] = rest[:, : params.players - 1]
+    return dealt._replace(colors=colors)
+
+
 RULES = GameRules(
-    __name__, name="kintsugi", title="Kintsugi", player_counts=PLAYER_COUNTS, lowest_wins=True, params=Params,
+    name="kintsugi", title="Kintsugi", player_counts=PLAYER_COUNTS, lowest_wins=True, params=Params,
     summary=("place 2x2 fragment cards, keep your secret colour in few pieces, guess your left neighbour's colour; "
              "lowest score wins. A player is POLICY+GUESSER, e.g. camouflage+bayes"),
     columns={"color": pl.Int8, "pieces": pl.Int16, "guess": pl.Int8, "guess_correct": pl.Boolean,
              "target_color": pl.Int8},
+    engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
+    unseen=unseen, private=secrets,
 )

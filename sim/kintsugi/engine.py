@@ -147,7 +147,7 @@ def random_playout(params: Params, state: State, rng: np.random.Generator) -> St
     return evolve(state, board=board, pos=pos, low=low, high=high, turn=placements)
 
 
-def terminal(state: State) -> bool:
+def terminal(params: Params, state: State) -> bool:
     """Every card is laid and every seat has guessed."""
     return state.turn == n_turns(state.order.shape[1]) + state.colors.shape[1]
 

@@ -40,9 +40,6 @@ from sim.kunst_stuecke.rules import (
     tile_parts,
 )
 
-# GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
-
 
 def record(params: Params, one: Deal, game: reference.Game) -> dict:
     """The reference's finished game of the deal `one` as the trace's data (see the module docstring)."""
@@ -169,12 +166,20 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
+def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
+    """The target tiles shuffled anew into the five stacks: every supply lies open."""
+    tiles = dealt.stacks.reshape(len(dealt.stacks), -1)
+    return dealt._replace(stacks=rng.permuted(tiles, axis=1).reshape(dealt.stacks.shape))
+
+
 RULES = GameRules(
-    __name__, name="kunst_stuecke", title="Kunst Stücke", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
+    name="kunst_stuecke", title="Kunst Stücke", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("lay polyomino pieces on a shared canvas, slide them with chips, and meet hidden target tiles: blocks "
              "of one colour and an exact number of pieces; most points wins"),
     columns={"targets_taken": pl.Int8, "targets_correct": pl.Int8, "target_points": pl.Int32,
              "chips_left": pl.Int16, "discards": pl.Int8, "first_look": pl.Int16, "aimed_sizes": pl.List(pl.Int8),
              "space_sizes": pl.List(pl.Int8), "space_correct": pl.List(pl.Boolean)},
     chunk=512,  # about 2 s of play on one core
+    engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
+    unseen=unseen, reveals=("tiles", "seen", "looking_at"),
 )

@@ -117,7 +117,7 @@ def random_playout(params: Params, state: State, rng: np.random.Generator) -> St
     """Every game played to its end with uniformly random legal answers, the `random` player's (a look half the
     time, a slide one time in ten, a discard only where no piece can be placed): the State, and the rng's, that
     stepping the batch with `random` at every seat ends in, in one compiled loop (sim/kunst_stuecke/playout.py)."""
-    if terminal(state):
+    if terminal(params, state):
         return state
     changed = {name: getattr(state, name).copy() for name in PLAYED}
     turn = playout.random_playout(*changed.values(), state.turn, CYCLE.index(state.phase),
@@ -132,7 +132,7 @@ PLAYED = ("board", "orient", "anchor", "owner", "chips", "stacks", "spaces", "se
 # arrays a playout changes, in its kernel's order
 
 
-def terminal(state: State) -> bool:
+def terminal(params: Params, state: State) -> bool:
     return state.phase == "over"
 
 

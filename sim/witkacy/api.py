@@ -40,9 +40,6 @@ from sim.witkacy.rules import (
     spot_code,
 )
 
-# GameRules finds the functions of the contract here by name.
-__all__ = ["RULES", "deal", "engine", "facts", "narrate", "record", "reference", "replay"]
-
 FATES = ("collection", "hand", "returned")
 
 
@@ -196,12 +193,25 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
+def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
+    """The other seats' cards in hand and the deck below its top 2 * P cards (a round's draws, the first of them
+    showing its side up) dealt anew among themselves; each card keeps its side up."""
+    others, kept = np.arange(params.players) != seat, 2 * params.players
+    pool = np.concatenate([dealt.hand[:, others], dealt.deck[:, kept:]], axis=1)
+    pool = np.take_along_axis(pool, np.argsort(np.where(pool >= 0, rng.random(pool.shape), 2.0), axis=1), axis=1)
+    hand, deck = dealt.hand.copy(), dealt.deck.copy()
+    hand[:, others], deck[:, kept:] = pool[:, : others.sum()], pool[:, others.sum():]
+    return dealt._replace(hand=hand, deck=deck)
+
+
 RULES = GameRules(
-    __name__, name="witkacy", title="Witkacy", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
+    name="witkacy", title="Witkacy", player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params,
     summary=("overlap double-sided cards into a collection to complete paintings from their quarters, with five "
              "once-per-game actions; a painting is worth its copies on the whole table; most points wins"),
     columns={"paintings": pl.Int8, "copies_by_painting": pl.List(pl.Int8), "actions_used": pl.List(pl.Boolean),
              "cards_played": pl.Int8, "turns": pl.Int16, "deck_left": pl.Int8},
     tie_breakers=("paintings",),
     chunk=2048,  # about 3 s of play on one core
+    engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
+    unseen=unseen, reveals=("hand", "top_face", "display", "shown", "stack", "pending"),
 )

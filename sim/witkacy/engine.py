@@ -124,7 +124,7 @@ def init(params: Params, deal: Deal) -> State:
     return _advance(params, state, CYCLE.index("start"))
 
 
-def terminal(state: State) -> bool:
+def terminal(params: Params, state: State) -> bool:
     return state.phase == "over"
 
 
@@ -150,7 +150,7 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
 def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
     """Every game played to its end with uniformly random legal answers: the State, and the rng's, that stepping the
     batch with the `random` player at every seat ends in, in one compiled loop (sim/witkacy/playout.py)."""
-    if terminal(state):
+    if terminal(params, state):
         return state
     changed = {name: getattr(state, name).copy() for name in PLAYED}
     flags = np.array([params.advanced, params.entirely == "card", params.stash_draw == "deck",
