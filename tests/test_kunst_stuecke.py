@@ -660,3 +660,45 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(params: Para
     from playback import assert_playout_is_stepping
 
     assert engine.terminal(assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6))
+
+
+class Restless(Random):
+    """A scripted player that slides whenever it may, four times in five: it breaks contacts as often as the rules
+    let it."""
+
+    def __call__(self, game, phase, options):
+        assert options, f"{phase} at turn {game.turn}: a question with no answer"
+        if ref.kind_of(phase) == "slide":
+            pieces = [o for o in options if o != ref.STOP]
+            return self.pick(pieces) if pieces and (self.rng.random() < 0.8 or ref.STOP not in options) else ref.STOP
+        return super().__call__(game, phase, options)
+
+
+def restless_game(params: Params, seed: int) -> tuple[ref.Game, int]:
+    """A reference game with a Restless player at every seat; how many slides the outside reading saw leave a
+    slid piece apart from its colour in mid-turn (it checks that each is back by the end of its turn)."""
+    from independent import kunst_contact
+
+    game = ref.play(params, rules.deal(params, np.random.default_rng(seed), 1), Restless(seed))
+    assert game.turn == params.players * RULEBOOK_DEAL[params.players] and not any(game.supply)
+    trace = {"params": {"contact": params.contact, "contact_from_placement": params.contact_from_placement},
+             "pieces": [{"id": p, "color": rules.colour_of(p)} for p in range(rules.PIECES)], "turns": game.turns}
+    return game, kunst_contact(trace)
+
+
+@settings(max_examples=6, deadline=None)
+@given(chips=st.integers(1, 40), slide_again=st.booleans(), slide_placed=st.booleans(),
+       contact_from_placement=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_turn_that_breaks_contacts_always_has_a_legal_end_and_ends_with_them_mended(
+        chips, slide_again, slide_placed, contact_from_placement, seed):
+    """The reference under the default contact rule, with players that slide whenever they may, on a small board:
+    every question has an answer (Restless asserts it), every game ends, and every slid piece is back against its
+    colour at the end of each turn."""
+    restless_game(Params(players=2, board=12, chips=chips, slide_again=slide_again, slide_placed=slide_placed,
+                         contact_from_placement=contact_from_placement), seed)
+
+
+def test_players_that_slide_whenever_they_may_break_contacts_in_mid_turn_and_mend_them():
+    apart = [restless_game(Params(players=2, board=12, chips=20), seed)[1] for seed in (0, 1, 2)]
+    assert all(n > 0 for n in apart)
+    assert [restless_game(Params(players=2, board=12, chips=20, contact="slide"), seed)[1] for seed in (0, 1)] == [0, 0]

@@ -238,10 +238,12 @@ def placements_of(t, g, piece, geo, w, legal):
     _bitboards(t.board, g, geo.side, t.corner, w.occupied, w.beside)
     _lie_anywhere(geo.side, geo.masks, geo.extent, geo.distinct, w.occupied, w.beside, w.near, ZERO, VACANT, piece,
                   legal)
-    if _parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids) > 0:
+    count = _parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids)
+    if count > 0:
+        mends = t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g], w.swept)
         for option in range(legal.shape[0]):
-            if legal[option]:
-                legal[option] = _placing_ends(t, g, piece, option, geo, w)
+            if legal[option] and not (mends and _clear_of(geo, piece, option, w.swept)):
+                legal[option] = _placing_ends(t, g, piece, option, geo, w, mends)
 
 
 @kernel
@@ -267,7 +269,7 @@ def plays_of(t, g, geo, w, legal):
     owner, lies = t.owner, w.lies
     _bitboards(t.board, g, side, t.corner, w.occupied, w.beside)
     count = _parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids)
-    discard = count == 0 or (t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g]))
+    discard = count == 0 or (t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g], w.swept))
     for p in range(PIECES):
         if owner[g, p] != t.seat:
             continue
@@ -279,22 +281,27 @@ def plays_of(t, g, geo, w, legal):
         lies[:] = False
         _lie_anywhere(side, masks, extent, distinct, w.occupied, w.beside, w.near, ZERO, VACANT, p, lies)
         for option in range(lies.shape[0]):
-            if lies[option] and _placing_ends(t, g, p, option, geo, w):
+            if lies[option] and ((discard and _clear_of(geo, p, option, w.swept))
+                                 or _placing_ends(t, g, p, option, geo, w, discard)):
                 legal[p] = True
                 break
 
 
 @helper(_nrt=False)
-def _placing_ends(t, g, piece, option, geo, w):
-    """Whether the turn can still end legally after game g's piece is laid as option (side^2 o + anchor): no slid
-    piece is parted from its colour then, or (contact "turn") one more slide mends them all (reference.can_end)."""
+def _placing_ends(t, g, piece, option, geo, w, mends):
+    """Whether the turn can still end legally after game g's piece is laid as option (side^2 o + anchor), slid
+    pieces being parted from their colour now and `mends` whether one more slide would mend them now: none is
+    parted then, or (contact "turn") one more slide mends them all (reference.can_end). A piece of a colour no
+    bound piece has can neither mend one nor help a slide to: then only `mends` can hold, if it still does."""
     board, orient, anchor, placed = t.board, t.orient, t.anchor, t.placed
+    if not mends and not _kin_to_bound(t.must_touch, g, piece):
+        return False
     squares = geo.side * geo.side
     o, a, before, was = option // squares, option % squares, placed[g], anchor[g, piece]
     _lay(board, g, geo.offsets, geo.size, piece % SHAPES, o, a, piece)
     orient[g, piece], anchor[g, piece], placed[g] = o, a, piece
     count = _parted_of(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids)
-    ends = count == 0 or (t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g]))
+    ends = count == 0 or (t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g], w.nowhere))
     _lay(board, g, geo.offsets, geo.size, piece % SHAPES, o, a, VACANT)
     orient[g, piece], anchor[g, piece], placed[g] = EMPTY, was, before
     return ends
@@ -330,6 +337,8 @@ class Scratch(NamedTuple):
     trial_queue: np.ndarray  # (side * side,) int64
     trial_ids: np.ndarray  # (60,) int64
     trial_movable: np.ndarray  # (60,) bool
+    trial_from: np.ndarray  # (side * side,) int64: the anchor each was reached from
+    swept: np.ndarray  # (side * side,) bool: the squares a mending slide passes over
 
 
 @helper
@@ -339,7 +348,7 @@ def _scratch(side):
                    np.empty(PIECES, np.int64), np.zeros((1, side), np.int64), np.zeros((6, side), np.int64),
                    np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_), np.zeros(8 * squares, np.bool_),
                    np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.empty(PIECES, np.int64),
-                   np.zeros(PIECES, np.bool_))
+                   np.zeros(PIECES, np.bool_), np.empty(squares, np.int64), np.zeros(squares, np.bool_))
 
 
 @helper(_nrt=False)
@@ -368,13 +377,35 @@ def _move(board, g, orient, anchor, offsets, size, piece, to):
 
 
 @helper(_nrt=False)
-def _slide_mends(t, g, geo, w, count, bound):
+def _kin_to_bound(must_touch, g, piece):
+    """Whether some piece of game g bound to end the turn against its colour is of the piece's colour."""
+    kin = False
+    for p in range(piece // SHAPES * SHAPES, (piece // SHAPES + 1) * SHAPES):
+        kin |= must_touch[g, p]
+    return kin
+
+
+@helper(_nrt=False)
+def _clear_of(geo, piece, option, swept):
+    """Whether the piece laid as option (side^2 o + anchor) covers none of the squares marked in swept."""
+    squares = geo.side * geo.side
+    o, a, clear = option // squares, option % squares, True
+    for i in range(geo.size[piece % SHAPES]):
+        clear &= not swept[a + geo.offsets[piece % SHAPES, o, i]]
+    return clear
+
+
+@helper(_nrt=False)
+def _slide_mends(t, g, geo, w, count, bound, swept):
     """Whether one more slide, for a chip, leaves none of the pieces marked in bound (60,) parted from its colour,
     the `count` parted now being w.ids (reference.slide_mends): a piece that may slide, of their colour (it may be
-    one of them, with slide_again), reaching a place against every other parted piece, parting no bound piece."""
+    one of them, with slide_again), reaching a place against every other parted piece, parting no bound piece.
+    Where it does and swept (side^2,) is not empty, the squares the slide found passes over are marked there: a
+    placement clear of them leaves that slide possible, and mending (a placement only adds contacts)."""
     board, orient, anchor, start_contact = t.board, t.orient, t.anchor, t.start_contact
     side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
     seen, queue, ids, movable, near = w.trial_seen, w.trial_queue, w.ids, w.trial_movable, w.near
+    came_from = w.trial_from
     row_of, col_of = geo.row, geo.col
     if t.chips[g, t.seat] <= 0:
         return False
@@ -404,6 +435,7 @@ def _slide_mends(t, g, geo, w, count, bound):
                 if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
                     continue
                 seen[a] = True
+                came_from[a] = queue[head - 1]
                 queue[tail] = a
                 tail += 1
                 against = True  # against every other parted piece, the squares beside it (near)
@@ -423,8 +455,25 @@ def _slide_mends(t, g, geo, w, count, bound):
                 bound[piece] = was
                 _move(board, g, orient, anchor, offsets, size, piece, start)
                 if apart == 0:
+                    _sweep(geo, piece, o, start, a, came_from, swept)
                     return True
     return False
+
+
+@helper(_nrt=False)
+def _sweep(geo, piece, o, start, end, came_from, swept):
+    """Mark in swept (side^2,), cleared, the squares the piece in orientation o covers on its way from anchor start
+    to end (came_from: each anchor's previous one); nothing where swept is empty."""
+    if swept.shape[0] == 0:
+        return
+    swept[:] = False
+    a = end
+    while True:
+        for i in range(geo.size[piece % SHAPES]):
+            swept[a + geo.offsets[piece % SHAPES, o, i]] = True
+        if a == start:
+            return
+        a = came_from[a]
 
 
 @helper(_nrt=False)
@@ -436,7 +485,7 @@ def _slide_ends(t, g, geo, w, piece, count):
         return True
     t.chips[g, t.seat] -= 1
     t.slid[g, piece] += 1
-    mends = _slide_mends(t, g, geo, w, count, w.bound)
+    mends = _slide_mends(t, g, geo, w, count, w.bound, w.nowhere)
     t.chips[g, t.seat] += 1
     t.slid[g, piece] -= 1
     return mends

@@ -190,6 +190,8 @@ def ways_to_place(game: Game, piece: int) -> Iterator[int]:
     if not parted(game):  # a placement never parts a piece from its colour
         yield from ways_to_lie(game, piece)
         return
+    if all(colour_of(p) != colour_of(piece) for p in game.must_touch) and not can_end(game, placement_to_come=False):
+        return  # it can neither mend a bound piece nor help a slide to: no slide mends them now, none will
     for option in ways_to_lie(game, piece):
         with tried_placement(game, piece, option):
             ends = can_end(game, placement_to_come=False)
