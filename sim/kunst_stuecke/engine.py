@@ -176,7 +176,8 @@ def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray
 
 
 def slide_mask(params: Params, state: State, seat: int, asked: np.ndarray, phase: str) -> np.ndarray:
-    """(B, 61): the pieces the mover may slide in this phase, and STOP."""
+    """(B, 61): the pieces the mover may slide in this phase, and STOP (refused after placing while a slid piece
+    is parted from its colour)."""
     return fast.slide_mask(_turn(params, state, seat, phase), asked, fast.tables(params))
 
 

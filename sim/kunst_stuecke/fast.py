@@ -497,11 +497,9 @@ def _destinations(t, g, geo, w, which, found, out):
     (side^2,); with an empty out, 1 at most (the search stops at the first). A destination is reachable by unit
     steps through squares where the piece fits, not its own place, and the turn can still end legally there:
     every bound piece (slid, or this one if it started the turn against its colour) is against its colour, or
-    (contact "turn") one more action can mend all that are not (_slide_ends)."""
-    # The tuples are unpacked once a game: numba counts a reference at every use of a tuple's array.
-    board, orient, anchor, must_touch, start_contact = t.board, t.orient, t.anchor, t.must_touch, t.start_contact
-    side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
-    seen, queue, bound, ids, row_of, col_of = w.seen, w.queue, w.bound, w.ids, geo.row, geo.col
+    (contact "turn") one more action can mend all that are not (_slide_ends). Where only the first is wanted,
+    one that leaves every bound piece against its colour is looked for first: it needs no look ahead."""
+    must_touch, start_contact, bound = t.must_touch, t.start_contact, w.bound
     first_only = out.shape[0] == 0
     slid_bound = False
     for p in range(PIECES):
@@ -512,37 +510,52 @@ def _destinations(t, g, geo, w, which, found, out):
             continue
         bound[piece] |= start_contact[g, piece]
         anything_bound = slid_bound or start_contact[g, piece]
-        shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
-        height, width = extent[shape, o, 0], extent[shape, o, 1]
-        seen[:] = False
-        seen[start] = True
-        queue[0], head, tail, count = start, 0, 1, 0
-        while head < tail and not (first_only and count > 0):
-            row, col = row_of[queue[head]], col_of[queue[head]]
-            head += 1
-            for k in range(4):
-                r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
-                if r < 0 or c < 0 or r + height > side or c + width > side:
-                    continue
-                a = r * side + c
-                if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
-                    continue
-                seen[a] = True
-                queue[tail] = a
-                tail += 1
-                if anything_bound:  # try the move
-                    _move(board, g, orient, anchor, offsets, size, piece, a)
-                    apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, ids)
-                    ends = apart == 0 or (t.lookahead and _slide_ends(t, g, geo, w, piece, apart))
-                    _move(board, g, orient, anchor, offsets, size, piece, start)
-                    if not ends:
-                        continue
-                count += 1
-                if first_only:
-                    break
-                out[a] = True
-        found[piece] = count
+        found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead and not first_only, out)
+        if first_only and found[piece] == 0 and anything_bound and t.lookahead:
+            found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, out)
         bound[piece] = must_touch[g, piece]
+
+
+@helper(_nrt=False)
+def _reach(t, g, geo, w, piece, anything_bound, lookahead, out):
+    """_destinations for one piece, the bound pieces marked in w.bound: how many anchors it may slide to, marked in
+    out (1 at most, with an empty out); a destination that parts a bound piece from its colour counts only with
+    `lookahead`, where one more action can mend all that are parted (_slide_ends)."""
+    # The tuples are unpacked once a game: numba counts a reference at every use of a tuple's array.
+    board, orient, anchor = t.board, t.orient, t.anchor
+    side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
+    seen, queue, bound, ids, row_of, col_of = w.seen, w.queue, w.bound, w.ids, geo.row, geo.col
+    first_only = out.shape[0] == 0
+    shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
+    height, width = extent[shape, o, 0], extent[shape, o, 1]
+    seen[:] = False
+    seen[start] = True
+    queue[0], head, tail, count = start, 0, 1, 0
+    while head < tail and not (first_only and count > 0):
+        row, col = row_of[queue[head]], col_of[queue[head]]
+        head += 1
+        for k in range(4):
+            r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
+            if r < 0 or c < 0 or r + height > side or c + width > side:
+                continue
+            a = r * side + c
+            if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
+                continue
+            seen[a] = True
+            queue[tail] = a
+            tail += 1
+            if anything_bound:  # try the move
+                _move(board, g, orient, anchor, offsets, size, piece, a)
+                apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, ids)
+                ends = apart == 0 or (lookahead and _slide_ends(t, g, geo, w, piece, apart))
+                _move(board, g, orient, anchor, offsets, size, piece, start)
+                if not ends:
+                    continue
+            count += 1
+            if first_only:
+                break
+            out[a] = True
+    return count
 
 
 @kernel
