@@ -48,9 +48,12 @@ class Player:
         return pick_any(obs.legal[self.idx], rng)
 
     def slide(self, obs, rng):
+        """A random piece one time in ten, or whenever it may not stop (a slid piece still parted from its colour
+        after placing)."""
         legal = obs.legal[self.idx]
         piece = pick_any(legal[:, :STOP], rng)
-        return np.where((rng.random(len(legal)) < SLIDE_CHANCE) & legal[:, :STOP].any(axis=1), piece, STOP)
+        slides = (rng.random(len(legal)) < SLIDE_CHANCE) | ~legal[:, STOP]
+        return np.where(slides & legal[:, :STOP].any(axis=1), piece, STOP)
 
     def slide_to(self, obs, rng):
         return pick_any(obs.legal[self.idx], rng)
@@ -87,7 +90,7 @@ class Planner(Player):
         return 5 * tile + np.where(likely, best_space, worst_space)
 
     def slide(self, obs, rng):
-        return np.full(len(obs.legal[self.idx]), STOP)
+        return np.full(len(obs.legal[self.idx]), STOP)  # it never slides, so it never has to
 
     def play(self, obs, rng):
         """A piece of a colour it holds a tile of, if one can be placed; else any placeable piece; a discard only
@@ -126,7 +129,8 @@ class Slider(Planner):
     def slide(self, obs, rng):
         """A lone piece of a colour it aims at (with a tile of 2 or more), to slide where slide_to values it best,
         which need not join a block; or, from a block one piece over a tile's size, a piece at its end, to slide
-        out (to another block of its colour, where the contact rule demands it)."""
+        out (to another block of its colour, or away, for a later slide or the placement to bring back to its
+        colour, where the contact rule demands it). Where it may not stop, any piece that may slide."""
         legal = obs.legal[self.idx]
         board = self.board(obs)
         tiles = obs.tiles[self.idx].astype(np.int64)
@@ -134,7 +138,8 @@ class Slider(Planner):
             obs.board[self.idx], obs.orient[self.idx], obs.anchor[self.idx], board["label"], board["members"], tiles,
             self.geo())
         movable = legal[:, :STOP] & candidates
-        return np.where(movable.any(axis=1), pick_any(movable, rng), STOP)
+        forced = pick_any(legal[:, :STOP], rng)
+        return np.where(movable.any(axis=1), pick_any(movable, rng), np.where(legal[:, STOP], STOP, forced))
 
     def slide_to(self, obs, rng):
         """Where the slid piece makes the best block (valued as a placement, the piece lifted first)."""

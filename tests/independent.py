@@ -335,6 +335,7 @@ def _kunst_stuecke(trace: dict) -> Reading:
     joined edge to edge; a target tile is correct when a block of its colour has exactly its number of shapes
     (6+: six or more) and then scores that number plus the bonus of its space; the most points wins, ties
     share. A slide costs one chip."""
+    kunst_contact(trace)
     players = trace["players"]
     pieces = {p["id"]: p for p in trace["pieces"]}
     rows, cols = trace["board"]
@@ -380,6 +381,45 @@ def _kunst_stuecke(trace: dict) -> Reading:
                "space_sizes": [[0 if t is None else t[1] for t in row] for row in spaces],
                "space_correct": correct}
     return standings([(v,) for v in points], points, columns)
+
+
+def kunst_contact(trace: dict) -> int:
+    """Sliding Shapes: "If the shape starts the turn abutting another shape of its own color, then it must also end
+    the turn in contact with a shape of its own color" (edge to edge), whatever brought it back; only the shapes
+    slid follow the rule. Judged at the end of every turn under the trace's `contact = "turn"`, after every slide
+    under "slide"; a piece placed and then slid in the same turn starts it where it was placed when
+    `contact_from_placement`. Returns how many slides left a slid piece apart from its colour in mid-turn."""
+    params = trace["params"]
+    colour = {p["id"]: p["color"] for p in trace["pieces"]}
+    where: dict[int, list[tuple[int, int]]] = {}
+    apart_midway = 0
+    for number, turn in enumerate(trace["turns"]):
+        started = {p for p in where if _abuts_own(where, colour, p)}
+        slid: set[int] = set()
+        for action in turn["actions"]:
+            if action["act"] not in ("place", "slide"):
+                continue
+            piece = action["piece"]
+            where[piece] = [tuple(c) for c in action["cells"]]
+            if action["act"] == "place":
+                if params["contact_from_placement"] and _abuts_own(where, colour, piece):
+                    started.add(piece)
+                continue
+            slid.add(piece)
+            apart = sorted(p for p in slid & started if not _abuts_own(where, colour, p))
+            assert not (apart and params["contact"] == "slide"), f"turn {number}: a slide parts {apart} from colour"
+            apart_midway += bool(apart)
+        apart = sorted(p for p in slid & started if not _abuts_own(where, colour, p))
+        assert not apart, f"turn {number}: pieces {apart}, slid away from their colour, end the turn apart from it"
+    return apart_midway
+
+
+def _abuts_own(where: dict[int, list[tuple[int, int]]], colour: dict[int, int], piece: int) -> bool:
+    """Whether the piece shares an edge with another piece of its colour."""
+    owner = {cell: p for p, cells in where.items() for cell in cells}
+    return any(colour[q] == colour[piece] for r, c in where[piece]
+               for q in (owner.get(n) for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)))
+               if q is not None and q != piece)
 
 
 def _same_shape(unrotated: list, action: dict, cells: list[tuple[int, int]]) -> None:

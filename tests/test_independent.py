@@ -85,7 +85,7 @@ def test_the_trace_and_the_engine_agree_with_an_independent_reading(name: str, p
 # "shared" where the tied seats share the win. Should play drift, the test says so, and new seeds are needed.
 TIES = [("witkacy", 4, 25, "broken"), ("witkacy", 3, 5, "shared"), ("broken_beautiful", 3, 58, "broken"),
         ("broken_beautiful", 3, 143, "shared"), ("kintsugi", 3, 2, "shared"), ("kaleido", 3, 4, "shared"),
-        ("kunst_stuecke", 3, 1, "shared")]
+        ("kunst_stuecke", 3, 6, "shared")]
 
 
 @pytest.mark.parametrize(("name", "players", "seed", "tie"), TIES)
@@ -105,3 +105,45 @@ def test_ties_are_read_by_the_rulebook() -> None:
     reading = standings([(5, 1), (7, 0), (7, 0), (5, 2)], [5, 7, 7, 5], {})
     assert reading.rank == [4, 1, 1, 3]
     assert reading.winners == [1, 2] and reading.win == [0.0, 0.5, 0.5, 0.0]
+
+
+def kunst_trace(contact: str, actions: list[dict]) -> dict:
+    """A made-up Kunst Stücke trace: reds 0 (a 1 x 2 bar, say) and 1 placed side by side in turns 0 and 1, red 2
+    alone in turn 2, then one turn of `actions`."""
+    placed = [{"act": "place", "piece": p, "cells": cells} for p, cells in
+              ((0, [[0, 0], [0, 1]]), (1, [[1, 0], [1, 1]]), (2, [[9, 9], [9, 10]]))]
+    return {"params": {"contact": contact, "contact_from_placement": True},
+            "pieces": [{"id": p, "color": p // 12} for p in range(60)],
+            "turns": [{"seat": 0, "actions": [action]} for action in placed] + [{"seat": 1, "actions": actions}]}
+
+
+AWAY = {"act": "slide", "piece": 0, "cells": [[5, 5], [5, 6]]}  # red 0 leaves red 1, against nothing
+BACK = {"act": "slide", "piece": 2, "cells": [[6, 5], [6, 6]]}  # red 2 slides under it
+
+
+def test_the_outside_reading_judges_kunst_stuecke_s_contact_at_the_end_of_the_turn_or_per_slide() -> None:
+    from independent import kunst_contact
+
+    assert kunst_contact(kunst_trace("turn", [AWAY, BACK])) == 1  # broken, then mended by a later slide
+    with pytest.raises(AssertionError, match="end the turn apart"):
+        kunst_contact(kunst_trace("turn", [AWAY]))
+    with pytest.raises(AssertionError, match="a slide parts"):
+        kunst_contact(kunst_trace("slide", [AWAY, BACK]))
+    assert kunst_contact(kunst_trace("slide", [BACK])) == 0  # red 2 started alone: it may go anywhere
+
+
+def test_kunst_stuecke_traces_of_the_strategies_that_slide_keep_the_contact_rule() -> None:
+    """Traces with the strategies that slide (random, slider), read by the outside checker: under the default
+    rules every slid piece that started a turn against its colour ends it so, and some turns part a piece from
+    its colour in mid-turn and bring it back; under the per-slide switch no slide ever parts one."""
+    from independent import kunst_contact
+
+    spec = get_game("kunst_stuecke")
+    midway = {}
+    for contact in ("turn", "slide"):
+        params = spec.make_params(3, {"contact": contact})
+        traces = [json.loads(json.dumps(spec.trace(params, ["random", "slider", "slider"], seed))) for seed in (0, 1)]
+        for trace in traces:
+            read(trace)  # the whole reading, its contact rule included
+        midway[contact] = sum(kunst_contact(trace) for trace in traces)
+    assert midway["turn"] > 0 and midway["slide"] == 0

@@ -272,8 +272,8 @@ def test_sliding_costs_a_chip_and_a_piece_slides_once_a_turn():
     assert ref.slide_options(once_more) == [RED_R6, ref.STOP]
 
 
-def test_a_slid_piece_that_started_against_its_own_colour_must_end_against_it():
-    game = empty_game(chips=5)
+def test_per_slide_a_slid_piece_that_started_against_its_own_colour_must_stay_against_it():
+    game = empty_game(chips=5, contact="slide")
     # a (red, 3 x 2) and b (red, 2 x 4) share an edge; c (yellow) lies far away, against nothing.
     lay(game, ["aabbbb", "aabbbb", "aa"] + [""] * 11 + ["..........cccc", "..........cccc"],
         {"a": RED_R6, "b": RED_R8, "c": YELLOW_R8})
@@ -281,7 +281,7 @@ def test_a_slid_piece_that_started_against_its_own_colour_must_end_against_it():
     assert game.start_contact == {RED_R6: True, RED_R8: True, YELLOW_R8: False}
     options = set(ref.destinations(game, RED_R6))
     assert 1 * SIDE in options  # one row down it still shares an edge with b
-    assert 10 * SIDE not in options  # far down it would touch no red piece: kept rule, not allowed
+    assert 10 * SIDE not in options  # far down it would touch no red piece: refused at once
     assert 0 * SIDE + 10 in set(ref.destinations(game, YELLOW_R8))  # c started alone: anywhere it reaches
     ref.slide(game, RED_R6, 1 * SIDE)
     assert game.must_touch == {RED_R6} and game.chips[0] == 4
@@ -293,7 +293,7 @@ def test_a_slid_piece_that_started_against_its_own_colour_must_end_against_it():
 
 def test_a_placed_piece_slid_in_the_same_turn_keeps_the_contact_it_was_placed_with():
     for from_placement, allowed in ((True, False), (False, True)):
-        game = empty_game(chips=5, contact_from_placement=from_placement)
+        game = empty_game(chips=5, contact="slide", contact_from_placement=from_placement)
         lay(game, ["aa", "aa", "aa"], {"a": RED_R6})
         game.supply[0] = [RED_R8]
         game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
@@ -341,30 +341,138 @@ def test_the_piece_just_placed_slides_only_with_slide_placed():
         assert (RED_R8 in ref.slide_options(game)) is slide_placed
 
 
-def parted_game(contact: str, supply: list[int]) -> ref.Game:
-    """a (red, 3 x 2) and b (red, 2 x 4) share an edge; the mover holds `supply`."""
-    game = empty_game(chips=5, contact=contact)
-    lay(game, ["aabbbb", "aabbbb", "aa"], {"a": RED_R6, "b": RED_R8})
-    game.supply[0] = supply
-    game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
+# ---------------------------------------------------------------------------------------------- the contact rule
+
+
+# The rulebook's example of a turn that breaks a contact and mends it (Sliding Shapes): a (red) starts the turn
+# against b (red); it slides away from every red shape, and then c (red, alone) slides against it. "It must also
+# end the turn in contact with a shape of its own color, although this need not be the original shape", and b
+# "may be left as a single piece"; sliding may come "before placement, afterwards, or before and after".
+EXAMPLE = ["aabbbb", "aabbbb", "aa"] + [""] * 7 + ["............c", "............c", "............c",
+                                                  "............cc"]
+AWAY = 10 * SIDE + 8  # a on rows 10-12, cols 8-9: against no red square
+AGAINST = 10 * SIDE + 10  # c on col 10, beside a's right side
+YELLOW_SPOT = 16 * SIDE  # the yellow piece placed on rows 16-17, cols 0-3, against nothing
+BEFORE = [("slide_before", RED_R6), ("slide_to_before", AWAY), ("slide_before", RED_L5),
+          ("slide_to_before", AGAINST), ("slide_before", ref.STOP), ("play", YELLOW_R8), ("place", YELLOW_SPOT),
+          ("slide_after", ref.STOP)]
+BEFORE_AND_AFTER = [("slide_before", RED_R6), ("slide_to_before", AWAY), ("slide_before", ref.STOP),
+                    ("play", YELLOW_R8), ("place", YELLOW_SPOT), ("slide_after", RED_L5),
+                    ("slide_to_after", AGAINST), ("slide_after", ref.STOP)]
+
+
+def example_game(contact: str = "turn", chips: int = 3) -> ref.Game:
+    """The example's board at the start of seat 0's turn; seat 0 holds one yellow piece (no red one to mend a)."""
+    game = empty_game(chips=chips, contact=contact)
+    lay(game, EXAMPLE, {"a": RED_R6, "b": RED_R8, "c": RED_L5})
+    game.supply[0] = [YELLOW_R8]
+    game.stacks = [[] for _ in game.stacks]  # no look is asked
     return game
 
 
-def test_contact_turn_lets_a_slide_before_placing_part_a_piece_that_the_placement_mends():
-    assert 10 * SIDE not in ref.destinations(parted_game("slide", [RED_L5]), RED_R6)  # judged after the slide
-    assert 10 * SIDE not in ref.destinations(parted_game("turn", [YELLOW_L5]), RED_R6)  # nothing red to mend it
-    game = parted_game("turn", [RED_L5, YELLOW_L5])
-    assert 10 * SIDE in ref.destinations(game, RED_R6)  # the red L5 can still be laid against it
-    ref.slide(game, RED_R6, 10 * SIDE)
-    assert ref.play_options(game) == [RED_L5]  # no discard, no yellow piece: the placement must mend a
-    options = ref.placements(game, RED_L5)
-    assert options and all(RED_R6 in ref.neighbours(game, ref.squares(game, RED_L5, *divmod(o, SQUARES)))
-                           for o in options)
-    assert may_place(game, RED_L5, [""] * 10 + ["..#", "..#", "..#", "..##"])  # against a's right side
-    assert not may_place(game, RED_L5, [""] * 13 + [".........#", ".........#", ".........#", ".........##"])
-    after = parted_game("turn", [RED_L5])
-    after.half = "after"  # once the piece is placed, nothing is left to mend a parted piece
-    assert 10 * SIDE not in ref.destinations(after, RED_R6)
+class Script:
+    """A reference decider that answers the scripted (phase, choice) pairs in order, recording each question's
+    options."""
+
+    def __init__(self, answers: list[tuple[str, int]]):
+        self.answers, self.asked = list(answers), []
+
+    def __call__(self, game, phase, options):
+        self.asked.append((phase, list(options)))
+        expected, choice = self.answers.pop(0)
+        assert phase == expected
+        return choice
+
+
+def engine_turn(game: ref.Game, answers: list[tuple[str, int]]) -> tuple[engine.State, list]:
+    """The batched engine from the reference game's position at the start of a turn, stepped with the scripted
+    answers (each required legal); the state after them and each question's (phase, legal options)."""
+    params = game.params
+    state = engine.init(params, rules.deal(params, np.random.default_rng(0), 1))
+    orient, anchor = np.full((1, rules.PIECES), -1, np.int8), np.zeros((1, rules.PIECES), np.int16)
+    for p, (o, a) in game.where.items():
+        orient[0, p], anchor[0, p] = o, a
+    owner = np.full((1, rules.PIECES), -1, np.int8)
+    owner[0, game.supply[0]] = 0
+    stacks = np.full(state.stacks.shape, -1, np.int8)
+    state = engine._advance(params, engine.evolve(state, board=np.array([game.board], np.int8), orient=orient,
+                                                  anchor=anchor, owner=owner, stacks=stacks), "end")
+    asked = []
+    for phase, choice in answers:
+        decision = engine.decision(params, state)
+        options = np.flatnonzero(decision.legal[0]).tolist()
+        asked.append((state.phase, options))
+        assert state.phase == phase and choice in options, (phase, choice)
+        state = engine.step(params, state, np.array([choice]))
+    return state, asked
+
+
+@pytest.mark.parametrize("answers", [BEFORE, BEFORE_AND_AFTER], ids=["before", "before_and_after"])
+def test_the_rulebook_s_turn_that_breaks_a_contact_and_mends_it_is_legal_by_default_in_both_engines(answers):
+    game, script = example_game(), Script(answers)
+    ref.play_turn(game, script)
+    assert not script.answers and game.chips[0] == 1
+    assert ref.touches_own(game, RED_R6) and not ref.touches_own(game, RED_R8)  # against c; b left alone
+    state, asked = engine_turn(example_game(), answers)
+    assert asked == script.asked  # the same questions with the same options
+    assert state.board[0].tolist() == game.board and state.chips[0, 0] == 1
+
+
+def test_under_the_per_slide_switch_the_rulebook_s_turn_is_refused_in_both_engines():
+    game = example_game("slide")
+    game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
+    assert AWAY not in ref.destinations(game, RED_R6) and SIDE in ref.destinations(game, RED_R6)
+    with pytest.raises(IllegalMove, match="slide_to_before choice"):
+        ref.play_turn(example_game("slide"), Script(BEFORE))
+    with pytest.raises(AssertionError, match="slide_to_before"):
+        engine_turn(example_game("slide"), BEFORE)
+
+
+def test_after_placing_the_turn_may_not_end_while_a_slid_piece_is_parted_from_its_colour():
+    _state, asked = engine_turn(example_game(), BEFORE_AND_AFTER[:6])
+    game = example_game()
+    script = Script([*BEFORE_AND_AFTER[:5], ("slide_after", RED_L5)])
+    with pytest.raises(IndexError):  # the script ends at the slide_to question: the reference asks on
+        ref.play_turn(game, script)
+    for questions in (asked, script.asked):
+        phase, options = questions[5]
+        assert phase == "slide_after" and ref.STOP not in options and {RED_L5, RED_R8} <= set(options)
+
+
+def test_a_contact_is_broken_only_where_one_more_action_can_mend_it():
+    # One chip: a slide away leaves no chip for c, and the mover holds no red piece: refused.
+    poor = example_game(chips=1)
+    poor.start_contact = {p: ref.touches_own(poor, p) for p in poor.where}
+    assert AWAY not in ref.destinations(poor, RED_R6) and SIDE in ref.destinations(poor, RED_R6)
+    # Two chips: allowed, but then the last chip must mend it: every place c may go is against a.
+    game = example_game(chips=2)
+    script = Script([*BEFORE_AND_AFTER[:5], ("slide_after", RED_L5), ("slide_to_after", AGAINST)])
+    ref.play_turn(game, script)
+    phase, options = script.asked[-1]
+    assert phase == "slide_to_after" and AGAINST in options
+    for anchor in options:
+        with ref.tried_slide(game, RED_L5, anchor):
+            assert ref.touches_own(game, RED_R6)
+    # A red piece still to place can mend it instead (the placement), so one chip is enough before placing.
+    placing = example_game(chips=1)
+    placing.supply[0] = [RED_T5]
+    placing.start_contact = {p: ref.touches_own(placing, p) for p in placing.where}
+    assert AWAY in ref.destinations(placing, RED_R6)
+    ref.slide(placing, RED_R6, AWAY)
+    assert ref.play_options(placing) == [RED_T5]  # no discard: nothing else could mend a
+    assert all(RED_R6 in ref.neighbours(placing, ref.squares(placing, RED_T5, *divmod(o, SQUARES)))
+               for o in ref.placements(placing, RED_T5))
+
+
+def test_two_contacts_broken_at_once_need_one_action_that_mends_both():
+    # a slides away; then b, which started against a, slides away too, far from a: no one slide or placement
+    # could bring both back, so that second slide is refused; b sliding against a (still red beside it) is not.
+    game = example_game(chips=5)
+    game.start_contact = {p: ref.touches_own(game, p) for p in game.where}
+    ref.slide(game, RED_R6, AWAY)
+    options = ref.destinations(game, RED_R8)
+    assert 14 not in options  # rows 0-1, cols 14-17: against nothing, and no red piece could reach both
+    assert 13 * SIDE + 8 in options  # rows 13-14, cols 8-11: under a (and c)
 
 
 # ---------------------------------------------------------------------------------------------- targets
@@ -457,8 +565,9 @@ class Random:
         kind = ref.kind_of(phase)
         if kind == "look":
             return self.pick(options) if self.rng.random() < 0.5 else ref.NO_LOOK
-        if kind == "slide":
-            return self.pick(options[:-1]) if len(options) > 1 and self.rng.random() < 0.2 else ref.STOP
+        if kind == "slide":  # STOP, when offered, is the last option
+            pieces = [o for o in options if o != ref.STOP]
+            return self.pick(pieces) if pieces and (self.rng.random() < 0.2 or ref.STOP not in options) else ref.STOP
         if kind == "play":
             places = [o for o in options if o < ref.DISCARD]
             return self.pick(places or options)
@@ -551,3 +660,45 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(params: Para
     from playback import assert_playout_is_stepping
 
     assert engine.terminal(params, assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6))
+
+
+class Restless(Random):
+    """A scripted player that slides whenever it may, four times in five: it breaks contacts as often as the rules
+    let it."""
+
+    def __call__(self, game, phase, options):
+        assert options, f"{phase} at turn {game.turn}: a question with no answer"
+        if ref.kind_of(phase) == "slide":
+            pieces = [o for o in options if o != ref.STOP]
+            return self.pick(pieces) if pieces and (self.rng.random() < 0.8 or ref.STOP not in options) else ref.STOP
+        return super().__call__(game, phase, options)
+
+
+def restless_game(params: Params, seed: int) -> tuple[ref.Game, int]:
+    """A reference game with a Restless player at every seat; how many slides the outside reading saw leave a
+    slid piece apart from its colour in mid-turn (it checks that each is back by the end of its turn)."""
+    from independent import kunst_contact
+
+    game = ref.play(params, rules.deal(params, np.random.default_rng(seed), 1), Restless(seed))
+    assert game.turn == params.players * RULEBOOK_DEAL[params.players] and not any(game.supply)
+    trace = {"params": {"contact": params.contact, "contact_from_placement": params.contact_from_placement},
+             "pieces": [{"id": p, "color": rules.colour_of(p)} for p in range(rules.PIECES)], "turns": game.turns}
+    return game, kunst_contact(trace)
+
+
+@settings(max_examples=6, deadline=None)
+@given(chips=st.integers(1, 40), slide_again=st.booleans(), slide_placed=st.booleans(),
+       contact_from_placement=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_turn_that_breaks_contacts_always_has_a_legal_end_and_ends_with_them_mended(
+        chips, slide_again, slide_placed, contact_from_placement, seed):
+    """The reference under the default contact rule, with players that slide whenever they may, on a small board:
+    every question has an answer (Restless asserts it), every game ends, and every slid piece is back against its
+    colour at the end of each turn."""
+    restless_game(Params(players=2, board=12, chips=chips, slide_again=slide_again, slide_placed=slide_placed,
+                         contact_from_placement=contact_from_placement), seed)
+
+
+def test_players_that_slide_whenever_they_may_break_contacts_in_mid_turn_and_mend_them():
+    apart = [restless_game(Params(players=2, board=12, chips=20), seed)[1] for seed in (0, 1, 2)]
+    assert all(n > 0 for n in apart)
+    assert [restless_game(Params(players=2, board=12, chips=20, contact="slide"), seed)[1] for seed in (0, 1)] == [0, 0]

@@ -130,7 +130,7 @@ def test_a_shapes_file_without_shape_tables_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("board", 7, "'board' must be between 8 and 32, got 7"), ("board", 33, "'board' must be between 8 and 32"),
-    ("contact", "end", "'contact' must be one of slide, turn, got 'end'")])
+    ("contact", "end", "'contact' must be one of turn, slide, got 'end'")])
 def test_a_board_or_contact_rule_the_kernels_do_not_take_is_refused(key, value, message):
     with pytest.raises(AtelierError, match=message):
         params_from(rules.Params, 3, rules.PLAYER_COUNTS, {key: value})

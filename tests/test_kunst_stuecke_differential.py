@@ -22,10 +22,10 @@ kunst = get_game("kunst_stuecke")
 POOL = np.array(["random", "planner", "planner@6", "slider", "spoiler"])
 CASES = [(2, 32, 1, {}), (3, 32, 2, {}), (4, 32, 3, {}), (5, 32, 4, {}),  # players, games, seed, Params:
          (3, 30, 5, {"mirror": True, "slide_again": True, "contact_from_placement": False}),
-         (3, 24, 6, {"contact": "turn"}), (2, 24, 7, {"contact": "turn", "slide_again": True, "board": 12}),
+         (3, 24, 6, {"contact": "slide"}), (2, 24, 7, {"slide_again": True, "board": 12}),
          (4, 30, 8, {"rotate": False, "slide_placed": False}), (3, 24, 9, {"rotate": False, "mirror": True}),
          (2, 24, 10, {"board": 8}), (2, 6, 11, {"board": 32}),
-         (3, 24, 12, {"placement_contact": "corner", "contact": "turn"})]  # 314 games in all
+         (3, 24, 12, {"placement_contact": "corner", "contact": "slide"})]  # 314 games in all
 
 
 def same_game(state: engine.State, g: int, game: reference.Game) -> None:
@@ -111,8 +111,13 @@ def test_the_reference_offers_the_same_moves_and_gives_the_same_outcome(players,
     _, recorder = against_reference(params, deal, lineups, rng)
     kinds = {kind for kind, *_ in recorder.log}
     assert kinds == {"look", "keep", "slide", "slide_to", "play", "place"}  # every question was asked
-    if switches.get("contact") == "turn":  # some turn parted a piece before placing: no discard was offered
-        assert any((~legal[:, rules.DISCARD:].any(axis=1)).any() for legal, _ in questions(recorder, "play"))
+    # A turn that had to mend a contact: no stop offered after placing, or no discard offered.
+    mending = sum((~legal[:, rules.STOP]).sum() for legal, _ in questions(recorder, "slide")) + \
+        sum((~legal[:, rules.DISCARD:].any(axis=1)).sum() for legal, _ in questions(recorder, "play"))
+    if switches.get("contact") == "slide":  # every slide kept every contact: nothing was left to mend
+        assert mending == 0
+    elif games > 6:  # the default: contacts broken in mid-turn (by `random` and `slider`) and mended
+        assert mending > 0
     if switches.get("rotate") is False:  # every placement lies as the shapes file draws it (o = 4 m + 0)
         assert all((choice // params.squares % 4 == 0).all() for _, choice in questions(recorder, "place"))
 

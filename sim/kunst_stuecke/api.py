@@ -6,7 +6,10 @@ The trace (`atelier play kunst_stuecke --json`) holds, besides the header every 
 row and col 0), `supplies` (each seat's piece ids as dealt), `stacks` (the five stacks as shuffled, top first,
 each tile [color, size], size 6 meaning 6+), `turns` (each turn's seat and its actions in the order they
 happened) and `final` (every block as [color, pieces], single pieces included; scores; winners). Actions:
-- {act: "slide", piece, cells}: the piece's squares [row, col] after the slide;
+- {act: "slide", piece, cells}: the piece's squares [row, col] after the slide. Under the default contact rule
+  (Params.contact "turn") a slide may leave a slid piece apart from its colour until a later action of the same
+  turn brings it back (a slide, or the placement); by the turn's end every slid piece that started the turn
+  against its colour is against it again;
 - {act: "place", piece, rotation, mirror, cells}: rotation k is numpy.rot90 of the unrotated cell mask by k
   (counter-clockwise, row 0 at the top), after numpy.fliplr when mirror;
 - {act: "discard", piece};

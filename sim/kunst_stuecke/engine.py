@@ -169,34 +169,25 @@ def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray
     if kind == "slide_to":  # the kernel moves pieces to try them: it gets copies
         return fast.destinations(_turn(params, state, seat, state.phase), _chosen(state), geo)
     if kind == "play":
-        return fast.play_mask(state.board, state.orient, state.anchor, state.owner, seat, asked,
-                              _parted(params, state), params.placement_contact == "corner", geo)
+        return fast.play_mask(_turn(params, state, seat, state.phase), asked, geo)
     if kind == "place":
-        return fast.placements(state.board, state.orient, state.anchor, _chosen(state), _parted(params, state),
-                               params.placement_contact == "corner", geo)
+        return fast.placements(_turn(params, state, seat, state.phase), _chosen(state), geo)
     raise ValueError(f"no decision in phase '{state.phase}'")
 
 
 def slide_mask(params: Params, state: State, seat: int, asked: np.ndarray, phase: str) -> np.ndarray:
-    """(B, 61): the pieces the mover may slide in this phase, and STOP."""
+    """(B, 61): the pieces the mover may slide in this phase, and STOP (refused after placing while a slid piece
+    is parted from its colour)."""
     return fast.slide_mask(_turn(params, state, seat, phase), asked, fast.tables(params))
 
 
 def _turn(params: Params, state: State, seat: int, phase: str) -> fast.Turn:
-    """The slides' view of the state in a slide phase, with copies of the arrays a slide moves (board, anchor,
-    chips, slid, must_touch): the kernels move pieces to try them, and `step` keeps the copies it moved."""
-    mend = params.contact == "turn" and phase.endswith("_before")
-    return fast.Turn(state.board.copy(), state.orient, state.anchor.copy(), state.owner, state.chips.copy(),
-                     state.slid.copy(), state.placed, state.must_touch.copy(), state.start_contact, int(seat),
-                     bool(params.slide_again), bool(params.slide_placed), bool(mend),
-                     params.placement_contact == "corner")
-
-
-def _parted(params: Params, state: State) -> np.ndarray:
-    """(B, 60): slid pieces parted from their colour, which the placement must mend (contact "turn" only)."""
-    if params.contact != "turn":
-        return np.zeros(state.must_touch.shape, bool)
-    return fast.parted(state.board, state.orient, state.anchor, state.must_touch, fast.tables(params))
+    """The kernels' view of the turn in a phase, with copies of the arrays they move pieces in to try them (board,
+    orient, anchor, chips, slid, placed, must_touch): `step` keeps the copies a slide moved."""
+    return fast.Turn(state.board.copy(), state.orient.copy(), state.anchor.copy(), state.owner, state.chips.copy(),
+                     state.slid.copy(), state.placed.copy(), state.must_touch.copy(), state.start_contact, int(seat),
+                     bool(params.slide_again), bool(params.slide_placed), params.contact == "turn",
+                     phase.endswith("_before"), params.placement_contact == "corner")
 
 
 def _chosen(state: State) -> np.ndarray:

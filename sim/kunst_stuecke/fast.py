@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.game import read_only
-from sim.kernel import helper, kernel
+from sim.kernel import ZERO, helper, kernel
 from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
 EMPTY = -1
@@ -40,7 +40,8 @@ class Geo(NamedTuple):
 
 
 class Turn(NamedTuple):
-    """What the slides of a turn read and change, for the batch (the engine hands over copies where they change)."""
+    """What a turn's slides and placement read and change, for the batch: the kernels move pieces to try them, and
+    put them back (the engine hands over copies)."""
 
     board: np.ndarray  # (B, side * side)
     orient: np.ndarray  # (B, 60)
@@ -54,7 +55,8 @@ class Turn(NamedTuple):
     seat: int
     again: bool  # a piece may slide more than once a turn
     slide_placed: bool  # the piece placed this turn may slide
-    mend: bool  # contact "turn", before placing: a piece parted from its colour may wait for the placement
+    lookahead: bool  # contact "turn": a piece parted from its colour may wait for one more action to mend it
+    to_place: bool  # the placement is still to come (a slide phase before it)
     corner: bool  # a placed piece abuts pieces it meets corner to corner too (Params.placement_contact)
 
 
@@ -205,29 +207,6 @@ def _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, out):
     return count
 
 
-@kernel
-def parted(board, orient, anchor, must_touch, geo):
-    """(B, 60) bool: the pieces bound to end the turn against their colour that touch none of it now."""
-    out = np.zeros(must_touch.shape, np.bool_)
-    ids = np.empty(PIECES, np.int64)
-    for g in range(board.shape[0]):
-        for j in range(_parted_of(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, must_touch[g],
-                                  ids)):
-            out[g, ids[j]] = True
-    return out
-
-
-@helper(_nrt=False)
-def _compact(row, ids):
-    """The pieces marked in row (60,) into ids; how many."""
-    count = 0
-    for p in range(PIECES):
-        if row[p]:
-            ids[count] = p
-            count += 1
-    return count
-
-
 @helper(_nrt=False)
 def _common_colour(ids, count):
     """The colour all `count` pieces of ids share; -1 if they do not (or there are none)."""
@@ -239,60 +218,93 @@ def _common_colour(ids, count):
 
 
 @kernel
-def placements(board, orient, anchor, pieces, parted_now, corner, geo):
-    """(B, O * side * side) bool: where each game's piece (pieces[g], -1: none) may be placed, side^2 o + anchor;
-    against every parted piece (contact "turn")."""
-    batch, side, masks = board.shape[0], geo.side, geo.masks
-    legal = np.zeros((batch, masks.shape[1] * side * side), np.bool_)
-    occupied, beside = np.zeros((1, side), np.int64), np.zeros((6, side), np.int64)
-    ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
+def placements(t, pieces, geo):
+    """(B, O * side * side) bool: where each game's piece (pieces[g], -1: none) may be placed, side^2 o + anchor
+    (placements_of)."""
+    batch = t.board.shape[0]
+    legal = np.zeros((batch, geo.masks.shape[1] * geo.side * geo.side), np.bool_)
+    w = _scratch(geo.side)
     for g in range(batch):
         if pieces[g] >= 0:
-            placements_of(board, g, orient, anchor, pieces[g], ids, _compact(parted_now[g], ids), corner, geo,
-                          occupied, beside, near, legal[g])
+            placements_of(t, g, pieces[g], geo, w, legal[g])
     return legal
 
 
 @helper(inline="always")  # its callers' loop: no call per game
-def placements_of(board, g, orient, anchor, piece, ids, count, corner, geo, occupied, beside, near, legal):
-    """Placing Shapes (Course of play, 1): marks in legal (O * side * side,), cleared, where game g's piece may be
-    placed, against every one of the `count` parted pieces of ids (contact "turn")."""
-    _bitboards(board, g, geo.side, corner, occupied, beside)
-    _near(board, g, orient, anchor, geo, ids, count, near)
-    _lie_anywhere(geo.side, geo.masks, geo.extent, geo.distinct, occupied, beside, near, count,
-                  _common_colour(ids, count), piece, legal)
+def placements_of(t, g, piece, geo, w, legal):
+    """Placing Shapes (Course of play, 1): marks in legal (O * side * side,), cleared, where game g's piece may
+    be placed: where it may lie, and, while slid pieces are parted from their colour, after which the turn can
+    still end legally (_placing_ends)."""
+    _bitboards(t.board, g, geo.side, t.corner, w.occupied, w.beside)
+    _lie_anywhere(geo.side, geo.masks, geo.extent, geo.distinct, w.occupied, w.beside, w.near, ZERO, VACANT, piece,
+                  legal)
+    count = _parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids)
+    if count > 0:
+        mends = t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g], w.swept)
+        for option in range(legal.shape[0]):
+            if legal[option] and not (mends and _clear_of(geo, piece, option, w.swept)):
+                legal[option] = _placing_ends(t, g, piece, option, geo, w, mends)
 
 
 @kernel
-def play_mask(board, orient, anchor, owner, seat, asked, parted_now, corner, geo):
-    """(B, 2 * 60): place piece p (column p) where it can lie somewhere; discard it (60 + p), unless a parted
-    piece waits for the placement to mend it (contact "turn"); for the seat's pieces in the games asked."""
-    batch, side = board.shape[0], geo.side
+def play_mask(t, asked, geo):
+    """(B, 2 * 60): place piece p (column p), discard it (60 + p), for the seat's pieces in the games asked
+    (plays_of)."""
+    batch = t.board.shape[0]
     legal = np.zeros((batch, 2 * PIECES), np.bool_)
-    occupied, beside = np.zeros((1, side), np.int64), np.zeros((6, side), np.int64)
-    ids, near = np.empty(PIECES, np.int64), np.zeros((PIECES, side), np.int64)
+    w = _scratch(geo.side)
     for g in range(batch):
         if asked[g]:
-            plays_of(board, g, orient, anchor, owner, seat, ids, _compact(parted_now[g], ids), corner, geo, occupied,
-                     beside, near, legal[g])
+            plays_of(t, g, geo, w, legal[g])
     return legal
 
 
 @helper(inline="always")  # its callers' loop: no call per game
-def plays_of(board, g, orient, anchor, owner, seat, ids, count, corner, geo, occupied, beside, near, legal):
+def plays_of(t, g, geo, w, legal):
     """Course of play: the seat MUST place or discard a shape. Marks in legal (2 * 60,), cleared, game g's pieces
-    that can lie somewhere (column p) and those it may discard (60 + p): any, unless `count` parted pieces (ids)
-    wait for the placement to mend them (contact "turn")."""
+    that may be placed somewhere (column p) and those it may discard (60 + p): any, but while slid pieces are
+    parted from their colour, only so that the turn can still end legally (contact "turn")."""
     side, masks, extent, distinct = geo.side, geo.masks, geo.extent, geo.distinct  # once: a tuple's array is
     # counted at every use
-    _bitboards(board, g, side, corner, occupied, beside)
-    _near(board, g, orient, anchor, geo, ids, count, near)
-    need = _common_colour(ids, count)
-    nowhere = np.zeros(0, np.bool_)
+    owner, lies = t.owner, w.lies
+    _bitboards(t.board, g, side, t.corner, w.occupied, w.beside)
+    count = _parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids)
+    discard = count == 0 or (t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g], w.swept))
     for p in range(PIECES):
-        if owner[g, p] == seat:
-            legal[PIECES + p] = count == 0
-            legal[p] = _lie_anywhere(side, masks, extent, distinct, occupied, beside, near, count, need, p, nowhere)
+        if owner[g, p] != t.seat:
+            continue
+        legal[PIECES + p] = discard
+        if count == 0:
+            legal[p] = _lie_anywhere(side, masks, extent, distinct, w.occupied, w.beside, w.near, ZERO, VACANT, p,
+                                     w.nowhere)
+            continue
+        lies[:] = False
+        _lie_anywhere(side, masks, extent, distinct, w.occupied, w.beside, w.near, ZERO, VACANT, p, lies)
+        for option in range(lies.shape[0]):
+            if lies[option] and ((discard and _clear_of(geo, p, option, w.swept))
+                                 or _placing_ends(t, g, p, option, geo, w, discard)):
+                legal[p] = True
+                break
+
+
+@helper(_nrt=False)
+def _placing_ends(t, g, piece, option, geo, w, mends):
+    """Whether the turn can still end legally after game g's piece is laid as option (side^2 o + anchor), slid
+    pieces being parted from their colour now and `mends` whether one more slide would mend them now: none is
+    parted then, or (contact "turn") one more slide mends them all (reference.can_end). A piece of a colour no
+    bound piece has can neither mend one nor help a slide to: then only `mends` can hold, if it still does."""
+    board, orient, anchor, placed = t.board, t.orient, t.anchor, t.placed
+    if not mends and not _kin_to_bound(t.must_touch, g, piece):
+        return False
+    squares = geo.side * geo.side
+    o, a, before, was = option // squares, option % squares, placed[g], anchor[g, piece]
+    _lay(board, g, geo.offsets, geo.size, piece % SHAPES, o, a, piece)
+    orient[g, piece], anchor[g, piece], placed[g] = o, a, piece
+    count = _parted_of(board, g, orient, anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g], w.ids)
+    ends = count == 0 or (t.lookahead and _slide_mends(t, g, geo, w, count, t.must_touch[g], w.nowhere))
+    _lay(board, g, geo.offsets, geo.size, piece % SHAPES, o, a, VACANT)
+    orient[g, piece], anchor[g, piece], placed[g] = EMPTY, was, before
+    return ends
 
 
 @helper(_nrt=False)
@@ -310,7 +322,7 @@ def _lay(board, g, offsets, size, shape, orientation, anchor, value):
 
 
 class Scratch(NamedTuple):
-    """Work arrays of one slide search."""
+    """Work arrays of one slide search, and of the search for one more slide inside it (trial_)."""
 
     seen: np.ndarray  # (side * side,) bool
     queue: np.ndarray  # (side * side,) int64: the anchors to visit
@@ -320,6 +332,13 @@ class Scratch(NamedTuple):
     beside: np.ndarray  # (6, side) int64
     near: np.ndarray  # (60, side) int64
     nowhere: np.ndarray  # (0,) bool: _lie_anywhere's legal where it only asks whether a piece fits
+    lies: np.ndarray  # (8 * side * side,) bool: where a piece may lie
+    trial_seen: np.ndarray  # (side * side,) bool
+    trial_queue: np.ndarray  # (side * side,) int64
+    trial_ids: np.ndarray  # (60,) int64
+    trial_movable: np.ndarray  # (60,) bool
+    trial_from: np.ndarray  # (side * side,) int64: the anchor each was reached from
+    swept: np.ndarray  # (side * side,) bool: the squares a mending slide passes over
 
 
 @helper
@@ -327,7 +346,9 @@ def _scratch(side):
     squares = side * side
     return Scratch(np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.zeros(PIECES, np.bool_),
                    np.empty(PIECES, np.int64), np.zeros((1, side), np.int64), np.zeros((6, side), np.int64),
-                   np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_))
+                   np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_), np.zeros(8 * squares, np.bool_),
+                   np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.empty(PIECES, np.int64),
+                   np.zeros(PIECES, np.bool_), np.empty(squares, np.int64), np.zeros(squares, np.bool_))
 
 
 @helper(_nrt=False)
@@ -356,33 +377,54 @@ def _move(board, g, orient, anchor, offsets, size, piece, to):
 
 
 @helper(_nrt=False)
-def _destinations(t, g, geo, w, which, found, out):
-    """For each piece marked in which (60,), found[p]: how many anchors it may slide to, each marked in out
-    (side^2,); with an empty out, 1 at most (the search stops at the first). A destination is reachable by unit
-    steps through squares where the piece fits, not its own place, and the turn can still end legally there:
-    every bound piece (slid, or this one if it started the turn against its colour) is against its colour, or,
-    where the placement may still mend (t.mend), one piece still to be placed can lie against all that are not
-    (_mendable)."""
-    # The tuples are unpacked once a game: numba counts a reference at every use of a tuple's array.
-    board, orient, anchor, must_touch, start_contact = t.board, t.orient, t.anchor, t.must_touch, t.start_contact
+def _kin_to_bound(must_touch, g, piece):
+    """Whether some piece of game g bound to end the turn against its colour is of the piece's colour."""
+    kin = False
+    for p in range(piece // SHAPES * SHAPES, (piece // SHAPES + 1) * SHAPES):
+        kin |= must_touch[g, p]
+    return kin
+
+
+@helper(_nrt=False)
+def _clear_of(geo, piece, option, swept):
+    """Whether the piece laid as option (side^2 o + anchor) covers none of the squares marked in swept."""
+    squares = geo.side * geo.side
+    o, a, clear = option // squares, option % squares, True
+    for i in range(geo.size[piece % SHAPES]):
+        clear &= not swept[a + geo.offsets[piece % SHAPES, o, i]]
+    return clear
+
+
+@helper(_nrt=False)
+def _slide_mends(t, g, geo, w, count, bound, swept):
+    """Whether one more slide, for a chip, leaves none of the pieces marked in bound (60,) parted from its colour,
+    the `count` parted now being w.ids (reference.slide_mends): a piece that may slide, of their colour (it may be
+    one of them, with slide_again), reaching a place against every other parted piece, parting no bound piece.
+    Where it does and swept (side^2,) is not empty, the squares the slide found passes over are marked there: a
+    placement clear of them leaves that slide possible, and mending (a placement only adds contacts)."""
+    board, orient, anchor, start_contact = t.board, t.orient, t.anchor, t.start_contact
     side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
-    seen, queue, bound, ids, row_of, col_of = w.seen, w.queue, w.bound, w.ids, geo.row, geo.col
-    first_only = out.shape[0] == 0
-    slid_bound = False
-    for p in range(PIECES):
-        slid_bound |= must_touch[g, p]
-        bound[p] = must_touch[g, p]
+    seen, queue, ids, movable, near = w.trial_seen, w.trial_queue, w.ids, w.trial_movable, w.near
+    came_from = w.trial_from
+    row_of, col_of = geo.row, geo.col
+    if t.chips[g, t.seat] <= 0:
+        return False
+    _near(board, g, orient, anchor, geo, ids, count, near)
+    _movable(t, g, movable)
     for piece in range(PIECES):
-        if not which[piece]:
+        if not movable[piece]:
             continue
-        bound[piece] |= start_contact[g, piece]
-        anything_bound = slid_bound or start_contact[g, piece]
+        kin = True
+        for j in range(count):
+            kin &= ids[j] == piece or ids[j] // SHAPES == piece // SHAPES
+        if not kin:
+            continue
         shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
         height, width = extent[shape, o, 0], extent[shape, o, 1]
         seen[:] = False
         seen[start] = True
-        queue[0], head, tail, count = start, 0, 1, 0
-        while head < tail and not (first_only and count > 0):
+        queue[0], head, tail = start, 0, 1
+        while head < tail:
             row, col = row_of[queue[head]], col_of[queue[head]]
             head += 1
             for k in range(4):
@@ -393,21 +435,127 @@ def _destinations(t, g, geo, w, which, found, out):
                 if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
                     continue
                 seen[a] = True
+                came_from[a] = queue[head - 1]
                 queue[tail] = a
                 tail += 1
-                if anything_bound:  # try the move
-                    _move(board, g, orient, anchor, offsets, size, piece, a)
-                    apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, ids)
-                    ends = apart == 0 or (t.mend and _mendable(t, g, geo, apart, w))
-                    _move(board, g, orient, anchor, offsets, size, piece, start)
-                    if not ends:
-                        continue
-                count += 1
-                if first_only:
-                    break
-                out[a] = True
-        found[piece] = count
+                against = True  # against every other parted piece, the squares beside it (near)
+                for j in range(count):
+                    if ids[j] != piece:
+                        touching = False
+                        for i in range(size[shape]):
+                            square = a + offsets[shape, o, i]
+                            touching |= (near[j, row_of[square]] >> col_of[square]) & 1 == 1
+                        against &= touching
+                if not against:
+                    continue
+                _move(board, g, orient, anchor, offsets, size, piece, a)
+                was = bound[piece]
+                bound[piece] |= start_contact[g, piece]
+                apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, w.trial_ids)
+                bound[piece] = was
+                _move(board, g, orient, anchor, offsets, size, piece, start)
+                if apart == 0:
+                    _sweep(geo, piece, o, start, a, came_from, swept)
+                    return True
+    return False
+
+
+@helper(_nrt=False)
+def _sweep(geo, piece, o, start, end, came_from, swept):
+    """Mark in swept (side^2,), cleared, the squares the piece in orientation o covers on its way from anchor start
+    to end (came_from: each anchor's previous one); nothing where swept is empty."""
+    if swept.shape[0] == 0:
+        return
+    swept[:] = False
+    a = end
+    while True:
+        for i in range(geo.size[piece % SHAPES]):
+            swept[a + geo.offsets[piece % SHAPES, o, i]] = True
+        if a == start:
+            return
+        a = came_from[a]
+
+
+@helper(_nrt=False)
+def _slide_ends(t, g, geo, w, piece, count):
+    """Contact "turn", just after game g's piece was tried where `count` bound pieces (w.bound) are parted from
+    their colour (w.ids): whether one more action mends them all -- the placement, if still to come (_mendable),
+    or one more slide, this one paid for (reference.can_end)."""
+    if t.to_place and _mendable(t, g, geo, count, w):
+        return True
+    t.chips[g, t.seat] -= 1
+    t.slid[g, piece] += 1
+    mends = _slide_mends(t, g, geo, w, count, w.bound, w.nowhere)
+    t.chips[g, t.seat] += 1
+    t.slid[g, piece] -= 1
+    return mends
+
+
+@helper(_nrt=False)
+def _destinations(t, g, geo, w, which, found, out):
+    """For each piece marked in which (60,), found[p]: how many anchors it may slide to, each marked in out
+    (side^2,); with an empty out, 1 at most (the search stops at the first). A destination is reachable by unit
+    steps through squares where the piece fits, not its own place, and the turn can still end legally there:
+    every bound piece (slid, or this one if it started the turn against its colour) is against its colour, or
+    (contact "turn") one more action can mend all that are not (_slide_ends). Where only the first is wanted,
+    one that leaves every bound piece against its colour is looked for first: it needs no look ahead."""
+    must_touch, start_contact, bound = t.must_touch, t.start_contact, w.bound
+    first_only = out.shape[0] == 0
+    slid_bound = False
+    for p in range(PIECES):
+        slid_bound |= must_touch[g, p]
+        bound[p] = must_touch[g, p]
+    for piece in range(PIECES):
+        if not which[piece]:
+            continue
+        bound[piece] |= start_contact[g, piece]
+        anything_bound = slid_bound or start_contact[g, piece]
+        found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead and not first_only, out)
+        if first_only and found[piece] == 0 and anything_bound and t.lookahead:
+            found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, out)
         bound[piece] = must_touch[g, piece]
+
+
+@helper(_nrt=False)
+def _reach(t, g, geo, w, piece, anything_bound, lookahead, out):
+    """_destinations for one piece, the bound pieces marked in w.bound: how many anchors it may slide to, marked in
+    out (1 at most, with an empty out); a destination that parts a bound piece from its colour counts only with
+    `lookahead`, where one more action can mend all that are parted (_slide_ends)."""
+    # The tuples are unpacked once a game: numba counts a reference at every use of a tuple's array.
+    board, orient, anchor = t.board, t.orient, t.anchor
+    side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
+    seen, queue, bound, ids, row_of, col_of = w.seen, w.queue, w.bound, w.ids, geo.row, geo.col
+    first_only = out.shape[0] == 0
+    shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
+    height, width = extent[shape, o, 0], extent[shape, o, 1]
+    seen[:] = False
+    seen[start] = True
+    queue[0], head, tail, count = start, 0, 1, 0
+    while head < tail and not (first_only and count > 0):
+        row, col = row_of[queue[head]], col_of[queue[head]]
+        head += 1
+        for k in range(4):
+            r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
+            if r < 0 or c < 0 or r + height > side or c + width > side:
+                continue
+            a = r * side + c
+            if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
+                continue
+            seen[a] = True
+            queue[tail] = a
+            tail += 1
+            if anything_bound:  # try the move
+                _move(board, g, orient, anchor, offsets, size, piece, a)
+                apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, ids)
+                ends = apart == 0 or (lookahead and _slide_ends(t, g, geo, w, piece, apart))
+                _move(board, g, orient, anchor, offsets, size, piece, start)
+                if not ends:
+                    continue
+            count += 1
+            if first_only:
+                break
+            out[a] = True
+    return count
 
 
 @kernel
@@ -426,15 +574,24 @@ def slide_mask(t, asked, geo):
 def slides_of(t, g, asked, geo, w, which, found, nowhere, legal):
     """Sliding Shapes: into legal[g] (61,), cleared, game g's pieces the mover may slide now, if asked (a chip
     left, not slid this turn unless `again`, not just placed unless `slide_placed`, somewhere to go), and STOP
-    (column 60). (The whole mask and a game, not a row view: a view costs a reference count per game.)"""
+    (column 60) unless the turn may not end so (must_slide). (The whole mask and a game, not a row view: a view
+    costs a reference count per game.)"""
     for p in range(PIECES):
         legal[g, p] = False
-    legal[g, PIECES] = True
+    legal[g, PIECES] = not must_slide(t, g, geo, w)
     if asked and t.chips[g, t.seat] > 0:
         _movable(t, g, which)
         _destinations(t, g, geo, w, which, found, nowhere)
         for p in range(PIECES):
             legal[g, p] = which[p] and found[p] > 0
+
+
+@helper(_nrt=False)
+def must_slide(t, g, geo, w):
+    """Whether game g's mover may not stop sliding: the placement is made and a slid piece is still parted from
+    its colour (contact "turn": a slide is then always left to mend it)."""
+    return not t.to_place and _parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours,
+                                         t.must_touch[g], w.ids) > 0
 
 
 @helper(inline="always", _nrt=False)

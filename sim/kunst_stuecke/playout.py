@@ -13,7 +13,8 @@ does, over the whole batch; an asked game takes its nth allowed option in code o
 (strategies.common.pick_any):
 - look: `rng.random(B)`, the stack, then `rng.random(B)`: the look is taken under 0.5, else none;
 - keep, slide_to, place: `rng.random(B)`, the option;
-- slide: `rng.random(B)`, the piece, then `rng.random(B)`: it slides under SLIDE_CHANCE, else the mover stops;
+- slide: `rng.random(B)`, the piece, then `rng.random(B)`: it slides under SLIDE_CHANCE, or where it may not stop
+  (fast.must_slide), else the mover stops;
 - play: `rng.random(B)`, a placeable piece, then `rng.random(B)`, a piece to discard where none is placeable.
 So a batch played here ends in the State, and with the rng in the state, that stepping it with `random` at every
 seat gives; tests/test_contract.py and tests/test_kunst_stuecke.py hold the two against each other.
@@ -43,12 +44,10 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
     w, which, found = fast._scratch(geo.side), np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64)
     movable, nowhere = np.zeros(PIECES, np.bool_), np.zeros(0, np.bool_)  # fast.may_slide's scratch
     rows = np.zeros(max(2 * PIECES, geo.masks.shape[1] * geo.side * geo.side), np.bool_)
-    ids = np.empty(PIECES, np.int64)
     while True:
         seat = turn % players
-        mend = contact_turn and at < PLAY  # engine._turn: the placement may still mend a parted piece
         t = fast.Turn(board, orient, anchor, owner, chips, slid, placed, must_touch, start_contact, seat, again,
-                      slide_placed, mend, corner)
+                      slide_placed, contact_turn, at < PLAY, corner)  # engine._turn
         if at == LOOK_BEFORE or at == LOOK_AFTER:
             look_randomly(stacks, seen, first_look, looked, chosen, asked, seat, turn, rows, rng)
         elif at == KEEP_BEFORE or at == KEEP_AFTER:
@@ -59,19 +58,19 @@ def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, di
             slide_to_randomly(t, chosen, geo, w, which, found, rows, rng)
             at -= 2  # back to the slide question (engine.step after "slide_to")
         elif at == PLAY:
-            play_randomly(t, discards, chosen, contact_turn, geo, w, ids, rows, rng)
+            play_randomly(t, discards, chosen, geo, w, rows, rng)
         else:
-            place_randomly(t, chosen, contact_turn, from_placement, geo, w, ids, rows, rng)
-        at, turn = next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns,
-                                 contact_turn, geo, w, which, found, movable, nowhere)
+            place_randomly(t, chosen, from_placement, geo, w, rows, rng)
+        at, turn = next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns, geo, w,
+                                 which, found, movable, nowhere)
         if at == START:
             asked[:] = False
             return turn
 
 
 @helper
-def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns, contact_turn, geo, w,
-                  which, found, movable, nowhere):
+def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns, geo, w, which, found,
+                  movable, nowhere):
     """engine._advance after phase `at`: the next phase that asks some game, with `asked` set (and `sliding` in
     a slide phase), and the turn; START once every turn is played."""
     players = t.chips.shape[1]
@@ -91,7 +90,7 @@ def next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, tu
             stopped[:] = False
         slides = at == SLIDE_BEFORE or at == SLIDE_AFTER
         mover = fast.Turn(t.board, t.orient, t.anchor, t.owner, t.chips, t.slid, t.placed, t.must_touch,
-                          t.start_contact, seat, t.again, t.slide_placed, contact_turn and at < PLAY, t.corner)
+                          t.start_contact, seat, t.again, t.slide_placed, t.lookahead, at < PLAY, t.corner)
         for g in range(len(asked)):
             if at == LOOK_BEFORE or at == LOOK_AFTER:
                 asked[g] = fast.asks_look(looked, spaces, stacks, g, seat)
@@ -159,11 +158,12 @@ def keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng):
 
 @helper
 def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng):
-    """Sliding Shapes: a random piece that may slide, chosen one time in ten; the mover stops otherwise."""
+    """Sliding Shapes: a random piece that may slide, chosen one time in ten, or whenever the mover may not stop;
+    the mover stops otherwise."""
     piece_draws, slide_draws = rng.random(len(asked)), rng.random(len(asked))
     for g in range(len(asked)):
         chosen[g] = -1
-        if asked[g] and slide_draws[g] < SLIDE_CHANCE:
+        if asked[g] and (slide_draws[g] < SLIDE_CHANCE or fast.must_slide(t, g, geo, w)):
             fast.slides_of(t, g, YES, geo, w, which, found, nowhere, sliding)
             chosen[g] = answered(nth_allowed(sliding[g, :PIECES], piece_draws[g]))
         elif asked[g]:
@@ -184,40 +184,27 @@ def slide_to_randomly(t, chosen, geo, w, which, found, rows, rng):
 
 
 @helper
-def parted_now(t, g, contact_turn, geo, ids):
-    """How many slid pieces of game g are parted from their colour (into ids), which the placement must mend
-    (contact "turn" only; engine._parted)."""
-    if not contact_turn:
-        return 0
-    return fast._parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, t.must_touch[g],
-                           ids)
-
-
-@helper
-def play_randomly(t, discards, chosen, contact_turn, geo, w, ids, rows, rng):
+def play_randomly(t, discards, chosen, geo, w, rows, rng):
     """Placing Shapes: a random piece that can be placed; a random discard only where none can."""
     place_draws, discard_draws = rng.random(len(chosen)), rng.random(len(chosen))
     plays = rows[:2 * PIECES]
     for g in range(len(chosen)):
         plays[:] = False
-        fast.plays_of(t.board, g, t.orient, t.anchor, t.owner, t.seat, ids, parted_now(t, g, contact_turn, geo, ids),
-                      t.corner, geo, w.occupied, w.beside, w.near, plays)
+        fast.plays_of(t, g, geo, w, plays)
         chosen[g] = nth_allowed(plays[:PIECES], place_draws[g])
         if chosen[g] < 0:
             fast.discard_one(t.owner, discards, g, t.seat, answered(nth_allowed(plays[PIECES:], discard_draws[g])))
 
 
 @helper
-def place_randomly(t, chosen, contact_turn, from_placement, geo, w, ids, rows, rng):
+def place_randomly(t, chosen, from_placement, geo, w, rows, rng):
     """Placing Shapes: the chosen piece laid in a random legal orientation and place."""
     draws = rng.random(len(chosen))
     spots = rows[:geo.masks.shape[1] * geo.side * geo.side]
     for g in range(len(chosen)):
         if chosen[g] >= 0:
             spots[:] = False
-            fast.placements_of(t.board, g, t.orient, t.anchor, chosen[g], ids,
-                               parted_now(t, g, contact_turn, geo, ids), t.corner, geo, w.occupied, w.beside, w.near,
-                               spots)
+            fast.placements_of(t, g, chosen[g], geo, w, spots)
             fast.place_one(t.board, t.orient, t.anchor, t.owner, t.start_contact, g, chosen[g],
                            answered(nth_allowed(spots, draws[g])), from_placement, geo)
             t.placed[g] = chosen[g]

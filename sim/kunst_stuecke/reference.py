@@ -15,16 +15,21 @@ possible, no slide possible) is not asked:
 4. look, if the player has not looked this turn, and slides again.
 
 Reading of the contact rule (Sliding Shapes): a slid piece that started the turn against its own colour must
-end the turn against its own colour. With Params.contact "slide", every slide must leave every such piece slid
-so far this turn against its own colour, so the turn can always end legally; a sequence that breaks the
-contact and mends it with a later slide is not allowed. With "turn", a slide before the placement may also
-part such pieces from their colour where one piece of the mover's can still be placed against all of them;
-the placement must then be such a piece, laid so (no discard). After the placement, as with "slide".
+end the turn against its own colour, "although this need not be the original shape". With Params.contact
+"turn" (the default) it is judged at the end of the turn, whatever mended the contact: slides may come "before
+placement, afterwards, or before and after", so a slide may part such a piece from its colour and a later slide
+or the placement bring it back. Each move is planned so that the turn can still end legally (the rulebook's
+hint: "plan the move in your head"): a slide, a placement or a discard may leave pieces parted only where one
+more action brings them all back -- the placement still to come, or one more slide for a chip (`can_end`) --
+and the player may stop sliding after the placement only when none is parted. So no turn is ever left without
+a legal end, and every turn still ends (each slide costs a chip). With "slide", every slide must leave every
+such piece slid so far against its own colour: a contact broken and mended later is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -168,33 +173,43 @@ def may_lie(game: Game, piece: int, cells: list[int]) -> bool:
     return not touching or colour_of(piece) in touching
 
 
-def ways_to_lie(game: Game, piece: int, against: list[int] = ()) -> Iterator[int]:
-    """The place options of a piece, in order: side^2 * orientation + anchor, each distinct way to lie once (an
-    orientation that lays the shape like a lower one, or a turned one without Params.rotate, is skipped); and
-    against every piece of `against`, which must be of its colour (to mend them)."""
-    if any(colour_of(p) != colour_of(piece) for p in against):
-        return
+def ways_to_lie(game: Game, piece: int) -> Iterator[int]:
+    """The options where a piece may lie, in order: side^2 * orientation + anchor, each distinct way to lie once
+    (an orientation that lays the shape like a lower one, or a turned one without Params.rotate, is skipped)."""
     for orientation, shape in enumerate(game.shapes[shape_of(piece)]):
         if shape:
             for anchor in shape.anchors:
                 board = game.board  # most anchors fail on their first taken square: no list built for them
-                if all(board[anchor + offset] == -1 for offset in shape.offsets):
-                    cells = squares(game, piece, orientation, anchor)
-                    if may_lie(game, piece, cells) and (not against or set(against) <= neighbours(game, cells)):
-                        yield game.params.squares * orientation + anchor
+                if all(board[anchor + offset] == -1 for offset in shape.offsets) and \
+                        may_lie(game, piece, squares(game, piece, orientation, anchor)):
+                    yield game.params.squares * orientation + anchor
+
+
+def ways_to_place(game: Game, piece: int) -> Iterator[int]:
+    """Where the piece may be laid: where it may lie, and after which the turn can still end legally (can_end)."""
+    if not parted(game):  # a placement never parts a piece from its colour
+        yield from ways_to_lie(game, piece)
+        return
+    if all(colour_of(p) != colour_of(piece) for p in game.must_touch) and not can_end(game, placement_to_come=False):
+        return  # it can neither mend a bound piece nor help a slide to: no slide mends them now, none will
+    for option in ways_to_lie(game, piece):
+        with tried_placement(game, piece, option):
+            ends = can_end(game, placement_to_come=False)
+        if ends:
+            yield option
 
 
 def placements(game: Game, piece: int) -> list[int]:
-    return list(ways_to_lie(game, piece, parted(game)))
+    return list(ways_to_place(game, piece))
 
 
 def play_options(game: Game) -> list[int]:
     """Each piece of the supply may be placed (if it can lie anywhere) or discarded ("If it is not possible
     to place a shape anywhere on the board, or if the player chooses to not lay it on the board"); but where
-    slid pieces wait to be mended (contact "turn"), only a piece that can lie against all of them, placed."""
-    mine, waiting = sorted(game.supply[game.seat]), parted(game)
-    placeable = [p for p in mine if next(ways_to_lie(game, p, waiting), None) is not None]
-    return placeable + ([] if waiting else [DISCARD + p for p in mine])
+    slid pieces are parted from their colour (contact "turn"), only so that the turn can still end legally."""
+    mine = sorted(game.supply[game.seat])
+    placeable = [p for p in mine if next(ways_to_place(game, p), None) is not None]
+    return placeable + ([DISCARD + p for p in mine] if can_end(game, placement_to_come=False) else [])
 
 
 def place(game: Game, piece: int, option: int) -> None:
@@ -247,31 +262,88 @@ def _move(game: Game, piece: int, anchor: int) -> None:
     game.where[piece] = (orientation, anchor)
 
 
-def parted(game: Game, bound: set[int] | None = None) -> list[int]:
-    """The bound pieces (slid ones that must end the turn against their own colour, by default) that touch none
-    of it now."""
-    return sorted(p for p in (game.must_touch if bound is None else bound) if not touches_own(game, p))
+def parted(game: Game) -> list[int]:
+    """The pieces slid this turn that must end it against their own colour and touch none of it now."""
+    return sorted(p for p in game.must_touch if not touches_own(game, p))
 
 
-def mendable(game: Game, apart: list[int]) -> bool:
-    """Contact "turn", before placing: one piece of the mover's can still be placed against every parted piece
-    (of their colour, so they share one)."""
-    return (game.params.contact == "turn" and game.half == "before"
-            and any(next(ways_to_lie(game, p, apart), None) is not None for p in game.supply[game.seat]))
+def can_end(game: Game, placement_to_come: bool) -> bool:
+    """Sliding Shapes: whether the turn can still end with every piece slid this turn that started it against its
+    own colour against its own colour again: none is parted now, or (contact "turn") one more action brings every
+    parted piece back -- the placement, if still to come, or one more slide."""
+    apart = parted(game)
+    if not apart:
+        return True
+    return game.params.contact == "turn" and (
+        (placement_to_come and placement_mends(game, apart)) or slide_mends(game, apart))
+
+
+def placement_mends(game: Game, apart: list[int]) -> bool:
+    """One piece of the mover's, of the parted pieces' colour (so they must share one), can be laid against every
+    parted piece."""
+    colours = {colour_of(p) for p in apart}
+    return len(colours) == 1 and any(
+        colour_of(piece) in colours and any(
+            set(apart) <= neighbours(game, squares(game, piece, *divmod(option, game.params.squares)))
+            for option in ways_to_lie(game, piece))
+        for piece in game.supply[game.seat])
+
+
+def slide_mends(game: Game, apart: list[int]) -> bool:
+    """One more slide, for a chip, leaves no piece parted: a piece of their colour slid against every parted
+    piece but itself (it may be one of them, with slide_again), parting no other."""
+    for piece in slidable(game):
+        others = set(apart) - {piece}
+        if any(colour_of(p) != colour_of(piece) for p in others):
+            continue
+        orientation = game.where[piece][0]
+        for anchor in reachable(game, piece):
+            if others <= neighbours(game, squares(game, piece, orientation, anchor), piece):
+                with tried_slide(game, piece, anchor):
+                    if not parted(game):
+                        return True
+    return False
+
+
+@contextmanager
+def tried_slide(game: Game, piece: int, anchor: int):
+    """The game as if the piece had slid to anchor, for a chip; as it was afterwards."""
+    start, chips, slid, bound = game.where[piece][1], list(game.chips), dict(game.slid), set(game.must_touch)
+    _move(game, piece, anchor)
+    game.chips[game.seat] -= 1
+    game.slid[piece] = game.slid.get(piece, 0) + 1
+    if game.start_contact.get(piece, False):
+        game.must_touch.add(piece)
+    try:
+        yield
+    finally:
+        _move(game, piece, start)
+        game.chips, game.slid, game.must_touch = chips, slid, bound
+
+
+@contextmanager
+def tried_placement(game: Game, piece: int, option: int):
+    """The game as if the piece had been laid as option; as it was afterwards."""
+    cells = squares(game, piece, *divmod(option, game.params.squares))
+    placed = game.placed
+    for square in cells:
+        game.board[square] = piece
+    game.where[piece], game.placed = divmod(option, game.params.squares), piece
+    try:
+        yield
+    finally:
+        for square in cells:
+            game.board[square] = -1
+        del game.where[piece]
+        game.placed = placed
 
 
 def ways_to_slide(game: Game, piece: int) -> Iterator[int]:
-    """Where a piece may slide now: reachable, and after which the turn can still end legally: every slid piece
-    that must stay against its own colour (this one included) is against it, or can be mended by the placement
-    (`mendable`)."""
-    start = game.where[piece][1]
-    bound = game.must_touch | ({piece} if game.start_contact.get(piece, False) else set())
+    """Where a piece may slide now: reachable, and after which the turn can still end legally (can_end)."""
     for anchor in reachable(game, piece):  # the board is back as it was whenever the search resumes
-        _move(game, piece, anchor)
-        apart = parted(game, bound)
-        kept = not apart or mendable(game, apart)
-        _move(game, piece, start)
-        if kept:
+        with tried_slide(game, piece, anchor):
+            ends = can_end(game, placement_to_come=game.half == "before")
+        if ends:
             yield anchor
 
 
@@ -279,14 +351,20 @@ def destinations(game: Game, piece: int) -> list[int]:
     return sorted(ways_to_slide(game, piece))
 
 
-def slide_options(game: Game) -> list[int]:
-    """Pieces that may slide now, and STOP: a slide costs a chip, a piece slides once a turn (unless
-    slide_again), and it needs somewhere to go."""
+def slidable(game: Game) -> list[int]:
+    """The pieces that may slide now, wherever they could go: a slide costs a chip, a piece slides once a turn
+    (unless slide_again), and the piece placed this turn only with slide_placed."""
     if game.chips[game.seat] == 0:
-        return [STOP]
+        return []
     again, placed = game.params.slide_again, -1 if game.params.slide_placed else game.placed
-    return [p for p in sorted(game.where) if (again or p not in game.slid) and p != placed
-            and next(ways_to_slide(game, p), None) is not None] + [STOP]
+    return [p for p in sorted(game.where) if (again or p not in game.slid) and p != placed]
+
+
+def slide_options(game: Game) -> list[int]:
+    """Pieces that may slide now and have somewhere to go; and STOP, unless the placement is made and a piece is
+    still parted from its colour (the turn may not end so)."""
+    stop = [STOP] if game.half == "before" or not parted(game) else []
+    return [p for p in slidable(game) if next(ways_to_slide(game, p), None) is not None] + stop
 
 
 def slide(game: Game, piece: int, anchor: int) -> None:

@@ -31,7 +31,7 @@ SHAPES = 12  # shapes per colour
 PIECES = len(COLORS) * SHAPES
 SIZES = (5, 8)  # the fewest and most squares a shape may cover; connected, a shape spans at most 8 rows or cols
 BOARD_RANGE = (SIZES[1], 32)  # the longest shape fits; the kernels' bit rows (int64) hold up to 62 columns
-CONTACT_RULES = ("slide", "turn")
+CONTACT_RULES = ("turn", "slide")
 PLACEMENT_CONTACTS = ("edge", "corner")
 DEALT = {2: 26, 3: 18, 4: 13, 5: 11}  # Preparation: pieces per player
 STACKS, STACK_TILES = 5, 6  # five face-down stacks of six target tiles
@@ -65,11 +65,12 @@ class Params:
                           "piece slides at most once per turn; on: it may slide again, for another chip (one chip "
                           "a shape with free slides after it is not offered: it would leave a turn unbounded)"})
     contact: str = field(
-        default="slide",
+        default="turn",
         metadata={"help": "when the contact rule ('must also end the turn in contact with a shape of its own color') "
-                          "is judged: 'slide': after every slide, for every piece slid so far; 'turn': at the end "
-                          "of the turn, so a slide before placing may part a piece from its colour where the piece "
-                          "still to be placed can be laid against it (and then must be)"})
+                          "is judged: 'turn': at the end of the turn, whatever mended a broken contact (a later "
+                          "slide, before or after placing, or the placement), each move leaving the turn one action "
+                          "from ending legally (this subsumes the older 'turn' reading, where only the placement "
+                          "could mend); 'slide': after every slide, for every piece slid so far"})
     contact_from_placement: bool = field(
         default=True,
         metadata={"help": "a piece placed this turn and then slid 'starts the turn' where it was placed: placed "
