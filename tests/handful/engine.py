@@ -15,9 +15,10 @@ from .rules import Deal, Params, leader
 
 
 class View(NamedTuple):
-    """What the acting seat sees: its own hand and the cards face up in the trick."""
+    """What the acting seat sees: its own hand, the cards it may play, and the cards face up in the trick."""
 
     hand: np.ndarray  # (B, cards) bool: the acting seat's cards
+    legal: np.ndarray  # (B, cards) bool: those the rules let it play
     played: np.ndarray  # (B, P) the cards played in this trick, -1 not yet
     trick: int
     seat: int
@@ -55,7 +56,7 @@ def legal(params: Params, state: State, seat: int) -> np.ndarray:
 def decision(params: Params, state: State) -> Decision:
     seat, trick = seat_to_play(params, state), state.card // params.players
     mask = legal(params, state, seat)
-    view = View(state.held[:, seat], state.played, trick, seat)
+    view = View(state.held[:, seat], mask, state.played, trick, seat)
     return Decision("play", seat, mask, np.ones(len(mask), bool), view, f"in trick {trick + 1}")
 
 

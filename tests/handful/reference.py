@@ -54,9 +54,9 @@ def play(params: Params, one: Deal, decider: Decider) -> Game:
 def question(game: Game, phase: str, options: list[int]) -> Decision:
     hand = np.zeros((1, game.params.cards), bool)
     hand[0, game.hands[game.seat]] = True
-    view = View(hand, np.array([game.played]), game.trick, game.seat)
-    return Decision(phase, game.seat, legal_row(options, game.params.cards), np.ones(1, bool), view,
-                    f"in trick {game.trick + 1}")
+    legal = legal_row(options, game.params.cards)
+    view = View(hand, legal, np.array([game.played]), game.trick, game.seat)
+    return Decision(phase, game.seat, legal, np.ones(1, bool), view, f"in trick {game.trick + 1}")
 
 
 def scores(game: Game) -> list[int]:
