@@ -36,18 +36,19 @@ def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Gene
     return Played(played.state, played.outcome, choices)
 
 
-def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, check=None):
+def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, check=None, *,
+                      keep=None, watch=None):
     """Play the batch in the engine, recording every question, then every game g through the reference with a
     Replay of the engine's questions for g, which must be used up; both must give game g the same standings, and
-    `check(state, outcome, g, reference_game)`, if given, compares the game's own ends. Returns the engine's final
-    State and the Recorder."""
+    `check(state, outcome, g, reference_game)`, if given, compares the game's own ends. `keep` and `watch(g)` are
+    a game's own checks of each question (Recorder, Replay). Returns the engine's final State and the Recorder."""
     spec = get_game(game)
-    recorder = Recorder(spec.table(params, lineups, deal))
+    recorder = Recorder(spec.table(params, lineups, deal), keep)
     state = play(spec.rules.engine, params, deal, recorder, rng)
     outcome = spec.rules.engine.outcome(params, state)
     reference = spec.rules.reference
     for g in range(len(lineups)):
-        decider = Replay(reference.question, recorder.log, g)
+        decider = Replay(reference.question, recorder.log, g, None if watch is None else watch(g))
         finished = reference.play(params, take(deal, [g]), decider)
         assert decider.done(), (game, g, "the engine asked more than the reference")
         assert_standings(spec.rules, outcome, g, reference.scores(finished))
@@ -87,15 +88,17 @@ class Asked(NamedTuple):
     asked: np.ndarray  # (B,) bool
     legal: np.ndarray  # (B, A) bool
     choice: np.ndarray  # (B,)
+    kept: Any = None  # what the Recorder's `keep` took of the decision, for a game's own checks
 
 
 class Replay:
     """A reference decider for game g: each question, put as the engine puts it (the reference's `question`), must
     be the engine's next one for g: the same kind, seat and moment, with exactly the engine's legal mask; it
-    answers with the engine's choice."""
+    answers with the engine's choice. `watch(game, phase, options, ours, asked)`, if given, is told each question
+    (the reference's Decision `ours`, the engine's Asked) for a game's own checks."""
 
-    def __init__(self, question, log: list[Asked], g: int):
-        self.question, self.log, self.g, self.at = question, log, g, 0
+    def __init__(self, question, log: list[Asked], g: int, watch=None):
+        self.question, self.log, self.g, self.watch, self.at = question, log, g, watch, 0
 
     def __call__(self, game, phase: str, options: list[int]) -> int:
         while self.at < len(self.log) and not self.log[self.at].asked[self.g]:
@@ -107,6 +110,8 @@ class Replay:
         assert (ours.kind, ours.seat, ours.where) == (engine.kind, engine.seat, engine.where), (*where, ours.kind)
         assert ours.legal[0].tolist() == engine.legal[self.g].tolist(), where
         assert np.flatnonzero(engine.legal[self.g]).tolist() == sorted(options), where
+        if self.watch is not None:
+            self.watch(game, phase, options, ours, engine)
         return int(engine.choice[self.g])
 
     def done(self) -> bool:
@@ -114,16 +119,17 @@ class Replay:
 
 
 class Recorder:
-    """A choose callback that lets a Table decide and keeps every question (Asked)."""
+    """A choose callback that lets a Table decide and keeps every question (Asked), with what `keep(decision)`, if
+    given, takes of it."""
 
-    def __init__(self, table: Table):
-        self.table, self.log = table, []
+    def __init__(self, table: Table, keep=None):
+        self.table, self.keep, self.log = table, keep, []
 
     def __call__(self, decision, rng):
         choice = self.table.choose(decision, rng)
         phase = getattr(decision.observation, "phase", decision.kind)
         self.log.append(Asked(decision.kind, decision.seat, decision.where, phase, decision.asked.copy(),
-                              decision.legal.copy(), choice.copy()))
+                              decision.legal.copy(), choice.copy(), self.keep and self.keep(decision)))
         return choice
 
 
