@@ -1,12 +1,16 @@
-"""Shared fixtures: the fake dice game and experiment files written on the fly."""
+"""Shared fixtures: the test games (registered for the whole session), the fake dice game and experiment files
+written on the fly."""
 
 from collections.abc import Callable
 from pathlib import Path
 
 import fakegame
 import pytest
+import testgames
 
 from sim import registry
+
+testgames.register()  # the test games, for the whole session
 
 
 @pytest.fixture

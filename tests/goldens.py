@@ -1,6 +1,6 @@
-"""Goldens for speed work: the result columns of every game, on fixed seeds, for every shipped strategy at 2 and
-3 players (and the variants named below), written before a change and compared after it. A change that is meant to
-keep every game's draws must leave every column bit-identical.
+"""Goldens for speed work: the result columns of every game, on fixed seeds, for the strategies it declares
+(`Checks.lineups`, tests/declared.py) at its two fewest players (and its `Checks.variants`), written before a change
+and compared after it. A change that is meant to keep every game's draws must leave every column bit-identical.
 
     python tests/goldens.py write DIR     # before the change
     python tests/goldens.py check DIR     # after it: names every (game, case, column) that differs
@@ -13,27 +13,20 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from declared import NAMES, checks
+from declared import lineups as strategies_of
 
-from sim.registry import NAMES, get_game
+from sim.registry import get_game
 
-LINEUPS = {
-    "kintsugi": ["random+uniform", "greedy+tracker", "greedy+bayes", "camouflage+tracker", "spoiler+bayes"],
-    "broken_beautiful": ["random", "greedy", "collector", "banker", "hater", "greedy-no-teapot"],
-    "kaleido": ["random", "greedy", "majority", "rotator", "hoarder"],
-    "kunst_stuecke": None,  # every strategy of the catalogue (below)
-    "witkacy": ["random", "completer", "popular", "saboteur", "random-no-gift", "completer-no-rush"],
-}
-VARIANTS = {"witkacy": [{"advanced": True}, {"rush_both": "optional", "gift_from": "display_and_deck",
-                                             "stash_draw": "deck", "rush_draw": "any", "entirely": "card"}]}
 GAMES = 96  # per case
 
 
 def cases(name: str):
     """(label, params, lineups): each strategy alone at every seat, then every strategy mixed."""
     spec = get_game(name)
-    strategies = LINEUPS[name] or list(spec.players.strategies)
-    for players in (2, 3):
-        for overrides in [{}, *VARIANTS.get(name, [])]:
+    strategies = strategies_of(name)
+    for players in spec.rules.player_counts[:2]:
+        for overrides in [{}, *checks(name).variants]:
             params = spec.make_params(players, overrides)
             tag = ",".join(f"{k}={v}" for k, v in overrides.items())
             for strategy in strategies:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,57 +36,100 @@ def play_batch(game: str, params, deal, lineups: np.ndarray, rng: np.random.Gene
     return Played(played.state, played.outcome, choices)
 
 
-def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, check, kind_of=None):
+def against_reference(game: str, params, deal, lineups: np.ndarray, rng: np.random.Generator, check=None, *,
+                      keep=None, watch=None):
     """Play the batch in the engine, recording every question, then every game g through the reference with a
-    Replay of the engine's questions for g, which must be used up; `check(state, outcome, g, reference_game)`
-    compares the ends. `kind_of(phase)`, if given, is the Decision kind the engine logs for a reference phase.
-    Returns the engine's final State and the Recorder."""
+    Replay of the engine's questions for g, which must be used up; both must give game g the same standings, and
+    `check(state, outcome, g, reference_game)`, if given, compares the game's own ends. `keep` and `watch(g)` are
+    a game's own checks of each question (Recorder, Replay). Returns the engine's final State and the Recorder."""
     spec = get_game(game)
-    recorder = Recorder(spec.table(params, lineups, deal))
+    recorder = Recorder(spec.table(params, lineups, deal), keep)
     state = play(spec.rules.engine, params, deal, recorder, rng)
     outcome = spec.rules.engine.outcome(params, state)
-    reference = importlib.import_module(f"sim.{game}.reference")
+    reference = spec.rules.reference
     for g in range(len(lineups)):
-        decider = Replay(recorder.log, g, kind_of)
+        decider = Replay(reference.question, recorder.log, g, None if watch is None else watch(g))
         finished = reference.play(params, take(deal, [g]), decider)
-        assert decider.done()
-        check(state, outcome, g, finished)
+        assert decider.done(), (game, g, "the engine asked more than the reference")
+        assert_standings(spec.rules, outcome, g, reference.scores(finished))
+        if check is not None:
+            check(state, outcome, g, finished)
     return state, recorder
 
 
-class Replay:
-    """A reference decider for game g: each question must be the engine's next one for g (the same phase, and the
-    same kind where `kind_of` maps the phase to it), with the same legal options; it answers with the engine's
-    choice."""
+def assert_standings(rules, outcome: Outcome, g: int, scores: list) -> None:
+    """Game g's scores are the reference's, and its ranks and win shares follow from them by the rules: the best
+    score first (the lowest where `lowest_wins`), equal scores settled by the `tie_breakers` columns (the most
+    first), then shared."""
+    assert outcome.scores[g].tolist() == list(scores), (g, outcome.scores[g], scores)
+    players = len(scores)
+    ties = [seat_values(outcome.columns[name], g, players) for name in rules.tie_breakers]
+    keys = [(-score if rules.lowest_wins else score, *(tie[seat] for tie in ties)) for seat, score in enumerate(scores)]
+    winners = [seat for seat, key in enumerate(keys) if key == max(keys)]
+    assert outcome.rank[g].tolist() == [1 + sum(other > key for other in keys) for key in keys], g
+    assert outcome.win[g].tolist() == [np.float32(1 / len(winners)) if seat in winners else 0 for seat in
+                                       range(players)], g
 
-    def __init__(self, log, g: int, kind_of=None):
-        self.log, self.g, self.kind_of, self.at = log, g, kind_of, 0
+
+def seat_values(column, g: int, players: int) -> list:
+    """Game g's values of an own result column, one per seat: a (B, P) array or a Series of B * P rows."""
+    if isinstance(column, np.ndarray):
+        return column[g].tolist()
+    return column.slice(g * players, players).to_list()
+
+
+class Asked(NamedTuple):
+    """One question the engine asked its batch, and the choices made."""
+
+    kind: str
+    seat: int
+    where: str
+    phase: str  # the observation's phase, where it names one, else the kind
+    asked: np.ndarray  # (B,) bool
+    legal: np.ndarray  # (B, A) bool
+    choice: np.ndarray  # (B,)
+    kept: Any = None  # what the Recorder's `keep` took of the decision, for a game's own checks
+
+
+class Replay:
+    """A reference decider for game g: each question, put as the engine puts it (the reference's `question`), must
+    be the engine's next one for g: the same kind, seat and moment, with exactly the engine's legal mask; it
+    answers with the engine's choice. `watch(game, phase, options, ours, asked)`, if given, is told each question
+    (the reference's Decision `ours`, the engine's Asked) for a game's own checks."""
+
+    def __init__(self, question, log: list[Asked], g: int, watch=None):
+        self.question, self.log, self.g, self.watch, self.at = question, log, g, watch, 0
 
     def __call__(self, game, phase: str, options: list[int]) -> int:
-        while not self.log[self.at][2][self.g]:
+        while self.at < len(self.log) and not self.log[self.at].asked[self.g]:
             self.at += 1
-        kind, logged, _, legal, choice = self.log[self.at]
+        assert self.at < len(self.log), (self.g, phase, "the reference asks more than the engine")
+        engine, ours = self.log[self.at], self.question(game, phase, options)
         self.at += 1
-        assert logged == phase, (self.g, self.at, logged, phase)
-        assert self.kind_of is None or kind == self.kind_of(phase), (self.g, self.at, kind, phase)
-        assert np.flatnonzero(legal[self.g]).tolist() == sorted(options), (self.g, self.at, phase)
-        return int(choice[self.g])
+        where = (self.g, self.at, engine.kind, engine.where)
+        assert (ours.kind, ours.seat, ours.where) == (engine.kind, engine.seat, engine.where), (*where, ours.kind)
+        assert ours.legal[0].tolist() == engine.legal[self.g].tolist(), where
+        assert np.flatnonzero(engine.legal[self.g]).tolist() == sorted(options), where
+        if self.watch is not None:
+            self.watch(game, phase, options, ours, engine)
+        return int(engine.choice[self.g])
 
     def done(self) -> bool:
-        return not any(asked[self.g] for _, _, asked, _, _ in self.log[self.at:])
+        return not any(asked.asked[self.g] for asked in self.log[self.at:])
 
 
 class Recorder:
-    """A choose callback that lets a Table decide and keeps every question: kind, phase (the observation's),
-    asked, legal, choice."""
+    """A choose callback that lets a Table decide and keeps every question (Asked), with what `keep(decision)`, if
+    given, takes of it."""
 
-    def __init__(self, table: Table):
-        self.table, self.log = table, []
+    def __init__(self, table: Table, keep=None):
+        self.table, self.keep, self.log = table, keep, []
 
     def __call__(self, decision, rng):
         choice = self.table.choose(decision, rng)
-        self.log.append((decision.kind, decision.observation.phase, decision.asked.copy(), decision.legal.copy(),
-                         choice.copy()))
+        phase = getattr(decision.observation, "phase", decision.kind)
+        self.log.append(Asked(decision.kind, decision.seat, decision.where, phase, decision.asked.copy(),
+                              decision.legal.copy(), choice.copy(), self.keep and self.keep(decision)))
         return choice
 
 

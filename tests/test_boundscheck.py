@@ -2,10 +2,12 @@
 
 For each game a subprocess with NUMBA_BOUNDSCHECK=1 plays a few games of every player count with both engines
 (the batched engine and the reference, whose strategies call the same kernels on a batch of one), over a pool
-of strategies, and its compiled playouts where it has them, on each edge case of its data: an index out of
-bounds raises IndexError there instead of corrupting memory. The subprocesses keep their compiled kernels in a
+of strategies (its declared lineups, tests/declared.py), and its compiled playouts where it has them, on each edge
+case of its data (`Checks.edges`, declared in its package): an index out of bounds raises IndexError there instead
+of corrupting memory. The subprocesses keep their compiled kernels in a
 cache of their own (.pytest_cache/d/numba-boundscheck), apart from the unchecked ones.
-Only the generic contract is used: get_game, GameRules, the engine's steps and strategies.common.Table.
+Only the generic contract is used: get_game, GameRules, the engine's steps and strategies.common.Table, and the
+game's declared test data.
 
 Run as a script, `python tests/test_boundscheck.py GAME CASES` plays the cases (a JSON list of
 [players, overrides]) and exits non-zero on any error.
@@ -21,53 +23,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from declared import NAMES, checks
+from declared import lineups as strategies_of
 from numba import njit
-from test_data_edges import POOLS, components_toml, deck_toml, largest_components, smallest_components
-from test_kunst_stuecke_data import EDGES, write_shapes
-from test_witkacy_data import edge_decks, write_deck
 
 from sim.game import play, take
-from sim.registry import GAMES, get_game
+from sim.registry import get_game
 from strategies.common import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 6  # engine games per case: enough for each seat to meet several strategies
-
-
-def edge_cases(name: str, folder: Path) -> list[tuple[int | None, dict]]:
-    """(players or None for every count, overrides): the game's data and Params at the edges validation allows."""
-    if name == "kintsugi":
-        rng = np.random.default_rng(0)
-        small, large = folder / "two.toml", folder / "sixty_four.toml"
-        small.write_text(deck_toml(rng.integers(0, 4, (2, 2, 2)).tolist()))
-        large.write_text(deck_toml(rng.integers(0, 4, (64, 2, 2)).tolist()))
-        return [(None, {"deck": str(small), "connectivity": 4}), (None, {"deck": str(large)})]
-    if name == "broken_beautiful":
-        big, one = folder / "largest.toml", folder / "one_card.toml"
-        big.write_text(components_toml(**largest_components()))
-        one.write_text(components_toml(**smallest_components()))
-        return [(None, {"components": str(big), "new_player_ingots": 2500}),
-                (None, {"components": str(big), "supply_shortfall": "unlimited", "tie_items_count_broken": False}),
-                (None, {"components": str(one)})]
-    if name == "kaleido":
-        top = {"first": 1_000_000, "second": 1_000_000, "tie_pool": 1_000_000, "monochrome": 1_000_000}
-        return [(None, top), (None, {**dict.fromkeys(top, 0), "monochrome_with_white": True})]
-    if name == "kunst_stuecke":
-        shapes = [write_shapes(folder / f"edge{i}.toml", edge) for i, edge in enumerate(EDGES.values())]
-        return [(None, {}), *((3, {"shapes": path, "board": 8, "chips": 6, "mirror": True}) for path in shapes),
-                *((3, {"shapes": path, "contact": "turn", "slide_again": True}) for path in shapes)]
-    if name == "witkacy":
-        decks = [write_deck(folder, cards) for cards in edge_decks().values()]
-        return [(None, {}), (3, {"advanced": True}), *((None, {"deck": deck}) for deck in decks)]
-    return [(None, {})]
-
-
-def pool(spec) -> list[str]:
-    """The strategies to seat: every whole strategy the catalogue lists (Kintsugi's lists the two parts of its
-    POLICY+GUESSER players apart: they are paired in test_data_edges.POOLS)."""
-    if spec.name == "kintsugi":
-        return POOLS["kintsugi"]
-    return [s for s in spec.players.strategies if " " not in s and s == s.lower()]
 
 
 def play_cases(name: str, cases: list) -> None:
@@ -78,7 +43,7 @@ def play_cases(name: str, cases: list) -> None:
     except IndexError:
         pass
     spec = get_game(name)
-    rules, seated = spec.rules, pool(spec)
+    rules, seated = spec.rules, strategies_of(name)
     rng = np.random.default_rng(1)
     for players, overrides in cases:
         for count in rules.player_counts if players is None else [players]:
@@ -112,7 +77,7 @@ def checked_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     runs = {}
     for name in sorted(selected):
         folder = tmp_path_factory.mktemp(name)
-        command = [sys.executable, __file__, name, json.dumps(edge_cases(name, folder))]
+        command = [sys.executable, __file__, name, json.dumps(checks(name).edges(folder))]
         with (folder / "stderr.txt").open("w") as errors:  # the subprocess keeps its own copy of the file
             runs[name] = (subprocess.Popen(command, env=env, cwd=ROOT, stdout=errors, stderr=errors), folder)
     yield runs
@@ -121,7 +86,7 @@ def checked_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
             process.kill()
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", NAMES)
 def test_the_kernels_stay_in_bounds_on_the_edges_of_the_data(name: str, checked_runs: dict) -> None:
     process, folder = checked_runs[name]
     code = process.wait(timeout=900)

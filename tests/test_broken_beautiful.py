@@ -11,16 +11,20 @@ are played by one script through both engines: as the reference's decider and as
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import re
+from collections import Counter
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
+import playback
 import pytest
-from test_broken_beautiful_differential import Record, Recorder, play_recorded, record_of
 
 from sim.broken_beautiful import engine, reference, rules
 from sim.broken_beautiful.engine import KEEP, SELL
@@ -1217,3 +1221,268 @@ def test_components_beyond_what_the_engine_can_hold_are_refused(tmp_path: Path, 
     path.write_text(rules.DEFAULT_COMPONENTS.read_text().replace(*change))
     with pytest.raises(AtelierError, match=message):
         rules.load_components(str(path))
+
+
+# ------------------------------------------------------------- the engine against the reference, game by game
+# The engine plays batches with mixed lineups; each game is replayed through the reference with the engine's
+# choices (tests/playback.py, the replay tests/test_differential.py runs for every game: the same questions with
+# exactly the engine's legal masks, the same standings). Here the game's own checks: at each question the
+# reference shows the same table as the engine did (its `question`), passing a repair is always allowed, and the
+# replays go through the rules that matter many times; at the end the same owner and condition of every card,
+# ingots, supply, points by type, repaired items and items. The reference derives legality from the rules (the
+# drafting area; gold cannot be kept; the affordable broken cards) and scores with its own code.
+# The helpers Record, Recorder and play_recorded are the scripted tests' (above) too.
+
+POOL = np.array(["random", "greedy", "collector", "banker", "hater", "hater@3", "greedy-no-teapot",
+                 "collector-no-tea_jar", "random-no-cup", "banker-no-plate"])
+
+
+class Record(NamedTuple):
+    """A finished batch: every decision in order (to replay it), the choices by kind and the final standing."""
+
+    order: np.ndarray  # (B, C) the deck
+    decisions: list  # (Decision, (B,) choices) in the order they were asked
+    picks: np.ndarray  # (B, R, 2P) drafting-area slot taken at each pick
+    keeps: np.ndarray  # (B, R, 2P) KEEP or SELL
+    repairs: list  # per round, (B, S) card repaired at each repair turn, C = pass (also where not asked)
+    state: engine.State  # the final state
+    points: np.ndarray  # (B, P, len(SCORED))
+    scores: np.ndarray  # (B, P)
+    repaired: np.ndarray  # (B, P) repaired items
+    items: np.ndarray  # (B, P) items in the collection (broken ones too, unless tie_items_count_broken is off)
+    broken: np.ndarray  # (B, P) broken items
+    rank: np.ndarray
+    win: np.ndarray
+
+
+class Recorder:
+    """A `choose` callback that asks another one and notes every decision with the choices made."""
+
+    def __init__(self, choose):
+        self.choose, self.log = choose, []
+
+    def __call__(self, decision: Decision, rng) -> np.ndarray:
+        choice = self.choose(decision, rng)
+        decision.observation.memo.clear()  # the strategies' scratch space: not needed to replay, and large
+        self.log.append((decision, np.array(choice)))
+        return choice
+
+
+def record_of(params: rules.Params, order: np.ndarray, log: list, state: engine.State) -> Record:
+    """The Record of a finished batch from the log of its decisions."""
+    rounds, size = params.kit.rounds(params.players), params.kit.size
+    by_kind: dict = {(kind, r): [] for kind in ("draft", "keep", "repair") for r in range(rounds)}
+    for decision, choice in log:
+        choice = np.where(decision.asked, choice, size) if decision.kind == "repair" else choice
+        by_kind[decision.kind, decision.observation.round].append(choice)
+    picks, keeps = (np.stack([np.stack(by_kind[kind, r], 1) for r in range(rounds)], 1).astype(np.int8)
+                    for kind in ("draft", "keep"))
+    repairs = [np.stack(by_kind["repair", r], 1).astype(np.int8) for r in range(rounds)]
+    out = engine.outcome(params, state)
+    points = np.stack([out.columns[f"points_{kind}"] for kind in SCORED], axis=2)
+    return Record(order, log, picks, keeps, repairs, state, points, out.scores, out.columns["repaired"],
+                  out.columns["items"], out.columns["broken"], out.rank, out.win)
+
+
+def play_recorded(params: rules.Params, order: np.ndarray, lineups, rng: np.random.Generator, make=None) -> Record:
+    """Play the games of `order` (B, C) to the end with the players seated as `lineups` (B, P); `make` replaces the
+    catalogue's make_player (for scripted or crooked test players)."""
+    catalogue = PLAYERS if make is None else dataclasses.replace(PLAYERS, make=make)
+    recorder = Recorder(Table(catalogue, params, np.asarray(lineups), None).choose)
+    state = play(engine, params, rules.Deal(order), recorder, rng)
+    return record_of(params, order, recorder.log, state)
+
+
+def play_mixed(params: rules.Params, games: int, seed: int, pool=POOL):
+    rng = np.random.default_rng(seed)
+    (order,) = rules.deal(params, rng, games)
+    lineups = rng.choice(pool, size=(games, params.players))
+    return lineups, play_recorded(params, order, lineups, rng)
+
+
+def same_table(ours, theirs, g: int) -> None:
+    """The reference's observation (a batch of one) shows game g's table as the engine's did."""
+    assert (ours.round, ours.first, ours.seat, ours.rounds_left) == (theirs.round, theirs.first, theirs.seat,
+                                                                       theirs.rounds_left)
+    assert np.array_equal(ours.owner[0], theirs.owner[g])
+    held = ours.owner[0] >= 0
+    assert np.array_equal(ours.cond[0][held], theirs.cond[g][held])
+    assert ours.ingots[0].tolist() == theirs.ingots[g].tolist()
+    assert int(ours.supply[0]) == int(theirs.supply[g])
+    assert int(ours.deck_top[0]) == int(theirs.deck_top[g])
+    assert ours.draft[0].tolist() == theirs.draft[g].tolist()
+    assert ours.open[0].tolist() == theirs.open[g].tolist()
+    assert int(ours.card[0]) == int(theirs.card[g])
+    assert ours.repairs[0].tolist() == theirs.repairs[g].tolist()
+    assert bool(ours.free[0]) == bool(theirs.free[g])
+
+
+def observed(decision: Decision):
+    """What the replay keeps of each engine question: its observation, without the strategies' scratch space."""
+    decision.observation.memo.clear()
+    return decision.observation
+
+
+class Watch:
+    """A Replay's watch for game g: the table each question shows, and counts of the rules the replay went
+    through."""
+
+    def __init__(self, params: rules.Params, g: int):
+        self.params, self.g, self.size = params, g, params.kit.size
+        self.turns: dict[int, int] = {}  # repair turns asked per round
+        self.stats = {"free": 0, "surcharged": 0, "long phases": 0, "short sale": 0, "negative supply": 0}
+
+    def __call__(self, game: reference.Game, phase: str, options: list[int], decision: Decision, asked) -> None:
+        ours, g = decision.observation, self.g
+        assert ours.decision == decision.kind
+        same_table(ours, asked.kept, g)
+        self.stats["negative supply"] += int(ours.supply[0]) < 0
+        choice, seat = int(asked.choice[g]), decision.seat
+        if decision.kind == "keep" and choice == SELL:
+            self.stats["short sale"] += int(ours.supply[0]) < self.params.kit.value[ours.card[0]]
+        if decision.kind == "repair":
+            assert decision.legal[0, -1]  # passing is always allowed
+            self.turns[ours.round] = self.turns.get(ours.round, 0) + 1
+            if choice != self.size:
+                done = int(ours.repairs[0, seat])
+                self.stats["free"] += bool(ours.free[0]) and done == 0
+                self.stats["surcharged"] += done > 0
+
+    def finish(self) -> None:
+        """Repair phases end after a whole round of turns; count those that went on past a second one."""
+        players = self.params.players
+        for asked in self.turns.values():
+            assert asked % players == 0
+            self.stats["long phases"] += asked // players >= 3  # someone repaired in a second round of turns
+
+
+def same_end(params: rules.Params, state: engine.State, outcome, g: int, game: reference.Game) -> None:
+    """Game g's end in the engine is the reference's: every card's owner and condition, ingots, supply, points by
+    type, repaired items and items."""
+    result = reference.final_result(game)
+    assert game.round == params.kit.rounds(params.players)
+    for card in range(params.kit.size):
+        owner = next((s for s, col in enumerate(game.collections) if card in col), -1)
+        assert state.owner[g, card] == owner, (g, card)
+        if owner >= 0:
+            assert state.cond[g, card] == game.collections[owner][card], (g, card)
+    assert state.ingots[g].tolist() == game.ingots, g
+    assert int(state.supply[g]) == game.supply, g
+    points = np.stack([outcome.columns[f"points_{kind}"][g] for kind in SCORED], axis=1)
+    assert [dict(zip(SCORED, p)) for p in points.tolist()] == result.points, g
+    assert outcome.columns["repaired"][g].tolist() == result.repaired, g
+    assert outcome.columns["items"][g].tolist() == result.items, g
+
+
+def replay_mixed(params: rules.Params, games: int, seed: int, pool=POOL):
+    """A batch of mixed lineups played by the engine and replayed game by game through the reference; the lineups,
+    the Recorder and the counts of the rules the replays went through."""
+    rng = np.random.default_rng(seed)
+    deal = rules.deal(params, rng, games)
+    lineups = rng.choice(pool, size=(games, params.players))
+    watches: dict[int, Watch] = {}
+
+    def watch(g: int) -> Watch:
+        watches[g] = Watch(params, g)
+        return watches[g]
+
+    def check(state, outcome, g, game):
+        watches[g].finish()
+        same_end(params, state, outcome, g, game)
+
+    _, recorder = playback.against_reference("broken_beautiful", params, deal, lineups, rng, check, keep=observed,
+                                             watch=watch)
+    totals = {key: sum(w.stats[key] for w in watches.values()) for key in Watch(params, 0).stats}
+    return lineups, recorder, {**totals, "games": len(watches)}
+
+
+@pytest.mark.parametrize(("players", "games", "seed"), [(2, 700, 1), (3, 700, 2), (4, 700, 3)])
+def test_engine_agrees_with_reference_decision_by_decision(players: int, games: int, seed: int) -> None:
+    params = rules.Params(players=players)
+    lineups, recorder, stats = replay_mixed(params, games, seed)
+    assert set(lineups.ravel()) == set(POOL)
+    assert (lineups != lineups[:, :1]).any(axis=1).mean() > 0.8  # most games mix strategies
+    rounds = params.kit.rounds(players)
+    asked = Counter((question.kind, question.kept.round) for question in recorder.log)
+    assert all(asked["draft", r] == asked["keep", r] == 2 * players and asked["repair", r] for r in range(rounds))
+    assert stats["games"] == games
+    # The replay went through the rules that matter, many times.
+    assert stats["free"] > 20 and stats["surcharged"] > 20 and stats["long phases"] > 20
+    assert stats["short sale"] > 0
+    assert stats["negative supply"] == 0
+
+
+def test_unlimited_supply_and_new_player_ingots_agree_with_reference() -> None:
+    params = rules.Params(players=3, supply_shortfall="unlimited", new_player_ingots=1)
+    _, _, stats = replay_mixed(params, 300, 7)
+    assert stats["games"] == 300
+    assert stats["negative supply"] > 0  # the bank did pay beyond its ingots
+    assert stats["free"] > 0 and stats["surcharged"] > 0
+
+
+def test_a_deck_that_runs_out_agrees_with_reference(tmp_path: Path) -> None:
+    """45 cards (one box fewer) at 4 players: five drafts of nine empty the deck before the last breakage."""
+    text = rules.DEFAULT_COMPONENTS.read_text().replace("box = { count = 2", "box = { count = 1")
+    path = tmp_path / "45.toml"
+    path.write_text(text)
+    params = rules.Params(players=4, components=str(path), tie_items_count_broken=False)
+    assert params.kit.size == 45 and params.kit.rounds(4) == 5
+    _, recorder, stats = replay_mixed(params, 200, 8)
+    last_tops = [q.kept.deck_top for q in recorder.log if q.kind == "repair" and q.kept.round == 4]
+    assert last_tops and all((top == -1).all() for top in last_tops)
+    assert stats["games"] == 200
+
+
+def test_trays_and_boxes_without_a_pattern_agree_with_reference_and_change_results() -> None:
+    """trays_boxes_patterned off, replayed through the reference; then the final tables of a default batch scored
+    both ways by both engines: without their pattern, trays and boxes take points from the teapots beside them,
+    never add any, and some winners change."""
+    plain = rules.Params(players=3, trays_boxes_patterned=False)
+    assert replay_mixed(plain, 300, 11)[2]["games"] == 300
+    _, played = play_mixed(rules.Params(players=3), 300, 11)
+    by_type, _, _, _, _, win = engine.standing(plain, played.state)
+    teapot = SCORED.index("teapot")
+    assert np.array_equal(np.delete(by_type, teapot, 2), np.delete(played.points, teapot, 2))
+    assert (by_type[..., teapot] <= played.points[..., teapot]).all()
+    fewer = (by_type[..., teapot] < played.points[..., teapot]).any(axis=1)
+    assert fewer.mean() > 0.3
+    assert (win != played.win).any(axis=1).sum() > 0
+    state = played.state
+    for g in np.flatnonzero(fewer)[:40]:
+        for params, points in ((plain, by_type[g]), (rules.Params(players=3), played.points[g])):
+            held = [{c: int(state.cond[g, c]) for c in np.flatnonzero(state.owner[g] == seat)} for seat in range(3)]
+            game = reference.Game(params, [], held, state.ingots[g].tolist(), int(state.supply[g]))
+            assert [dict(zip(SCORED, p)) for p in points.tolist()] == reference.final_result(game).points, g
+
+
+@pytest.mark.parametrize(("players", "overrides"), [(3, {}), (2, {"supply_shortfall": "unlimited"}), (4, {})])
+def test_a_state_copied_in_round_2s_repair_phase_plays_on_to_the_same_game(players: int, overrides: dict) -> None:
+    """The contract's promise for search players: a State is a value. Stepping a deep copy taken mid-game with
+    the same choices ends in the same game as the uninterrupted run, and stepping it leaves the original as it
+    was."""
+    params = rules.Params(players=players, **overrides)
+    _, whole = play_mixed(params, 200, 90 + players)
+    choices = [c for _, c in whole.decisions]
+    at = next(i for i, (d, _) in enumerate(whole.decisions) if d.kind == "repair" and d.observation.round == 1)
+    state = engine.init(params, rules.Deal(whole.order))
+    for choice in choices[:at]:
+        state = engine.step(params, state, choice)
+    assert (state.phase, state.round, state.turn) == ("repair", 1, 0)
+    kept = copy.deepcopy(state)
+    frozen = {f.name: copy.deepcopy(getattr(state, f.name)) for f in dataclasses.fields(state)}
+    for start in (kept, state):
+        current = start
+        for (decision, choice) in whole.decisions[at:]:
+            asked = engine.decision(params, current)
+            assert (asked.kind, asked.seat) == (decision.kind, decision.seat)
+            assert np.array_equal(asked.legal, decision.legal) and np.array_equal(asked.asked, decision.asked)
+            current = engine.step(params, current, choice)
+        assert engine.terminal(params, current)
+        for field in ("owner", "cond", "ingots", "supply"):
+            assert np.array_equal(getattr(current, field), getattr(whole.state, field)), field
+        out = engine.outcome(params, current)
+        assert np.array_equal(out.scores, whole.scores) and np.array_equal(out.win, whole.win)
+        for f in dataclasses.fields(state):  # the copy's steps never touched the state it was copied from
+            value = getattr(state, f.name)
+            same = np.array_equal(value, frozen[f.name]) if isinstance(value, np.ndarray) else value == frozen[f.name]
+            assert same, f.name

@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from playback import assert_playout_is_stepping
-from test_broken_beautiful_differential import Recorder
+from test_broken_beautiful import Recorder
 
 from sim.broken_beautiful import engine, reference, rules
 from sim.broken_beautiful.engine import KEEP

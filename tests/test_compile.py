@@ -27,13 +27,14 @@ import sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from numba.core.types import Literal
-from goldens import LINEUPS
-from sim.registry import NAMES, get_game
+from declared import NAMES
+from declared import lineups as strategies_of
+from sim.registry import get_game
 
 for name in NAMES:
     spec = get_game(name)
-    strategies = LINEUPS[name] or list(spec.players.strategies)
-    for players in (2, 3):
+    strategies = strategies_of(name)
+    for players in spec.rules.player_counts[:2]:
         mixed = [[strategies[(g + s) % len(strategies)] for s in range(players)] for g in range(12)]
         for lineups in [np.array(mixed), *(np.full((2, players), strategy) for strategy in strategies)]:
             seeds = np.random.SeedSequence(7, spawn_key=(players,)).spawn(2)

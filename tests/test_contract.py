@@ -1,9 +1,10 @@
 """The game contract, checked over every registered game: a new game is covered with no new test code.
 
-Each test is parametrized from `sim.registry.NAMES` and uses only what the contract offers (GameRules,
-the steppable engine, the Catalogue), never a game's own modules. The generic properties live here once: a batch
-plays like its games one at a time, a State copied mid-game continues the same, a trace replays to the engine's
-scores, and the golden playthroughs in tests/playthroughs/ replay exactly.
+Each test is parametrized from the registered games (tests/declared.py: the shipped ones and the test games) and
+uses only what the contract offers (GameRules, the steppable engine, the Catalogue), never a game's own modules.
+The generic properties live here once: a batch plays like its games one at a time, a State copied mid-game
+continues the same, a trace replays to the engine's scores, and the golden playthroughs in tests/playthroughs/
+replay exactly.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ import fakegame
 import numpy as np
 import polars as pl
 import pytest
+from declared import NAMES
 from playback import assert_playout_is_stepping
 
 from sim import registry
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
 from sim.game import Decision, Outcome, play, take
-from sim.registry import NAMES, get_game
+from sim.registry import get_game
 from sim.runner import Chunk, play_chunk
 
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"

@@ -18,48 +18,17 @@ from hypothesis import strategies as st
 from playback import play_batch
 
 from sim.broken_beautiful import rules as bb
+from sim.broken_beautiful.checks import components_toml, largest_components, smallest_components
 from sim.game import take
 from sim.kaleido import rules as kaleido
 from sim.kintsugi import rules as kintsugi
+from sim.kintsugi.checks import deck_toml
 from sim.registry import get_game
 
 EDGES = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 POOLS = {"kintsugi": ["camouflage+bayes", "greedy+tracker", "spoiler+uniform", "random+bayes"],
          "broken_beautiful": ["greedy", "random", "collector", "banker", "hater"],
          "kaleido": ["greedy", "random", "majority", "rotator", "hoarder"]}
-
-
-def deck_toml(layouts: list) -> str:
-    """A Kintsugi deck file holding these 2x2 layouts."""
-    return "".join(f"[[card]]\nlayout = {layout}\n" for layout in layouts)
-
-
-def components_toml(supply: int, patterns: int, types: dict[str, tuple[int, int]], scoring: dict) -> str:
-    """A Broken and Beautiful components file: types maps a type to (count, value)."""
-    lines = [f"supply = {supply}", f"patterns = {patterns}", "[types]"]
-    lines += [f"{name} = {{ count = {count}, value = {value} }}" for name, (count, value) in types.items()]
-    lines += ["[scoring]", *(f"{key} = {list(value) if isinstance(value, tuple | list) else value}"
-                             for key, value in scoring.items())]
-    return "\n".join(lines) + "\n"
-
-
-def _scoring(every: int, vase: list[int], saucer: int) -> dict:
-    names = [f for f in bb.Scoring._fields if f not in bb.LISTS]
-    return {"cup": [every, every], "saucer": [saucer, saucer], "vase": vase, **dict.fromkeys(names, every)}
-
-
-def largest_components() -> dict:
-    """The most cards, the largest values, patterns, supply and scoring numbers validation allows."""
-    counts = dict(zip(bb.TYPES, (20, 20, 13, 13, 13, 12, 13, 8, 8, 7)))
-    assert sum(counts.values()) == bb.MAX_CARDS
-    return {"supply": bb.MAX_SUPPLY, "patterns": bb.MAX_CARDS,
-            "types": {name: (count, bb.MAX_VALUE) for name, count in counts.items()},
-            "scoring": _scoring(bb.MAX_POINTS, [bb.MAX_POINTS] * 20, bb.MAX_POINTS)}
-
-
-def smallest_components() -> dict:
-    """One card, no supply, every scoring number at its least: not even one round can be dealt."""
-    return {"supply": 0, "patterns": 1, "types": {"cup": (1, 0)}, "scoring": _scoring(0, [0], 1)}
 
 
 def edge_int(low: int, high: int):

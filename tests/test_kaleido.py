@@ -25,6 +25,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 import numpy as np
+import playback
 import pytest
 from playback import play_batch
 
@@ -1325,3 +1326,249 @@ def test_rotator_turns_boards_to_its_endgame_advantage() -> None:
     base = level.state.endgame.astype(float)
     gap = base[np.arange(games), seat] - (base.sum(axis=1) - base[np.arange(games), seat]) / (players - 1)
     assert gain.mean() - gap.mean() > 4 * np.sqrt(gain.var(ddof=1) / games + gap.var(ddof=1) / games)
+
+
+# ------------------------------------------------------------- the engine against the reference, game by game
+# The engine plays batches with mixed lineups; each game is replayed through the reference with the engine's
+# choices (tests/playback.py, the replay tests/test_differential.py runs for every game: the same questions with
+# exactly the engine's legal masks, the same standings). Here the game's own checks of each question: the
+# reference's options decoded from the documented encodings (the engine's module docstring: hole h = 6 * board +
+# slot; extra action 0 none, 1 + h a white tile in hole h, 1 + H + 6 b + k a board next to board b in direction k;
+# a board's cell (q + R) * (2R + 1) + (r + R), R = params.boards + 1), the very State the strategies are shown; and
+# at the end the table, supplies, points and the stalled flag.
+
+ALL_STRATEGIES = np.array(sorted(STRATEGIES))
+
+
+def decode_extra(game, code: int):
+    """An engine extra-action code as a reference option, from the documented encoding alone: 1 + h a white
+    tile in hole h, 1 + H + 6 b + k a board next to board b in direction k."""
+    holes = 6 * game.params.boards
+    if code == 0:
+        return None
+    if code <= holes:
+        return ("white", *divmod(code - 1, 6))
+    board, k = divmod(code - 1 - holes, 6)
+    dq, dr = rules.DIRECTIONS[k].tolist()
+    return ("board", game.boards[board].q + dq, game.boards[board].r + dr)
+
+
+def one_game(params: rules.Params) -> rules.Deal:
+    """The deal of one game for the reference (Kaleido deals nothing: every game starts alike)."""
+    return rules.deal(params, np.random.default_rng(0), 1)
+
+
+def decode_cell(params: rules.Params, cell: int) -> tuple[int, int]:
+    radius = params.boards + 1
+    q, r = divmod(int(cell), 2 * radius + 1)
+    return q - radius, r - radius
+
+
+def asked_of(decision):
+    """What the replay's checks keep of each engine question: its turn, each game's mover's colour and board."""
+    obs = decision.observation
+    assert obs.legal is decision.legal and obs.asked is decision.asked and obs.seat == decision.seat
+    assert decision.asked.any()  # a phase that asks no game is passed over
+    assert decision.kind == ("extra" if obs.phase in engine.EXTRA else obs.phase)
+    return obs.turn, obs.colour, obs.board.copy()
+
+
+def options_watch(g: int, phases: list[str]):
+    """A Replay's watch for game g: the question's moment, and the reference's options read in the encodings."""
+    def watch(game: reference.Game, phase: str, options: list[int], ours, asked: playback.Asked) -> None:
+        turn, colour, board = asked.kept
+        assert (asked.phase, turn) == (phase, game.turn), g
+        assert (colour[g], asked.seat) == (game.colour, game.seat), g
+        phases.append(phase)
+        if phase in engine.EXTRA:
+            extras = reference.extra_options(game, phase)  # the reference's codes are theirs, in order
+            assert len(set(options)) == len(options)
+            assert [decode_extra(game, code) for code in options] == extras
+            assert decode_extra(game, int(asked.choice[g])) in extras
+        elif phase == "tile":
+            assert {6 * b + s for b, s in game.empty_holes()} == set(options), (g, game.turn)
+        else:
+            assert set(options) == set(range(6))
+            assert board[g] == game.asking
+
+    return watch
+
+
+def play_recorded(params: rules.Params, lineups: np.ndarray, seed: int):
+    """The batch played by the engine, every question recorded (playback.Recorder); its final State."""
+    recorder = playback.Recorder(Table(kaleido.players, params, lineups, None), asked_of)
+    deal = rules.deal(params, np.random.default_rng(0), len(lineups))
+    return play(engine, params, deal, recorder, np.random.default_rng(seed)), recorder
+
+
+def check_game(params: rules.Params, state: engine.State, g: int, game: reference.Game) -> None:
+    """Game g's end in the engine is the reference's: the table, every supply and tally, the passes and skips,
+    the stalled flag and the points of each colour (its scores, ranks and win shares: playback.assert_standings)."""
+    assert game.over
+    placed = np.flatnonzero(state.cell[g] >= 0).tolist()
+    assert placed == [b.id for b in game.boards] == list(range(len(game.boards))), g
+    for b in game.boards:
+        assert decode_cell(params, state.cell[g, b.id]) == (b.q, b.r), (g, b.id)
+        assert state.rot[g, b.id] == b.rot, (g, b.id)
+        assert state.slots[g, b.id].tolist() == [rules.EMPTY if s is None else s for s in b.slots], (g, b.id)
+        assert state.scored[g, b.id] == b.scored == b.full, (g, b.id)
+    placer = [-1, -1] + [e["seat"] for e in game.events if e["type"] == "board"]
+    assert state.placer[g, : len(placer)].tolist() == placer, g
+    unplaced = state.cell[g] < 0
+    assert (state.placer[g, unplaced] == -1).all()
+    assert (state.slots[g, unplaced] == rules.EMPTY).all() and (state.rot[g, unplaced] == 0).all()
+    for name in ("tiles", "whites", "stock", "midgame", "endgame", "boards_placed", "whites_used", "turns_played"):
+        assert getattr(state, name)[g].tolist() == getattr(game, name), (g, name)
+    mine = reference.to_state(game)
+    for name in ("passes", "skips"):
+        assert getattr(state, name)[g].tolist() == getattr(mine, name)[0].tolist(), (g, name)
+    assert state.stalled[g] == game.stalled, g
+    assert (state.midgame[g] + state.endgame[g]).tolist() == game.result.colour_points, g
+
+
+@pytest.mark.parametrize(("players", "games", "seed"), [(2, 160, 1), (3, 160, 2), (4, 160, 3), (5, 160, 4)])
+def test_engine_agrees_with_reference_decision_by_decision(players: int, games: int, seed: int) -> None:
+    params = rules.Params(players=players)
+    lineups = np.random.default_rng(100 + seed).choice(ALL_STRATEGIES, size=(games, players))
+    assert set(lineups.ravel()) == set(ALL_STRATEGIES)
+    assert (lineups != lineups[:, :1]).any(axis=1).mean() > 0.8  # most games mix strategies
+    state, recorder = play_recorded(params, lineups, seed)
+    outcome, phases = engine.outcome(params, state), []
+    turns = {"pass": 0, "skip": 0}
+    for g in range(games):
+        game = reference.new_game(params, one_game(params))
+        replay = playback.Replay(reference.question, recorder.log, g, options_watch(g, phases))
+        while not game.over:  # reference.play, counting the turns in which nobody is asked anything
+            if game.tiles[game.colour] == 0:
+                turns["pass"] += 1
+            elif not game.empty_holes() and game.stock[game.seat] == 0:
+                turns["skip"] += 1
+            reference.play_turn(game, replay)
+        reference.endgame_scoring(game)
+        game.result = reference.final_result(game)
+        assert replay.done(), (g, "the engine asked more than the reference")
+        check_game(params, state, g, game)
+        playback.assert_standings(kaleido.rules, outcome, g, reference.scores(game))
+    # The replays went through every kind of decision, white tiles and boards both before and after the tile.
+    assert set(phases) == {"forced", "before", "tile", "after", "rotate"}
+    holes = 6 * params.boards
+    taken = {(phase, kind): 0 for phase in ("before", "after") for kind in ("white", "board")}
+    for asked in recorder.log:
+        if asked.phase in ("before", "after"):
+            choice = asked.choice
+            taken[asked.phase, "white"] += int(((choice >= 1) & (choice <= holes) & asked.asked).sum())
+            taken[asked.phase, "board"] += int(((choice > holes) & asked.asked).sum())
+    assert min(taken.values()) > 0, taken
+    assert min(turns.values()) > 0 and state.stalled.any(), turns
+    # The engine counts the same passes and skips (the turn in which a game stalls is counted as neither).
+    assert (state.passes.sum(), state.skips.sum() + state.stalled.sum()) == (turns["pass"], turns["skip"])
+    assert state.endgame.sum() > 0 and state.midgame.sum() > 0
+
+
+def test_stalled_games_agree_with_reference() -> None:
+    """Hoarders in a 3-player game often fill every hole with nobody holding tiles and a board."""
+    params = rules.Params(players=3)
+    rng = np.random.default_rng(9)
+    lineups = np.where(rng.random((60, 3)) < 0.8, "hoarder", rng.choice(ALL_STRATEGIES, size=(60, 3)))
+
+    def check(state, outcome, g, game):
+        check_game(params, state, g, game)
+        if game.stalled:
+            assert not game.empty_holes()
+            assert sum(game.tiles) > 0
+            assert all(game.stock[params.owner(c)] == 0 for c, t in enumerate(game.tiles) if t > 0)
+
+    deal = rules.deal(params, np.random.default_rng(0), len(lineups))
+    state, _ = playback.against_reference("kaleido", params, deal, lineups, np.random.default_rng(9), check,
+                                          keep=asked_of, watch=lambda g: options_watch(g, []))
+    assert 5 <= state.stalled.sum() < 60
+
+
+def test_hexagon_needs_full_boards_agrees_with_reference_and_changes_results() -> None:
+    """The same batch under both readings of a hexagon beside an empty hole (the strategies do not read the
+    switch, so the tables end alike), replayed decision by decision through the reference under each: only
+    end-game points differ, never upwards, and in some games the winner changes."""
+    lineups = np.random.default_rng(17).choice(ALL_STRATEGIES, size=(150, 4))
+    ends = {}
+    for needs_full in (False, True):
+        params = rules.Params(players=4, hexagon_needs_full_boards=needs_full)
+        deal = rules.deal(params, np.random.default_rng(0), len(lineups))
+        state, _ = playback.against_reference(
+            "kaleido", params, deal, lineups, np.random.default_rng(17),
+            lambda state, outcome, g, game, params=params: check_game(params, state, g, game),
+            keep=asked_of, watch=lambda g: options_watch(g, []))
+        ends[needs_full] = state, engine.outcome(params, state)
+    (default, plain), (switched, strict) = ends[False], ends[True]
+    assert np.array_equal(default.slots, switched.slots)
+    assert np.array_equal(default.midgame, switched.midgame)
+    assert (switched.endgame <= default.endgame).all()
+    assert (switched.endgame < default.endgame).any(axis=1).mean() > 0.1
+    assert (strict.win != plain.win).any(axis=1).sum() > 0
+
+
+TRACE_CASES = [(2, ["rotator", "random"], 0), (3, ["greedy", "majority", "hoarder"], 1),
+               (5, ["greedy"] * 5, 4), (3, ["hoarder"] * 3, 5)]
+
+
+@pytest.mark.parametrize(("players", "strategies", "seed"), TRACE_CASES)
+def test_trace_is_the_game_the_engine_plays_with_the_same_seed(players, strategies, seed) -> None:
+    params = rules.Params(players=players)
+    record = kaleido.trace(params, strategies, seed)
+    played = play_batch("kaleido", params, rules.deal(params, np.random.default_rng(0), 1), np.array([strategies]),
+                        np.random.default_rng(seed))
+    state = played.state
+    assert record["scores"] == played.outcome.scores[0].tolist()
+    assert record["winners"] == np.flatnonzero(played.outcome.win[0] > 0).tolist()
+    assert kaleido.rules.replay(record) == record["scores"]
+    assert record["stalled"] == bool(state.stalled[0])
+    assert len(record["boards"]) == int(state.placed[0].sum())
+    for board in record["boards"]:
+        b = board["id"]
+        assert decode_cell(params, state.cell[0, b]) == (board["q"], board["r"])
+        assert board["rot"] == state.rot[0, b]
+        names = [None if s == rules.EMPTY else "white" if s == rules.WHITE else rules.COLORS[s]
+                 for s in state.slots[0, b]]
+        assert board["slots"] == names
+    midgame = dict.fromkeys(rules.COLORS[: params.colours], 0)
+    for event in record["events"]:
+        if event["type"] == "score":
+            for colour, points in event["points"].items():
+                midgame[colour] += points
+    assert list(midgame.values()) == state.midgame[0].tolist()
+    endgame = dict.fromkeys(rules.COLORS[: params.colours], 0)
+    for hexagon in record["endgame"]:
+        for colour, points in hexagon["points"].items():
+            endgame[colour] += points
+    assert list(endgame.values()) == state.endgame[0].tolist()
+
+
+def shown_watch(g: int):
+    """A Replay's watch for game g: the reference shows the strategies the very State and observation the engine
+    showed them at this question."""
+    def watch(game: reference.Game, phase: str, options: list[int], ours, asked: playback.Asked) -> None:
+        state, engine_obs = asked.kept
+        theirs, mine = state.select([g]), reference.to_state(game, phase)
+        for name in engine.State.__dataclass_fields__:
+            same = np.array_equal if isinstance(getattr(mine, name), np.ndarray) else lambda a, b: a == b
+            assert same(getattr(mine, name), getattr(theirs, name)), (g, state.turn, phase, name)
+        obs = ours.observation
+        assert (obs.phase, obs.seat, obs.turn) == (engine_obs.phase, engine_obs.seat, engine_obs.turn)
+        assert (obs.colour[0], obs.board[0]) == (engine_obs.colour[g], engine_obs.board[g])
+
+    return watch
+
+
+@pytest.mark.parametrize("players", rules.PLAYER_COUNTS)
+def test_the_reference_shows_the_strategies_the_engines_state(players: int) -> None:
+    params = rules.Params(players=players)
+    lineups = np.random.default_rng(players).choice(ALL_STRATEGIES, size=(12, players))
+
+    def same_end(final, outcome, g, game):
+        theirs, mine = final.select([g]), reference.to_state(game)
+        for name in ("slots", "rot", "midgame", "endgame", "passes", "skips", "stalled", "done", "turn_kind"):
+            assert np.array_equal(getattr(mine, name), getattr(theirs, name)), (g, name)
+
+    deal = rules.deal(params, np.random.default_rng(0), len(lineups))
+    playback.against_reference("kaleido", params, deal, lineups, np.random.default_rng(players), same_end,
+                               keep=lambda decision: (decision.observation.state, decision.observation),
+                               watch=shown_watch)

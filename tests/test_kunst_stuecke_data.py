@@ -3,66 +3,23 @@
 Shapes files at the edges of what the check allows (rules.load_shapes: 12 connected shapes of 5 to 8 distinct
 squares, none alike turned or mirrored): straight pieces of 5 to 8 squares, all twelve of 8 squares, all twelve
 pentominoes (the only twelve of 5), on boards from the smallest (8: a straight 8 just fits) to the largest.
-Cells that are not whole numbers are refused in one line. tests/test_boundscheck.py plays the named EDGES with
-numba's bounds checking on, so a kernel reading past an array fails a test instead of reading garbage.
+Cells that are not whole numbers are refused in one line. tests/test_boundscheck.py plays the named edge shapes
+(sim/kunst_stuecke/checks.py) with numba's bounds checking on, so a kernel reading past an array fails a test
+instead of reading garbage.
 """
 
 from __future__ import annotations
-
-import json
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_kunst_stuecke_differential import POOL, against_reference
+from test_kunst_stuecke import POOL, against_reference
 
 from sim.errors import AtelierError
 from sim.game import params_from
 from sim.kunst_stuecke import rules
-
-ROOT = Path(__file__).resolve().parents[1]
-Cells = list[list[int]]
-
-
-def canonical(cells: frozenset[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """A key shared by every rotation and mirror image of a polyomino."""
-    forms = []
-    for flip in (1, -1):
-        for turn in range(4):
-            form = [(r, flip * c) for r, c in cells]
-            for _ in range(turn):
-                form = [(c, -r) for r, c in form]
-            low_r, low_c = min(r for r, _ in form), min(c for _, c in form)
-            forms.append(tuple(sorted((r - low_r, c - low_c) for r, c in form)))
-    return min(forms)
-
-
-@lru_cache(maxsize=1)
-def free_polyominoes() -> dict[int, list[Cells]]:
-    """Every polyomino of 5 to 8 squares up to rotation and mirroring (12, 35, 108 and 369 of them), grown square
-    by square; each as cells from its bounding box's top-left corner."""
-    grown = {canonical(frozenset({(0, 0)}))}
-    out = {}
-    for size in range(2, 9):
-        grown = {canonical(frozenset(shape) | {(r + dr, c + dc)}) for shape in grown for r, c in shape
-                 for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)) if (r + dr, c + dc) not in shape}
-        if size >= 5:
-            out[size] = [[list(cell) for cell in shape] for shape in sorted(grown)]
-    return out
-
-
-def straight(n: int) -> Cells:
-    return [[0, c] for c in range(n)]
-
-
-def write_shapes(path: Path, shapes: list) -> str:
-    """A shapes file; cells as JSON, which TOML reads alike (true, 1.7, "3")."""
-    path.write_text("".join(f"[[shape]]\nname = \"s{i}\"\ncells = {json.dumps(cells)}\n\n"
-                            for i, cells in enumerate(shapes)))
-    return str(path)
+from sim.kunst_stuecke.checks import Cells, free_polyominoes, straight, write_shapes
 
 
 def test_the_polyominoes_are_counted_as_known():
@@ -136,13 +93,3 @@ def test_a_board_or_contact_rule_the_kernels_do_not_take_is_refused(key, value, 
         params_from(rules.Params, 3, rules.PLAYER_COUNTS, {key: value})
 
 
-def bent(n: int) -> list[Cells]:
-    """The polyominoes of n squares but the straight one."""
-    return [shape for shape in free_polyominoes()[n] if shape != straight(n)]
-
-
-EDGES = {
-    "straight 6, 7 and 8": [straight(8), straight(7), straight(6), *bent(7)[:9]],
-    "twelve of 8 squares": [straight(8), *bent(8)[-11:]],
-    "the twelve pentominoes": free_polyominoes()[5],
-}

@@ -1,31 +1,40 @@
 """Bad game input through the command line: one line `error: ...`, exit code 2, no traceback; and the smallest
-inputs the games accept (a 2-card Kintsugi deck, `bench --games 1`) work."""
+inputs the games accept (a 2-card Kintsugi deck, `bench --games 1`) work. The checks every game gets are drawn from
+its Params (the ranges and data files its fields declare), over every registered game (tests/declared.py)."""
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+from declared import NAMES
 from test_cli import assert_user_error, invoke
 
+from sim.registry import get_game
+
 DEFAULT_COMPONENTS = Path(__file__).parents[1] / "sim" / "broken_beautiful" / "components.toml"
-SEATS = {"kintsugi": "random+uniform,random+uniform", "broken_beautiful": "greedy,greedy", "kaleido": "greedy,greedy"}
-DATA_PARAM = {"kintsugi": ("deck", "deck file"), "broken_beautiful": ("components", "components file")}
 
 
 def play(game: str, *params: str, strategies: str | None = None, as_json: bool = False):
-    """`atelier play GAME` for two players with the given `--param key=value` overrides."""
+    """`atelier play GAME` for two players with the given `--param key=value` overrides, its bench strategy at
+    both seats unless `strategies` names others."""
     options = [option for param in params for option in ("--param", param)] + ["--json"] * as_json
-    return invoke("play", game, "--players", 2, "--strategies", strategies or SEATS[game], *options)
+    seats = strategies or ",".join([get_game(game).players.bench] * 2)
+    return invoke("play", game, "--players", 2, "--strategies", seats, *options)
 
 
-@pytest.mark.parametrize(("game", "param", "message"), [
-    ("kaleido", "first=99999999999999999999", "parameter 'first' must be between 0 and 1000000, got 9999"),
-    ("kaleido", "monochrome=1000001", "parameter 'monochrome' must be between 0 and 1000000, got 1000001"),
-    ("kintsugi", "connectivity=-99999999999999999999", "parameter 'connectivity' must be between 4 and 8"),
-    ("broken_beautiful", "new_player_ingots=10001", "parameter 'new_player_ingots' must be between 0 and 10000"),
-])
-def test_integer_parameters_beyond_their_range_are_one_line(game: str, param: str, message: str) -> None:
-    assert_user_error(play(game, param), message)
+def declared_fields(key: str) -> list[tuple[str, dataclasses.Field]]:
+    """(game, Params field) for every field of every game whose metadata declares `key`."""
+    return [(name, f) for name in NAMES for f in dataclasses.fields(get_game(name).rules.params) if key in f.metadata]
+
+
+@pytest.mark.parametrize(("game", "field"), declared_fields("range"), ids=lambda v: getattr(v, "name", v))
+@pytest.mark.parametrize("beyond", ["above", "far below"])
+def test_integer_parameters_beyond_their_range_are_one_line(game: str, field: dataclasses.Field, beyond: str) -> None:
+    low, high = field.metadata["range"]
+    value = high + 1 if beyond == "above" else -(10**20)  # far below: beyond int64 too
+    assert_user_error(play(game, f"{field.name}={value}"),
+                      f"parameter '{field.name}' must be between {low} and {high}, got {str(value)[:4]}")
 
 
 def test_kaleido_points_within_range_but_beyond_int16_score_correctly() -> None:
@@ -35,16 +44,15 @@ def test_kaleido_points_within_range_but_beyond_int16_score_correctly() -> None:
     assert max(trace["scores"]) > 32_767 and min(trace["scores"]) >= 0
 
 
-@pytest.mark.parametrize("game", sorted(DATA_PARAM))
+@pytest.mark.parametrize(("game", "field"), declared_fields("file"), ids=lambda v: getattr(v, "name", v))
 @pytest.mark.parametrize(("write", "problem"), [
     (lambda path: path.mkdir(), "cannot be read: Is a directory"),
     (lambda path: path.write_bytes(b"\xff\xfe"), "is malformed: 'utf-8' codec can't decode"),
 ])
-def test_data_files_that_cannot_be_read_are_one_line(tmp_path: Path, game: str, write, problem: str) -> None:
-    param, what = DATA_PARAM[game]
+def test_data_files_that_cannot_be_read_are_one_line(tmp_path: Path, game: str, field, write, problem: str) -> None:
     path = tmp_path / "data.toml"
     write(path)
-    assert_user_error(play(game, f"{param}={path}"), f"{what} {path} {problem}")
+    assert_user_error(play(game, f"{field.name}={path}"), f" file {path} {problem}")
 
 
 def test_a_fractional_component_count_is_refused_not_truncated(tmp_path: Path) -> None:
@@ -70,7 +78,7 @@ def test_a_deck_of_130_cards_is_refused(tmp_path: Path) -> None:
 def test_the_smallest_kintsugi_deck_plays_and_runs(tmp_path: Path) -> None:
     deck = tmp_path / "deck2.toml"
     deck.write_text("[[card]]\nlayout = [[0, 1], [2, 3]]\n[[card]]\nlayout = [[0, 0], [1, 1]]\n")
-    played = play("kintsugi", f"deck={deck}", as_json=True)
+    played = play("kintsugi", f"deck={deck}", strategies="random+uniform,random+uniform", as_json=True)
     assert played.exit_code == 0, played.output
     assert len(json.loads(played.stdout)["placements"]) == 1
     experiment = tmp_path / "small.toml"
@@ -91,7 +99,7 @@ def test_knobs_outside_their_range_are_one_line(game: str, strategies: str, mess
     assert_user_error(play(game, strategies=strategies), message)
 
 
-@pytest.mark.parametrize("game", ["kintsugi", "broken_beautiful", "kaleido"])
+@pytest.mark.parametrize("game", NAMES)
 def test_bench_plays_a_single_game(game: str) -> None:
     result = invoke("bench", game, "--games", 1, "--repeats", 1, "--json")
     assert result.exit_code == 0, result.output

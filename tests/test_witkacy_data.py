@@ -5,66 +5,23 @@ and a rule bug raises an error instead of writing outside an array."""
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_witkacy_differential import POOL, replay_agrees
+from test_witkacy import POOL, replay_agrees
 
 from sim.game import play
 from sim.registry import get_game
 from sim.witkacy import engine, fast, rules
+from sim.witkacy.checks import LOWER, PAINTINGS, SIDES_PER_DECK, UPPER, edge_decks, side_grids, write_deck
 from strategies.common import Table
 
 witkacy = get_game("witkacy")
-PAINTINGS = "ABCDE"
-UPPER, LOWER = ("UL", "UR"), ("LL", "LR")
-SIDES_PER_DECK = 55  # the rulebook's "55 double-sided cards"
-
-
-def side_grids(quarters: tuple[str, str], halves: str = PAINTINGS, rows=(0, 1), loose=(0, 1)) -> list:
-    """Every side the deck check allows whose half is of one of `halves`, lies in one of `rows`, and whose two
-    loose quarters are each quarters[i] for i in `loose`."""
-    out = []
-    for painting, row in itertools.product(halves, rows):
-        others = [p for p in PAINTINGS if p != painting]
-        for (q, r), a, b in itertools.product(itertools.permutations(others, 2), loose, loose):
-            half, mixed = [f"{painting}.{quarters[0]}", f"{painting}.{quarters[1]}"], [f"{q}.{quarters[a]}",
-                                                                                     f"{r}.{quarters[b]}"]
-            out.append([half, mixed] if row == 0 else [mixed, half])
-    return out
-
-
-def write_deck(folder: Path, cards: list) -> str:
-    """A deck file of (front, back) grids, named by its content (the deck check caches by path)."""
-    text = "".join(f"[[card]]\nfront = {front}\nback = {back}\n\n" for front, back in cards).replace("'", '"')
-    path = folder / f"deck-{hashlib.sha1(text.encode()).hexdigest()[:12]}.toml"
-    path.write_text(text)
-    return str(path)
-
-
-def edge_decks() -> dict[str, list]:
-    """Decks at the edges of the deck check, each of 55 distinct cards."""
-    def pair(fronts, backs):
-        return list(zip(fronts, itertools.cycle(backs), strict=False))[:SIDES_PER_DECK]
-
-    return {
-        "every half A": pair(side_grids(UPPER, "A"), side_grids(LOWER, "A")),
-        "fronts A, backs B": pair(side_grids(UPPER, "A"), side_grids(LOWER, "B")),
-        "every half in the top row": pair(side_grids(UPPER, rows=(0,)), side_grids(LOWER, rows=(0,))[::7]),
-        "every half in the bottom row": pair(side_grids(UPPER, rows=(1,)), side_grids(LOWER, rows=(1,))[::5]),
-        "only left loose quarters": pair(side_grids(UPPER, "ABC", loose=(0,)),
-                                         side_grids(LOWER, "A", rows=(1,), loose=(0,))),
-    }
-
-
 @pytest.fixture(scope="module")
 def decks(tmp_path_factory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("decks")
