@@ -6,6 +6,7 @@ Each test keeps one promise of the README's table. Results folders are written b
 test can give them any name, game or question, as a results folder shared by someone else can.
 """
 
+import fcntl
 import json
 import os
 import signal
@@ -179,6 +180,22 @@ def test_a_report_killed_while_writing_a_new_folder_leaves_nothing_after_the_nex
     assert not out.exists() and len(leftovers(out)) == 1
     report_of(source, out)
     assert leftovers(out) == [] and (out / MARKER).is_file()
+
+
+def test_a_running_reports_folder_is_never_removed_by_another(tmp_path: Path) -> None:
+    source, out = results(tmp_path / "res"), tmp_path / "report"
+    running = tmp_path / ".report.0123abcd.tmp"  # another report's staging folder, which that report holds locked
+    running.mkdir()
+    (running / "index.html").write_text("half drawn")
+    handle = os.open(running, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        report_of(source, out)
+        assert (running / "index.html").read_text() == "half drawn"
+    finally:
+        os.close(handle)
+    report_of(source, out)  # now it is what a killed report left
+    assert leftovers(out) == []
 
 
 # --- What the report prints and writes ---------------------------------------------------------------------
