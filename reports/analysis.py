@@ -7,6 +7,8 @@ then shows `absent` instead, if given (a string, or a function of the data)."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,6 +23,7 @@ from reports.render import Chart, Finding, Heading, Section, Table
 from reports.stats import bootstrap_mean_ci
 
 GAME_KEY = ["experiment", "game_id"]  # identifies one game across experiments
+FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a name `atelier run` accepts: a plain file name
 
 
 @dataclass
@@ -49,8 +52,14 @@ class GameData:
 
     @property
     def slug(self) -> str:
-        """A file-name prefix for this data's charts, unique in the report."""
-        return self.experiment or f"{self.name}_compared"
+        """A file-name prefix for this data's charts, unique in the report: the experiment's name where it is one
+        that `atelier run` accepts, else a digest of it (no name `run` accepts starts with '_'), so that a name
+        read from a results folder is never a path."""
+        if self.experiment is None:
+            return f"{self.name}_compared"
+        if FILE_NAME.fullmatch(self.experiment):
+            return self.experiment
+        return "_" + hashlib.sha256(self.experiment.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
     @property
     def question(self) -> str:

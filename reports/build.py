@@ -9,16 +9,22 @@ experiments also gets them compared side by side. findings.json is the records e
 game's `numbers`. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
 
+import fcntl
 import json
 import os
+import re
 import secrets
 import shutil
+import warnings
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
 
 import matplotlib
+import numpy as np
 import polars as pl
 from joblib import Parallel, delayed
 from rich.console import Console
@@ -42,7 +48,8 @@ GENERAL_CAVEATS = [
 ]
 
 
-REPORT_FILES = (".html", ".md", ".png", ".json")  # what a report folder holds
+MARKER = ".atelier-report"  # written last into every report: the names of the files the report wrote, as JSON
+GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")  # a game's name as the registry writes it: also a module's and a page's
 PARALLEL_ROWS = 200_000  # fewer result rows are analysed in this process: starting workers would cost more
 
 
@@ -50,26 +57,33 @@ def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Pa
     """Analyse every experiment under results_dir and write the report into out_dir.
 
     results_dir is one experiment folder (manifest.json + parts/*.parquet) or a folder of them.
-    Writes out_dir/index.html, a page per game, summary.md, findings.json and PNG charts; returns the path of
-    index.html. The report is written into a temporary folder beside out_dir and moved into place only when whole,
-    so a failed report leaves out_dir as it was; an existing out_dir is replaced, and only if it holds nothing but a
-    report. `progress` shows a bar on stderr while the games are analysed.
+    Writes out_dir/index.html, a page per game, summary.md, findings.json, PNG charts and, last, the MARKER that
+    makes it a report; returns the path of index.html. The report is written into a temporary folder beside out_dir
+    and moved into place only when whole, so a failed report leaves out_dir as it was; an existing out_dir is
+    replaced, and only if it holds nothing but a report. What a killed report left beside out_dir is finished or
+    undone first. `progress` shows a bar on stderr while the games are analysed.
     Raises ResultsError when there are no results or the results are inconsistent, or out_dir cannot be used."""
     given, out_dir = Path(out_dir), Path(os.path.abspath(out_dir))
     results_dir = Path(results_dir)
+    check_not_here(out_dir)
+    recover(out_dir)
     rows, manifests = load_results(results_dir)
     check_results(rows)
+    check_games(manifests)
     check_report_folder(out_dir)
     created = make_parents(out_dir)
     staging = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.tmp")
     try:
         staging.mkdir()
-        report, numbers = assemble_report(rows, manifests, staging, progress)
-        (staging / "summary.md").write_text(render_markdown(report), encoding="utf-8")
-        for page in report.pages:
-            (staging / page.file).write_text(render_html(page, report), encoding="utf-8")
-        (staging / "findings.json").write_text(json.dumps(json_ready(numbers), indent=1) + "\n", encoding="utf-8")
-        move_into_place(staging, out_dir)
+        with locked(staging):
+            with quiet_numpy():
+                report, numbers = assemble_report(rows, manifests, staging, progress)
+            (staging / "summary.md").write_text(render_markdown(report), encoding="utf-8")
+            for page in report.pages:
+                (staging / page.file).write_text(render_html(page, report), encoding="utf-8")
+            (staging / "findings.json").write_text(json.dumps(json_ready(numbers), indent=1) + "\n", encoding="utf-8")
+            mark_whole(staging)
+            move_into_place(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         remove_empty(created)
@@ -77,17 +91,95 @@ def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Pa
     return given / "index.html"
 
 
-def check_report_folder(out_dir: Path) -> None:
-    """ResultsError unless out_dir is new, empty or an earlier report, and not where this process stands."""
+def check_not_here(out_dir: Path) -> None:
+    """ResultsError if out_dir is where this process stands, or holds it."""
     here = Path.cwd().resolve()
     if out_dir.resolve() in (here, *here.parents):
         raise ResultsError(f"--out {out_dir} is the current folder or holds it; name a folder for the report")
+
+
+def check_report_folder(out_dir: Path) -> None:
+    """ResultsError unless out_dir is new, empty or an earlier report: its marker, and nothing but the files the
+    marker names (a report replaces its folder, so anything else would be lost)."""
     if not out_dir.is_dir():
         return
-    strays = sorted(p.name for p in out_dir.iterdir() if not p.is_file() or p.suffix not in REPORT_FILES)
+    entries = sorted(out_dir.iterdir())
+    if not entries:
+        return
+    written = report_files(out_dir)
+    if written is None:
+        raise ResultsError(f"--out {out_dir} holds {entries[0].name!r} and is no report (it lacks the {MARKER} file "
+                           "a report writes), and a report replaces its folder; choose another --out")
+    strays = [p.name for p in entries if p.name != MARKER and (p.name not in written or not plain_file(p))]
     if strays:
         raise ResultsError(f"--out {out_dir} holds {strays[0]!r}, which is no part of a report, and a report replaces "
                            "its folder; choose another --out")
+
+
+def mark_whole(folder: Path) -> None:
+    """Write the marker that makes folder a whole report: the names of the files in it."""
+    files = sorted(p.name for p in folder.iterdir())
+    (folder / MARKER).write_text(json.dumps({"atelier_report": files}) + "\n", encoding="utf-8")
+
+
+def report_files(folder: Path) -> set[str] | None:
+    """The files a report wrote into folder, as its marker names them; None when folder holds no readable marker."""
+    try:
+        files = json.loads((folder / MARKER).read_text(encoding="utf-8"))["atelier_report"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    return {f for f in files if isinstance(f, str)} if isinstance(files, list) else None
+
+
+def plain_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def recover(out_dir: Path) -> None:
+    """Finish or undo what a report killed while replacing out_dir left beside it, and remove the rest of what
+    killed reports left: a whole new report (.tmp with its marker) moves in where out_dir is missing, else the report
+    set aside (.old) moves back. Leftovers that a running report holds (locked) are left alone."""
+    if not out_dir.parent.is_dir():
+        return
+    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.[0-9a-f]{{8}}\.(tmp|old)")
+    found = [p for p in out_dir.parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
+    with ExitStack() as locks:
+        left = [p for p in found if try_lock(p, locks)]
+        if not os.path.lexists(out_dir):
+            whole = [p for p in left if p.suffix == ".tmp" and report_files(p) is not None]
+            earlier = [p for p in left if p.suffix == ".old"]
+            if whole or earlier:
+                back = max(whole or earlier, key=lambda p: p.stat().st_mtime)
+                back.rename(out_dir)
+                left.remove(back)
+        for folder in left:
+            shutil.rmtree(folder)
+
+
+@contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on folder (on the folder itself, so it follows a rename) while the block runs, so that
+    another report's recovery leaves it alone."""
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def try_lock(folder: Path, locks: ExitStack) -> bool:
+    """Lock folder until `locks` closes, unless another process holds it."""
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    locks.callback(os.close, handle)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def make_parents(folder: Path) -> list[Path]:
@@ -118,13 +210,14 @@ def move_into_place(staging: Path, out_dir: Path) -> None:
         staging.rename(out_dir)
         return
     old = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.old")
-    out_dir.rename(old)
-    try:
-        staging.rename(out_dir)
-    except BaseException:
-        old.rename(out_dir)
-        raise
-    shutil.rmtree(old)
+    with locked(out_dir):
+        out_dir.rename(old)
+        try:
+            staging.rename(out_dir)
+        except BaseException:
+            old.rename(out_dir)
+            raise
+        shutil.rmtree(old)
 
 
 def check_results(rows: pl.DataFrame) -> None:
@@ -143,13 +236,31 @@ def check_results(rows: pl.DataFrame) -> None:
                            f"{first['game_id']} of experiment {first['experiment']!r} sums to {first['win']:.3f}.")
 
 
+def check_games(manifests: list[dict]) -> None:
+    """ResultsError unless every experiment's game is one the report knows: named as games are, and naming no module
+    of the report but a game's own analyses (one with ANALYSES), since the name picks that module and the page."""
+    for manifest in manifests:
+        game = str(manifest["game"])
+        if not GAME_NAME.fullmatch(game) or game == "index" or not own_or_none(game):
+            raise ResultsError(f"experiment {manifest['experiment']!r} is of game {game!r}, which the report does not "
+                               "know: a game's name is lowercase letters, digits and '_', and names no module of "
+                               "reports/ but that game's own analyses")
+
+
+def own_or_none(game: str) -> bool:
+    """Whether reports/<game>.py is the game's own analyses or there is no such module."""
+    return find_spec(f"reports.{game}") is None or hasattr(import_module(f"reports.{game}"), "ANALYSES")
+
+
 def report_numbers(results_dir: Path) -> list[dict]:
     """Every number the report states (findings.json), computed without drawing a chart, the sections side by side."""
     rows, manifests = load_results(Path(results_dir))
     check_results(rows)
+    check_games(manifests)
     games = game_data(rows, manifests, Path("."))
-    sections = analysed(games, draw=False)
-    numbers = [game_numbers(name, experiments, sections[name]) for name, experiments in games.items()]
+    with quiet_numpy():
+        sections = analysed(games, draw=False)
+        numbers = [game_numbers(name, experiments, sections[name]) for name, experiments in games.items()]
     return json_ready([n for game in numbers for n in game])
 
 
@@ -235,8 +346,17 @@ def run_units(units: list[tuple[str, GameData]], progress: bool) -> list[Section
 
 def drawn_section(name: str, data: GameData) -> Section:
     """A unit's section with its charts drawn in the report's style."""
-    with matplotlib.rc_context(chart_style()):
+    with matplotlib.rc_context(chart_style()), quiet_numpy():
         return section_of(name, data)
+
+
+@contextmanager
+def quiet_numpy() -> Iterator[None]:
+    """Silence numpy's warnings about empty or non-finite values (an interval of one game, an all-NaN column): the
+    report shows such a number as '–', and the warnings would only clutter stderr."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def game_page(name: str, experiments: list[GameData], sections: list[Section]) -> tuple[Page, list[dict], list[dict]]:

@@ -170,14 +170,14 @@ def render_markdown(report: Report) -> str:
     (the tables and charts behind them, and the experiments' seeds, are in the HTML pages). Every number it states
     is in findings.json."""
     overview, *games = report.pages
-    lines = [f"# {report.title}", "", "Every number below, with its interval and method: findings.json. The "
-             f"experiments, their seeds and config hashes: [{overview.file}]({overview.file}).", ""]
+    lines = [f"# {_md_heading(report.title)}", "", "Every number below, with its interval and method: findings.json. "
+             f"The experiments, their seeds and config hashes: [{overview.file}]({overview.file}).", ""]
     for block in overview.opening:
         lines += [_block_markdown(block), ""]
     for page in games:
-        lines += [f"## {page.title}", "", f"Every table and chart: [{page.file}]({page.file})", ""]
+        lines += [f"## {_md_heading(page.title)}", "", f"Every table and chart: [{page.file}]({page.file})", ""]
         for section in page.sections:
-            lines += [f"### {section.title}", ""]
+            lines += [f"### {_md_heading(section.title)}", ""]
             for finding in section.findings:
                 lines += [f"- **{finding.label}** {finding.text}", ""]
                 if finding.table:
@@ -185,6 +185,12 @@ def render_markdown(report: Report) -> str:
                     lines.append("")
     lines += ["## Caveats", ""] + [line for caveat in overview.caveats for line in (caveat, "")]
     return "\n".join(lines)
+
+
+def _md_heading(text: str) -> str:
+    """Text read from results (a question, a title) as one line of a Markdown heading that shows it as written: its
+    line breaks as spaces, and the characters that would make HTML, links, emphasis or code escaped."""
+    return re.sub(r"([\\`*\[\]<>#|&]|(?<!\w)_|_(?!\w))", r"\\\1", " ".join(text.split()))
 
 
 def _nav_html(page: Page, report: Report) -> str:

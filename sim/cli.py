@@ -118,16 +118,14 @@ def report_command(
     """Build the HTML report of finished experiments and print where its pages, summary.md and findings.json are."""
     if not find_experiments(results_dir):
         raise AtelierError(f"{results_dir} holds no results; run an experiment first")
-    if json_out:
-        from reports.build import report_numbers
-
-        typer.echo(json.dumps(report_numbers(results_dir), indent=1))
-        return
-    if out.exists() and not out.is_dir():
+    if not json_out and out.exists() and not out.is_dir():
         raise AtelierError(f"--out {out} is a file; the report needs a folder")
     with _matplotlib_config_in_a_temporary_folder():
-        from reports.build import build_report
+        from reports.build import build_report, report_numbers
 
+        if json_out:
+            typer.echo(json.dumps(report_numbers(results_dir), indent=1))
+            return
         index = build_report(results_dir, out, progress=not quiet)
     for name in (index.name, "summary.md", "findings.json"):
         typer.echo(printable(str(index.parent / name)))
@@ -136,16 +134,20 @@ def report_command(
 @contextmanager
 def _matplotlib_config_in_a_temporary_folder() -> Iterator[None]:
     """Point matplotlib's config and font cache (else written into $HOME) at a temporary folder, unless the user
-    chose one; worker processes started meanwhile inherit it."""
-    if "MPLCONFIGDIR" in os.environ:
+    chose one (an empty MPLCONFIGDIR chooses none); worker processes started meanwhile inherit it."""
+    if os.environ.get("MPLCONFIGDIR"):
         yield
         return
+    chosen = os.environ.get("MPLCONFIGDIR")
     with tempfile.TemporaryDirectory(prefix="atelier-matplotlib-") as config:
         os.environ["MPLCONFIGDIR"] = config
         try:
             yield
         finally:
-            del os.environ["MPLCONFIGDIR"]
+            if chosen is None:
+                del os.environ["MPLCONFIGDIR"]
+            else:
+                os.environ["MPLCONFIGDIR"] = chosen
 
 
 @app.command("play")
