@@ -551,6 +551,7 @@ def test_a_report_is_moved_into_place_only_when_whole(monkeypatch, write_toml, t
     report.mkdir()
     (report / "index.html").write_text("the earlier report")
     (report / "old_chart.png").write_bytes(b"png")
+    (report / ".atelier-report").write_text(json.dumps({"atelier_report": ["index.html", "old_chart.png"]}))
     save_chart, saved = generic.save_chart, []
 
     def save_then_fill_the_disk(*args, **kwargs):
@@ -564,7 +565,7 @@ def test_a_report_is_moved_into_place_only_when_whole(monkeypatch, write_toml, t
         assert_user_error(invoke("report", out, "--out", report), "No space left on device", code=1)
     assert saved  # a chart was drawn, into the folder that was then thrown away
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml", "out", "report"]
-    assert sorted(p.name for p in report.iterdir()) == ["index.html", "old_chart.png"]
+    assert sorted(p.name for p in report.iterdir()) == [".atelier-report", "index.html", "old_chart.png"]
     assert (report / "index.html").read_text() == "the earlier report"
     result = invoke("report", out, "--out", report)
     assert result.exit_code == 0, result.output
