@@ -78,6 +78,25 @@ def game_data(rows: pl.DataFrame, game: str, out_dir: Path, **overrides):
     return GameData(game, rows, manifests, out_dir)
 
 
+def run_alone(rows: pl.DataFrame, game: str, out_dir: Path, analyses: list) -> tuple:
+    """The report section run on the one experiment in rows as the game's only experiment, which heads it; and the
+    text of the section's blocks."""
+    from reports.analysis import run_section
+
+    alone = game_data(rows, game, out_dir)
+    alone.leading = True
+    own = run_section("own", analyses, alone)
+    return own, " ".join(b for b in own.blocks if isinstance(b, str))
+
+
+def two_player_games(deals: list[int], **columns: list) -> pl.DataFrame:
+    """Rows written out by hand for two-player games of experiment "e", game g dealt deals[g] (its two seats in
+    turn), with the given columns."""
+    game_ids = [g for g in range(len(deals)) for _ in range(2)]
+    return pl.DataFrame({"experiment": ["e"] * len(game_ids), "game_id": game_ids, "deal": [deals[g] for g in game_ids],
+                         "players": [2] * len(game_ids), **columns})
+
+
 def assert_start_advantage_above_zero(finding: str, players: int) -> None:
     """The seat finding's row for this player count shows a start-player advantage whose interval excludes 0."""
     match = re.search(rf"\| {players} \| [\d.]+% \| [\d.]+–[\d.]+% \| [\d.]+% \| ([+-][\d.]+) pp \| "

@@ -148,15 +148,15 @@ def test_report_needs_results(tmp_path: Path) -> None:
 KINTSUGI_EXPERIMENT = """\
 game = "kintsugi"
 players = [2, 3]
-games = 64
+games = {games}
 seed = 3
 pool = ["random+uniform", "greedy+tracker"]
-chunk = 32
+chunk = {chunk}
 """
 
 
 def test_kintsugi_end_to_end(write_toml, tmp_path: Path) -> None:
-    path = write_toml(KINTSUGI_EXPERIMENT, "tiny")
+    path = write_toml(KINTSUGI_EXPERIMENT.format(games=64, chunk=32), "tiny")
     result = invoke("run", path, "--out", tmp_path / "out", "--quiet", "--jobs", "2")
     assert result.exit_code == 0, result.output
     frame = load(tmp_path / "out" / "tiny")

@@ -6,8 +6,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import resultsdir
 from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
-from test_cli import invoke
+from test_cli import KINTSUGI_EXPERIMENT, invoke
 
 from reports.build import build_report, check_results
 from reports.fmt import p_value, pp, pp_ci
@@ -307,17 +308,8 @@ def test_head_to_head_counts_ties_as_half():
 
 def test_winner_change_compares_winners_by_pieces_with_actual_winners():
     # game 0: seat 1 had fewer pieces but seat 0 guessed right and won; game 1: nothing changed.
-    rows = pl.DataFrame(
-        {
-            "experiment": ["e"] * 4,
-            "game_id": [0, 0, 1, 1],
-            "deal": [0, 0, 1, 1],
-            "players": [2] * 4,
-            "pieces": [3, 2, 2, 4],
-            "win": [1.0, 0.0, 1.0, 0.0],
-            "guess_correct": [True, False, False, False],
-        }
-    )
+    rows = resultsdir.two_player_games([0, 1], pieces=[3, 2, 2, 4], win=[1.0, 0.0, 1.0, 0.0],
+                                       guess_correct=[True, False, False, False])
     changes = winner_changes(rows).row(0, named=True)
     assert (changes["games"], changes["changed"], changes["with_correct"]) == (2, 1, 1)
     assert changes["rate"] == 0.5 and changes["rate_correct"] == 1.0
@@ -380,13 +372,7 @@ TWO_PARAMS = """\
 name = "{name}"
 question = "{question}"
 headline = {headline}
-game = "kintsugi"
-players = [2, 3]
-games = 120
-seed = 3
-pool = ["random+uniform", "greedy+tracker"]
-chunk = 60
-
+""" + KINTSUGI_EXPERIMENT + """
 [params]
 connectivity = {connectivity}
 """
@@ -402,7 +388,7 @@ def two_params(tmp_path_factory) -> Path:
     files = []
     for name, question, headline, connectivity in (("edges", EDGES, "false", 4), ("corners", CORNERS, "true", 8)):
         files.append(root / f"{name}.toml")
-        files[-1].write_text(TWO_PARAMS.format(name=name, question=question, headline=headline,
+        files[-1].write_text(TWO_PARAMS.format(name=name, question=question, headline=headline, games=120, chunk=60,
                                                connectivity=connectivity))
     result = invoke("run", *files, "--out", root / "results", "--quiet", "--jobs", "2")
     assert result.exit_code == 0, result.output

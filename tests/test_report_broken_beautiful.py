@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import resultsdir
 from matplotlib.figure import Figure
 from resultsdir import BB_TYPES as TYPES
 from resultsdir import (
@@ -204,18 +205,7 @@ def test_rescoring_without_compensation_gives_the_recorded_wins(tmp_path):
 
 def test_handicaps_apply_the_tie_breakers(tmp_path):
     # seat 0 ties on points but has fewer repaired items: it loses; one more point makes it win outright.
-    rows = pl.DataFrame(
-        {
-            "experiment": ["e"] * 2,
-            "game_id": [0, 0],
-            "deal": [0, 0],
-            "players": [2, 2],
-            "seat": [0, 1],
-            "score": [10, 10],
-            "repaired": [0, 1],
-            "items": [5, 5],
-        }
-    )
+    rows = resultsdir.two_player_games([0], seat=[0, 1], score=[10, 10], repaired=[0, 1], items=[5, 5])
     tie_breakers = game_data(rows, "broken_beautiful", tmp_path).tie_breakers
     shares = {points: rescore(rows, Compensation(seat=0, points=points), False, tie_breakers).sort("seat")["win"][0]
               for points in (0, 1, -1)}
@@ -264,16 +254,8 @@ def test_restricted_play_recovers_the_planted_effect_with_a_paired_interval_narr
 
 
 def test_restricted_play_compares_each_variant_with_its_base_on_the_same_rows():
-    rows = pl.DataFrame(
-        {
-            "experiment": ["e"] * 8,
-            "game_id": [0, 0, 1, 1, 2, 2, 3, 3],
-            "deal": [0, 0, 1, 1, 2, 2, 3, 3],
-            "players": [2] * 8,
-            "strategy": ["greedy", "greedy-no-vase"] * 4,
-            "win": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5, 0.5],
-        }
-    )
+    rows = resultsdir.two_player_games([0, 1, 2, 3], strategy=["greedy", "greedy-no-vase"] * 4,
+                                       win=[1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5, 0.5])
     variants = restricted_variants(rows)
     assert variants.to_dicts() == [{"strategy": "greedy-no-vase", "base": "greedy", "banned": "vase"}]
     result = restricted_play(rows, variants).row(0, named=True)
@@ -300,9 +282,7 @@ def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
 
 def test_section_without_restricted_strategies_says_so(tmp_path):
     rows = synthetic_bb(2, 300, seed=3, strategies=["greedy", "banker"])
-    alone = game_data(rows, "broken_beautiful", tmp_path)
-    alone.leading = True  # the game's only experiment heads it
-    result = run_section("own", ANALYSES, alone)
+    result, _ = resultsdir.run_alone(rows, "broken_beautiful", tmp_path, ANALYSES)
     assert any("No restricted strategies" in b for b in result.blocks if isinstance(b, str))
     assert not (tmp_path / "bb2_restricted_play.png").exists()  # charts are named after their experiment
     assert (tmp_path / "bb2_points_by_type.png").exists()

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import resultsdir
 from resultsdir import KALEIDO_TILES as TILES
 from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
 from test_report import synthetic_games
 
-from reports.analysis import run_section
 from reports.build import build_report
 from reports.findings import select
 from reports.fmt import pct
@@ -213,17 +213,12 @@ def test_summary_says_where_the_points_come_from(summary):
 
 
 def test_rotation_value_pairs_rotator_and_greedy_in_the_same_games():
-    rows = pl.DataFrame(
-        {
-            "experiment": ["e"] * 6,
-            "game_id": [0, 0, 1, 1, 2, 2],
-            "deal": [0, 0, 0, 0, 1, 1],
-            "players": [2] * 6,
-            "strategy": ["rotator", "greedy", "greedy", "rotator", "rotator", "random"],  # game 2: no greedy
-            "win": [1.0, 0.0, 0.5, 0.5, 1.0, 0.0],
-            "endgame_points": [30, 20, 24, 26, 40, 0],
-            "midgame_points": [10, 10, 12, 12, 0, 0],
-        }
+    rows = resultsdir.two_player_games(
+        [0, 0, 1],
+        strategy=["rotator", "greedy", "greedy", "rotator", "rotator", "random"],  # game 2: no greedy
+        win=[1.0, 0.0, 0.5, 0.5, 1.0, 0.0],
+        endgame_points=[30, 20, 24, 26, 40, 0],
+        midgame_points=[10, 10, 12, 12, 0, 0],
     )
     result = rotation_value(rows).row(0, named=True)
     assert (result["games"], result["deals"], result["rot_seats"]) == (2, 1, 2)
@@ -239,15 +234,10 @@ def test_rotation_value_pairs_rotator_and_greedy_in_the_same_games():
 
 
 def test_endgame_decides_separates_comebacks_from_broken_ties():
-    rows = pl.DataFrame(
-        {
-            "experiment": ["e"] * 6,
-            "game_id": [0, 0, 1, 1, 2, 2],
-            "deal": [0, 0, 1, 1, 2, 2],
-            "players": [2] * 6,
-            "midgame_points": [10, 5, 8, 8, 9, 3],
-            "win": [0.0, 1.0, 1.0, 0.0, 1.0, 0.0],  # comeback; tie for the lead broken; leader wins
-        }
+    rows = resultsdir.two_player_games(
+        [0, 1, 2],
+        midgame_points=[10, 5, 8, 8, 9, 3],
+        win=[0.0, 1.0, 1.0, 0.0, 1.0, 0.0],  # comeback; tie for the lead broken; leader wins
     )
     result = endgame_decides(rows).row(0, named=True)
     assert (result["games"], result["comebacks"], result["settled"]) == (3, 1, 1)
@@ -289,15 +279,10 @@ def test_kaleido_intervals_resample_deals(numbers):
 
 
 def test_stalls_by_strategy_compares_games_with_and_without_it():
-    rows = pl.DataFrame(
-        {
-            "experiment": ["e"] * 8,
-            "game_id": [0, 0, 1, 1, 2, 2, 3, 3],
-            "deal": [0, 0, 1, 1, 2, 2, 3, 3],
-            "players": [2] * 8,
-            "strategy": ["random", "greedy", "random", "greedy", "greedy", "rotator", "greedy", "rotator"],
-            "stalled": [True, True, True, True, False, False, True, True],
-        }
+    rows = resultsdir.two_player_games(
+        [0, 1, 2, 3],
+        strategy=["random", "greedy", "random", "greedy", "greedy", "rotator", "greedy", "rotator"],
+        stalled=[True, True, True, True, False, False, True, True],
     )
     result = {r["strategy"]: r for r in stalls_by_strategy(rows).iter_rows(named=True)}
     assert "greedy" not in result  # greedy is in every game: nothing to compare
@@ -323,10 +308,7 @@ def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions
 
 def test_section_without_rotator_or_positions_says_so(tmp_path):
     rows = synthetic_kaleido(3, 300, 4, ["greedy", "random"], "e", positions=False)
-    alone = game_data(rows, "kaleido", tmp_path)
-    alone.leading = True  # the game's only experiment heads it
-    result = run_section("own", ANALYSES, alone)
-    text = " ".join(b for b in result.blocks if isinstance(b, str))
+    _, text = resultsdir.run_alone(rows, "kaleido", tmp_path, ANALYSES)
     assert "No game in these data has both rotator and greedy" in text
     assert "These results carry no board positions" in text
     assert not (tmp_path / "e_rotation.png").exists()  # charts are named after their experiment

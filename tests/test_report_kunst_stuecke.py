@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import resultsdir
 from resultsdir import (
     finding,
     game_data,
@@ -24,7 +25,7 @@ from resultsdir import (
 )
 
 from reports import build
-from reports.analysis import GameData, run_section
+from reports.analysis import GameData
 from reports.kunst_stuecke import (
     ANALYSES,
     SPENDING_TREND,
@@ -325,10 +326,7 @@ def test_the_sweep_is_the_experiments_that_differ_only_in_chips(results, everyth
 
 def test_a_tournament_alone_says_it_has_no_sweep(tmp_path):
     rows = synthetic_kunst(3, 200, 7, TOURNAMENT, "kunst_stuecke_tournament")
-    alone = game_data(rows, "kunst_stuecke", tmp_path)
-    alone.leading = True  # the game's only experiment heads it
-    own = run_section("own", [*ANALYSES, *ACROSS], alone)  # an experiment alone: its comparisons too
-    text = " ".join(b for b in own.blocks if isinstance(b, str))
+    own, text = resultsdir.run_alone(rows, "kunst_stuecke", tmp_path, [*ANALYSES, *ACROSS])  # its comparisons too
     assert "No chips sweep in these data" in text
     assert not (tmp_path / "kunst_stuecke_tournament_chips_sweep.png").exists()
     for chart in CHARTS:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import resultsdir
 from resultsdir import (
     finding,
     game_data,
@@ -25,7 +26,7 @@ from resultsdir import (
 )
 
 from reports import build
-from reports.analysis import GameData, run_section
+from reports.analysis import GameData
 from reports.load import load_results
 from reports.stats import newcombe
 from reports.witkacy import (
@@ -373,10 +374,7 @@ def test_the_advanced_finding_gives_a_plain_verdict(everything):
 
 def test_a_tournament_alone_skips_restricted_play_and_the_variant(tmp_path):
     rows = synthetic_witkacy(3, 240, 7, TOURNAMENT, "witkacy_tournament")
-    alone = game_data(rows, "witkacy", tmp_path)
-    alone.leading = True  # the game's only experiment heads it
-    own = run_section("own", [*ANALYSES, *ACROSS], alone)  # an experiment alone: its comparisons too
-    text = " ".join(b for b in own.blocks if isinstance(b, str))
+    own, text = resultsdir.run_alone(rows, "witkacy", tmp_path, [*ANALYSES, *ACROSS])  # its comparisons too
     assert "Run experiments/witkacy_restricted.toml" in text and "Run witkacy_basic and witkacy_advanced" in text
     for chart in CHARTS:
         skipped = chart in ("action_worth", "advanced")
