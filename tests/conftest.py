@@ -29,3 +29,16 @@ def write_toml(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture(params=[
+    (lambda path: path.mkdir(), "cannot be read: Is a directory"),
+    (lambda path: path.write_bytes(b"\xff = 1\n"), "is malformed: 'utf-8' codec can't decode byte 0xff"),
+    (lambda path: path.write_bytes(b"supply = 14\n\xff"), "is malformed: 'utf-8' codec can't decode byte 0xff"),
+], ids=["folder", "not-utf8-first", "not-utf8-later"])
+def unreadable_file(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
+    """A data file that cannot be read, and what its one-line error says after the path."""
+    make, problem = request.param
+    path = tmp_path / "data.toml"
+    make(path)
+    return path, problem

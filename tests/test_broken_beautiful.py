@@ -179,13 +179,8 @@ def test_components_numbers_must_be_whole_and_in_range(tmp_path: Path, old, new,
     assert str(err.value) == f"components file {path}: '{name}' must be a whole number from {bounds}"
 
 
-@pytest.mark.parametrize(("make", "problem"), [
-    (lambda path: path.mkdir(), "cannot be read: Is a directory"),
-    (lambda path: path.write_bytes(b"supply = 14\n\xff"), "is malformed: 'utf-8' codec can't decode byte 0xff"),
-])
-def test_unreadable_components_files_raise_one_line(tmp_path: Path, make, problem: str) -> None:
-    path = tmp_path / "kit.toml"
-    make(path)
+def test_unreadable_components_files_raise_one_line(unreadable_file: tuple[Path, str]) -> None:
+    path, problem = unreadable_file
     with pytest.raises(AtelierError) as err:
         bb.make_params(2, {"components": str(path)})
     assert str(err.value).startswith(f"components file {path} {problem}") and "\n" not in str(err.value)

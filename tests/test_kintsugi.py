@@ -147,13 +147,8 @@ def test_a_deck_beyond_the_largest_is_refused_and_the_largest_deals_each_card_on
     assert (np.sort(order, axis=1) == np.arange(64)).all()
 
 
-@pytest.mark.parametrize(("make", "problem"), [
-    (lambda path: path.mkdir(), "cannot be read: Is a directory"),
-    (lambda path: path.write_bytes(b"\xff[[card]]\n"), "is malformed: 'utf-8' codec can't decode byte 0xff"),
-])
-def test_unreadable_deck_files_raise_one_line(tmp_path: Path, make, problem: str) -> None:
-    path = tmp_path / "deck.toml"
-    make(path)
+def test_unreadable_deck_files_raise_one_line(unreadable_file: tuple[Path, str]) -> None:
+    path, problem = unreadable_file
     with pytest.raises(AtelierError) as err:
         kintsugi.make_params(3, {"deck": str(path)})
     assert str(err.value).startswith(f"deck file {path} {problem}") and "\n" not in str(err.value)
