@@ -598,19 +598,27 @@ def _destinations(t, g, geo, w, which, found, out):
     steps through squares where the piece fits, not its own place, and the turn can still end legally there:
     every bound piece (slid, or this one if it started the turn against its colour) is against its colour, or
     (contact "turn") one more action can mend all that are not (_slide_ends). Where only the first is wanted,
-    one that leaves every bound piece against its colour is looked for first: it needs no look ahead."""
+    one that leaves every bound piece against its colour is looked for first: it needs no look ahead; nor is it
+    looked for where a slid piece of another colour is parted (only a piece of its colour, coming against it, can
+    mend it)."""
     must_touch, start_contact, bound = t.must_touch, t.start_contact, w.bound
     first_only = out.shape[0] == 0
     slid_bound = False
     for p in range(PIECES):
         slid_bound |= must_touch[g, p]
         bound[p] = must_touch[g, p]
+    apart_colours = 0  # bit c: a slid piece of colour c is parted
+    for j in range(_parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, bound, w.ids)
+                   if slid_bound else 0):
+        apart_colours |= 1 << (w.ids[j] // SHAPES)
+    looks_ahead = t.lookahead and not first_only
     for piece in range(PIECES):
         if not which[piece]:
             continue
         bound[piece] |= start_contact[g, piece]
         anything_bound = slid_bound or start_contact[g, piece]
-        found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead and not first_only, out)
+        hopeless = not looks_ahead and apart_colours & ~(1 << (piece // SHAPES)) != 0
+        found[piece] = 0 if hopeless else _reach(t, g, geo, w, piece, anything_bound, looks_ahead, out)
         if first_only and found[piece] == 0 and anything_bound and t.lookahead:
             found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, out)
         bound[piece] = must_touch[g, piece]
