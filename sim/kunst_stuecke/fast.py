@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.game import read_only
-from sim.kernel import ZERO, helper, kernel
+from sim.kernel import NO, ZERO, helper, kernel
 from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
 EMPTY = -1
@@ -353,8 +353,9 @@ class Scratch(NamedTuple):
 def _scratch(side):
     squares = side * side
     return Scratch(np.zeros(side, np.int64), np.zeros(side, np.int64), np.zeros(squares, np.bool_),
-                   np.empty(squares, np.int64), np.empty(squares, np.int64), np.zeros(3, np.int64), np.zeros(PIECES, np.bool_),
-                   np.empty(PIECES, np.int64), np.zeros((1, side), np.int64), np.zeros((6, side), np.int64),
+                   np.empty(squares, np.int64), np.empty(squares, np.int64), np.zeros(3, np.int64),
+                   np.zeros(PIECES, np.bool_), np.empty(PIECES, np.int64), np.zeros((1, side), np.int64),
+                   np.zeros((6, side), np.int64),
                    np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_), np.zeros(8 * squares, np.bool_),
                    np.zeros((1, side), np.int64), np.zeros(side, np.int64), np.zeros(side, np.int64),
                    np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.empty(PIECES, np.int64),
@@ -363,43 +364,54 @@ def _scratch(side):
 
 
 @helper(_nrt=False)
-def _occupancy(board, g, geo, occupied):
-    """occupied (1, side): game g's squares held by a piece, by row as bit masks (bit c: column c)."""
-    occupied[0, :] = 0
-    for square in range(geo.side * geo.side):
-        if board[g, square] != EMPTY:
-            occupied[0, geo.row[square]] |= 1 << geo.col[square]
-
-
-@helper(_nrt=False)
-def _lift(occupied, g, orient, anchor, geo, piece):
-    """Flip the piece's squares in occupied (1, side): lifts it from the rows, or lays it back."""
-    shape, o, at = piece % SHAPES, orient[g, piece], anchor[g, piece]
-    for i in range(geo.size[shape]):
-        square = at + geo.offsets[shape, o, i]
-        occupied[0, geo.row[square]] ^= 1 << geo.col[square]
-
-
-@helper(_nrt=False)
-def _reachable(occupied, geo, shape, o, start, fit, reach):
-    """reach (side,), by row as bit masks (bit c: column c): the anchors the shape in orientation o reaches from
-    anchor start by unit steps through anchors where it lies on the board clear of occupied (1, side), which are
-    marked in fit (side,); start among them. The rows are swept down and up until nothing more is reached."""
-    side, masks = geo.side, geo.masks
+def _reachable(board, g, geo, piece, o, start, occupied, fit, reach):
+    """reach (side,), by row as bit masks (bit c: column c): the anchors game g's piece in orientation o reaches
+    from anchor start by unit steps through anchors where it lies on the board clear of the other pieces; start
+    among them. The rows are swept down and up, one beyond those reached, until nothing more is reached; fit
+    (side,) holds the anchors where it lies, and occupied (1, side) the squares the others hold, of the rows
+    swept (only those are read)."""
+    side, shape = geo.side, piece % SHAPES
     height, width = geo.extent[shape, o, 0], geo.extent[shape, o, 1]
     span, last = (1 << (side - width + 1)) - 1, side - height
-    fit[:] = 0
     reach[:] = 0
-    for row in range(last + 1):
-        fit[row] = span & ~_hits(occupied, 0, row, masks, shape, o, height)
-    reach[geo.row[start]] = 1 << geo.col[start]
+    first = geo.row[start]
+    reach[first] = 1 << geo.col[start]
+    top, bottom, known, laid = first, first, 0, 0  # the rows reached; bit r: fit[r], occupied[0, r] filled
     grown = True
     while grown:
         grown = False
-        for row in range(last + 1):
-            grown |= _spread(fit, reach, row, last)
-        for row in range(last, -1, -1):
-            grown |= _spread(fit, reach, row, last)
+        row = max(top - 1, 0)
+        while row <= min(bottom + 1, last):
+            known, laid = _fit_row(board, g, geo, piece, o, row, span, height, known, laid, occupied, fit)
+            if _spread(fit, reach, row, last):
+                grown, top, bottom = True, min(top, row), max(bottom, row)
+            row += 1
+        row = min(bottom + 1, last)
+        while row >= max(top - 1, 0):
+            known, laid = _fit_row(board, g, geo, piece, o, row, span, height, known, laid, occupied, fit)
+            if _spread(fit, reach, row, last):
+                grown, top, bottom = True, min(top, row), max(bottom, row)
+            row -= 1
+
+
+@helper(inline="always")
+def _fit_row(board, g, geo, piece, o, row, span, height, known, laid, occupied, fit):
+    """fit[row]: the anchors of the row where the piece lies clear of the others, found once (bit r of known:
+    fit[r] found; of laid: occupied[0, r], the squares the others hold); known and laid after."""
+    if (known >> row) & 1:
+        return known, laid
+    side = geo.side
+    for r in range(row, row + height):
+        if not (laid >> r) & 1:
+            bits = 0
+            for c in range(side):
+                held = board[g, r * side + c]
+                if held != EMPTY and held != piece:
+                    bits |= 1 << c
+            occupied[0, r] = bits
+            laid |= 1 << r
+    fit[row] = span & ~_hits(occupied, 0, row, geo.masks, piece % SHAPES, o, height)
+    return known | (1 << row), laid
 
 
 @helper(inline="always")
@@ -412,14 +424,24 @@ def _spread(fit, reach, row, last):
     if row < last:
         cols |= reach[row + 1]
     cols &= fit[row]
-    wider = (cols | (cols << 1) | (cols >> 1)) & fit[row]
-    while wider != cols:
-        cols = wider
-        wider = (cols | (cols << 1) | (cols >> 1)) & fit[row]
+    cols = _run_fill(cols, fit[row])
     if cols == reach[row]:
         return False
     reach[row] = cols
     return True
+
+
+@helper(inline="always")
+def _run_fill(seeds, free):
+    """The bits of free (bit c: column c) in the runs of free that hold a bit of seeds (a subset of free): the
+    seeds spread both ways by steps of 1, 2, 4, 8 and 16 at once, each step across bits free that far."""
+    up, down, up_free, down_free = seeds, seeds, free, free
+    for shift in (1, 2, 4, 8, 16):
+        up |= up_free & (up << shift)
+        down |= down_free & (down >> shift)
+        up_free &= up_free << shift
+        down_free &= down_free >> shift
+    return up | down
 
 
 @helper(_nrt=False)
@@ -519,7 +541,6 @@ def _slide_mends(t, g, geo, w, count, bound, swept):
         return False
     _near(board, g, orient, anchor, geo, ids, count, near)
     _movable(t, g, movable)
-    _occupancy(board, g, geo, occupied)
     for piece in range(PIECES):
         if not movable[piece]:
             continue
@@ -530,12 +551,12 @@ def _slide_mends(t, g, geo, w, count, bound, swept):
             continue
         shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
         height, width = extent[shape, o, 0], extent[shape, o, 1]
-        _lift(occupied, g, orient, anchor, geo, piece)
-        _reachable(occupied, geo, shape, o, start, fit, reach)
-        _lift(occupied, g, orient, anchor, geo, piece)
+        _reachable(board, g, geo, piece, o, start, occupied, fit, reach)
         reach[geo.row[start]] &= ~(1 << geo.col[start])
         for row in range(side - height + 1):
             cols = reach[row]
+            if cols == 0:
+                continue
             for j in range(count):  # against every other parted piece, the squares beside it (near)
                 if ids[j] != piece:
                     cols &= _hits(near, j, row, masks, shape, o, height)
@@ -618,31 +639,32 @@ def _destinations(t, g, geo, w, which, found, out):
         bound[piece] |= start_contact[g, piece]
         anything_bound = slid_bound or start_contact[g, piece]
         hopeless = not looks_ahead and apart_colours & ~(1 << (piece // SHAPES)) != 0
-        found[piece] = 0 if hopeless else _reach(t, g, geo, w, piece, anything_bound, looks_ahead, out)
+        found[piece] = 0 if hopeless else _reach(t, g, geo, w, piece, anything_bound, looks_ahead, t.lookahead, out)
         if first_only and found[piece] == 0 and anything_bound and t.lookahead:
-            found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, out)
+            found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, NO, out)
         bound[piece] = must_touch[g, piece]
 
 
 @helper(_nrt=False)
-def _reach(t, g, geo, w, piece, anything_bound, lookahead, out):
+def _reach(t, g, geo, w, piece, anything_bound, lookahead, peek, out):
     """_destinations for one piece, the bound pieces marked in w.bound: how many anchors it may slide to, marked in
     out (1 at most, with an empty out); a destination that parts a bound piece from its colour counts only with
     `lookahead`, where one more action can mend all that are parted (_slide_ends). The first is looked for
-    breadth first, the nearest being the likeliest to keep contact; all of them by rows of anchors at once."""
-    board, orient, anchor, bound, ids = t.board, t.orient, t.anchor, w.bound, w.ids
+    breadth first, the nearest being the likeliest to keep contact, with `peek` looking ahead at the first that
+    parts one (it most often mends, and a search for one that parts none may run through every anchor); all of
+    them by rows of anchors at once."""
+    board, orient, anchor = t.board, t.orient, t.anchor
     side, extent = geo.side, geo.extent
     shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
     if out.shape[0] == 0:
         _first_step(w.seen, w.queue, start, w.cursor)
         a = _next_step(board, g, geo, piece, o, w.seen, w.queue, w.came_from, w.cursor)
-        while a != EMPTY and anything_bound and not _slide_keeps(t, g, geo, w, piece, a, lookahead):
+        while a != EMPTY and anything_bound and not _slide_keeps(t, g, geo, w, piece, a, lookahead or peek):
+            peek = NO
             a = _next_step(board, g, geo, piece, o, w.seen, w.queue, w.came_from, w.cursor)
         return 0 if a == EMPTY else 1
     height, width, fit, reach, occupied = extent[shape, o, 0], extent[shape, o, 1], w.fit, w.reach, w.occupied
-    _occupancy(board, g, geo, occupied)
-    _lift(occupied, g, orient, anchor, geo, piece)
-    _reachable(occupied, geo, shape, o, start, fit, reach)
+    _reachable(board, g, geo, piece, o, start, occupied, fit, reach)
     reach[geo.row[start]] &= ~(1 << geo.col[start])
     count = 0
     for row in range(side - height + 1):
