@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.game import read_only
-from sim.kernel import NO, ZERO, helper, kernel
+from sim.kernel import ZERO, helper, kernel
 from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
 
 EMPTY = -1
@@ -639,28 +639,25 @@ def _destinations(t, g, geo, w, which, found, out):
         bound[piece] |= start_contact[g, piece]
         anything_bound = slid_bound or start_contact[g, piece]
         hopeless = not looks_ahead and apart_colours & ~(1 << (piece // SHAPES)) != 0
-        found[piece] = 0 if hopeless else _reach(t, g, geo, w, piece, anything_bound, looks_ahead, t.lookahead, out)
+        found[piece] = 0 if hopeless else _reach(t, g, geo, w, piece, anything_bound, looks_ahead, out)
         if first_only and found[piece] == 0 and anything_bound and t.lookahead:
-            found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, NO, out)
+            found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, out)
         bound[piece] = must_touch[g, piece]
 
 
 @helper(_nrt=False)
-def _reach(t, g, geo, w, piece, anything_bound, lookahead, peek, out):
+def _reach(t, g, geo, w, piece, anything_bound, lookahead, out):
     """_destinations for one piece, the bound pieces marked in w.bound: how many anchors it may slide to, marked in
     out (1 at most, with an empty out); a destination that parts a bound piece from its colour counts only with
     `lookahead`, where one more action can mend all that are parted (_slide_ends). The first is looked for
-    breadth first, the nearest being the likeliest to keep contact, with `peek` looking ahead at the first that
-    parts one (it most often mends, and a search for one that parts none may run through every anchor); all of
-    them by rows of anchors at once."""
+    breadth first, the nearest being the likeliest to keep contact; all of them by rows of anchors at once."""
     board, orient, anchor = t.board, t.orient, t.anchor
     side, extent = geo.side, geo.extent
     shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
     if out.shape[0] == 0:
         _first_step(w.seen, w.queue, start, w.cursor)
         a = _next_step(board, g, geo, piece, o, w.seen, w.queue, w.came_from, w.cursor)
-        while a != EMPTY and anything_bound and not _slide_keeps(t, g, geo, w, piece, a, lookahead or peek):
-            peek = NO
+        while a != EMPTY and anything_bound and not _slide_keeps(t, g, geo, w, piece, a, lookahead):
             a = _next_step(board, g, geo, piece, o, w.seen, w.queue, w.came_from, w.cursor)
         return 0 if a == EMPTY else 1
     height, width, fit, reach, occupied = extent[shape, o, 0], extent[shape, o, 1], w.fit, w.reach, w.occupied
