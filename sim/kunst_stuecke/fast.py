@@ -324,8 +324,12 @@ def _lay(board, g, offsets, size, shape, orientation, anchor, value):
 class Scratch(NamedTuple):
     """Work arrays of one slide search, and of the search for one more slide inside it (trial_)."""
 
+    fit: np.ndarray  # (side,) int64: the anchors where the sliding piece lies clear of the others, by row as bit masks
+    reach: np.ndarray  # (side,) int64: those it reaches by unit steps, likewise
     seen: np.ndarray  # (side * side,) bool
     queue: np.ndarray  # (side * side,) int64: the anchors to visit
+    came_from: np.ndarray  # (side * side,) int64: the anchor each was reached from
+    cursor: np.ndarray  # (3,) int64: a breadth-first search's place (_next_step)
     bound: np.ndarray  # (60,) bool
     ids: np.ndarray  # (60,) int64
     occupied: np.ndarray  # (1, side) int64
@@ -333,22 +337,148 @@ class Scratch(NamedTuple):
     near: np.ndarray  # (60, side) int64
     nowhere: np.ndarray  # (0,) bool: _lie_anywhere's legal where it only asks whether a piece fits
     lies: np.ndarray  # (8 * side * side,) bool: where a piece may lie
+    trial_occupied: np.ndarray  # (1, side) int64
+    trial_fit: np.ndarray  # (side,) int64
+    trial_reach: np.ndarray  # (side,) int64
     trial_seen: np.ndarray  # (side * side,) bool
     trial_queue: np.ndarray  # (side * side,) int64
     trial_ids: np.ndarray  # (60,) int64
     trial_movable: np.ndarray  # (60,) bool
     trial_from: np.ndarray  # (side * side,) int64: the anchor each was reached from
+    trial_cursor: np.ndarray  # (3,) int64
     swept: np.ndarray  # (side * side,) bool: the squares a mending slide passes over
 
 
 @helper
 def _scratch(side):
     squares = side * side
-    return Scratch(np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.zeros(PIECES, np.bool_),
-                   np.empty(PIECES, np.int64), np.zeros((1, side), np.int64), np.zeros((6, side), np.int64),
+    return Scratch(np.zeros(side, np.int64), np.zeros(side, np.int64), np.zeros(squares, np.bool_),
+                   np.empty(squares, np.int64), np.empty(squares, np.int64), np.zeros(3, np.int64),
+                   np.zeros(PIECES, np.bool_), np.empty(PIECES, np.int64), np.zeros((1, side), np.int64),
+                   np.zeros((6, side), np.int64),
                    np.zeros((PIECES, side), np.int64), np.zeros(0, np.bool_), np.zeros(8 * squares, np.bool_),
+                   np.zeros((1, side), np.int64), np.zeros(side, np.int64), np.zeros(side, np.int64),
                    np.zeros(squares, np.bool_), np.empty(squares, np.int64), np.empty(PIECES, np.int64),
-                   np.zeros(PIECES, np.bool_), np.empty(squares, np.int64), np.zeros(squares, np.bool_))
+                   np.zeros(PIECES, np.bool_), np.empty(squares, np.int64), np.zeros(3, np.int64),
+                   np.zeros(squares, np.bool_))
+
+
+@helper(_nrt=False)
+def _reachable(board, g, geo, piece, o, start, occupied, fit, reach):
+    """reach (side,), by row as bit masks (bit c: column c): the anchors game g's piece in orientation o reaches
+    from anchor start by unit steps through anchors where it lies on the board clear of the other pieces; start
+    among them. The rows are swept down and up, one beyond those reached, until nothing more is reached; fit
+    (side,) holds the anchors where it lies, and occupied (1, side) the squares the others hold, of the rows
+    swept (only those are read)."""
+    side, shape = geo.side, piece % SHAPES
+    height, width = geo.extent[shape, o, 0], geo.extent[shape, o, 1]
+    span, last = (1 << (side - width + 1)) - 1, side - height
+    reach[:] = 0
+    first = geo.row[start]
+    reach[first] = 1 << geo.col[start]
+    top, bottom, known, laid = first, first, 0, 0  # the rows reached; bit r: fit[r], occupied[0, r] filled
+    grown = True
+    while grown:
+        grown = False
+        row = max(top - 1, 0)
+        while row <= min(bottom + 1, last):
+            known, laid = _fit_row(board, g, geo, piece, o, row, span, height, known, laid, occupied, fit)
+            if _spread(fit, reach, row, last):
+                grown, top, bottom = True, min(top, row), max(bottom, row)
+            row += 1
+        row = min(bottom + 1, last)
+        while row >= max(top - 1, 0):
+            known, laid = _fit_row(board, g, geo, piece, o, row, span, height, known, laid, occupied, fit)
+            if _spread(fit, reach, row, last):
+                grown, top, bottom = True, min(top, row), max(bottom, row)
+            row -= 1
+
+
+@helper(inline="always")
+def _fit_row(board, g, geo, piece, o, row, span, height, known, laid, occupied, fit):
+    """fit[row]: the anchors of the row where the piece lies clear of the others, found once (bit r of known:
+    fit[r] found; of laid: occupied[0, r], the squares the others hold); known and laid after."""
+    if (known >> row) & 1:
+        return known, laid
+    side = geo.side
+    for r in range(row, row + height):
+        if not (laid >> r) & 1:
+            bits = 0
+            for c in range(side):
+                held = board[g, r * side + c]
+                if held != EMPTY and held != piece:
+                    bits |= 1 << c
+            occupied[0, r] = bits
+            laid |= 1 << r
+    fit[row] = span & ~_hits(occupied, 0, row, geo.masks, piece % SHAPES, o, height)
+    return known | (1 << row), laid
+
+
+@helper(inline="always")
+def _spread(fit, reach, row, last):
+    """Adds to reach[row] the anchors of fit[row] one step from those reached in its row or the rows beside it, and
+    those along the row from them; whether it grew."""
+    cols = reach[row]
+    if row > 0:
+        cols |= reach[row - 1]
+    if row < last:
+        cols |= reach[row + 1]
+    cols &= fit[row]
+    cols = _run_fill(cols, fit[row])
+    if cols == reach[row]:
+        return False
+    reach[row] = cols
+    return True
+
+
+@helper(inline="always")
+def _run_fill(seeds, free):
+    """The bits of free (bit c: column c) in the runs of free that hold a bit of seeds (a subset of free): the
+    seeds spread both ways by steps of 1, 2, 4, 8 and 16 at once, each step across bits free that far."""
+    up, down, up_free, down_free = seeds, seeds, free, free
+    for shift in (1, 2, 4, 8, 16):
+        up |= up_free & (up << shift)
+        down |= down_free & (down >> shift)
+        up_free &= up_free << shift
+        down_free &= down_free >> shift
+    return up | down
+
+
+@helper(_nrt=False)
+def _first_step(seen, queue, start, cursor):
+    """Begins a breadth-first search of the anchors a piece slides to from anchor start (_next_step)."""
+    seen[:] = False
+    seen[start] = True
+    queue[0] = start
+    cursor[0], cursor[1], cursor[2] = 0, 1, 0  # the anchor being left (in queue), the queue's end, its next side
+
+
+@helper(_nrt=False)
+def _next_step(board, g, geo, piece, o, seen, queue, came_from, cursor):
+    """The next anchor the piece in orientation o reaches by unit steps through anchors where it fits, breadth
+    first, marked in seen and its previous one in came_from (side^2,); -1 once there is none."""
+    side, shape = geo.side, piece % SHAPES
+    height, width = geo.extent[shape, o, 0], geo.extent[shape, o, 1]
+    while cursor[0] < cursor[1]:
+        at = queue[cursor[0]]
+        row, col = geo.row[at], geo.col[at]
+        while cursor[2] < 4:
+            k = cursor[2]
+            cursor[2] += 1
+            r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
+            if r < 0 or c < 0 or r + height > side or c + width > side:
+                continue
+            a = r * side + c
+            if seen[a] or not _fits(board, g, geo.offsets, geo.size, shape, o, a, piece):
+                continue
+            seen[a] = True
+            came_from[a] = at
+            queue[cursor[1]] = a
+            cursor[1] += 1
+            return a
+        cursor[0] += 1
+        cursor[2] = 0
+    return EMPTY
 
 
 @helper(_nrt=False)
@@ -403,10 +533,10 @@ def _slide_mends(t, g, geo, w, count, bound, swept):
     Where it does and swept (side^2,) is not empty, the squares the slide found passes over are marked there: a
     placement clear of them leaves that slide possible, and mending (a placement only adds contacts)."""
     board, orient, anchor, start_contact = t.board, t.orient, t.anchor, t.start_contact
-    side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
-    seen, queue, ids, movable, near = w.trial_seen, w.trial_queue, w.ids, w.trial_movable, w.near
-    came_from = w.trial_from
-    row_of, col_of = geo.row, geo.col
+    side, offsets, size, extent, neighbours, masks = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours, \
+        geo.masks
+    ids, movable, near, occupied, fit, reach = w.ids, w.trial_movable, w.near, w.trial_occupied, w.trial_fit, \
+        w.trial_reach
     if t.chips[g, t.seat] <= 0:
         return False
     _near(board, g, orient, anchor, geo, ids, count, near)
@@ -421,33 +551,19 @@ def _slide_mends(t, g, geo, w, count, bound, swept):
             continue
         shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
         height, width = extent[shape, o, 0], extent[shape, o, 1]
-        seen[:] = False
-        seen[start] = True
-        queue[0], head, tail = start, 0, 1
-        while head < tail:
-            row, col = row_of[queue[head]], col_of[queue[head]]
-            head += 1
-            for k in range(4):
-                r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
-                if r < 0 or c < 0 or r + height > side or c + width > side:
+        _reachable(board, g, geo, piece, o, start, occupied, fit, reach)
+        reach[geo.row[start]] &= ~(1 << geo.col[start])
+        for row in range(side - height + 1):
+            cols = reach[row]
+            if cols == 0:
+                continue
+            for j in range(count):  # against every other parted piece, the squares beside it (near)
+                if ids[j] != piece:
+                    cols &= _hits(near, j, row, masks, shape, o, height)
+            for col in range(side - width + 1):
+                if not (cols >> col) & 1:
                     continue
-                a = r * side + c
-                if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
-                    continue
-                seen[a] = True
-                came_from[a] = queue[head - 1]
-                queue[tail] = a
-                tail += 1
-                against = True  # against every other parted piece, the squares beside it (near)
-                for j in range(count):
-                    if ids[j] != piece:
-                        touching = False
-                        for i in range(size[shape]):
-                            square = a + offsets[shape, o, i]
-                            touching |= (near[j, row_of[square]] >> col_of[square]) & 1 == 1
-                        against &= touching
-                if not against:
-                    continue
+                a = row * side + col
                 _move(board, g, orient, anchor, offsets, size, piece, a)
                 was = bound[piece]
                 bound[piece] |= start_contact[g, piece]
@@ -455,7 +571,12 @@ def _slide_mends(t, g, geo, w, count, bound, swept):
                 bound[piece] = was
                 _move(board, g, orient, anchor, offsets, size, piece, start)
                 if apart == 0:
-                    _sweep(geo, piece, o, start, a, came_from, swept)
+                    if swept.shape[0] > 0:
+                        _first_step(w.trial_seen, w.trial_queue, start, w.trial_cursor)
+                        while _next_step(board, g, geo, piece, o, w.trial_seen, w.trial_queue, w.trial_from,
+                                         w.trial_cursor) != a:
+                            pass
+                        _sweep(geo, piece, o, start, a, w.trial_from, swept)
                     return True
     return False
 
@@ -498,19 +619,27 @@ def _destinations(t, g, geo, w, which, found, out):
     steps through squares where the piece fits, not its own place, and the turn can still end legally there:
     every bound piece (slid, or this one if it started the turn against its colour) is against its colour, or
     (contact "turn") one more action can mend all that are not (_slide_ends). Where only the first is wanted,
-    one that leaves every bound piece against its colour is looked for first: it needs no look ahead."""
+    one that leaves every bound piece against its colour is looked for first: it needs no look ahead; nor is it
+    looked for where a slid piece of another colour is parted (only a piece of its colour, coming against it, can
+    mend it)."""
     must_touch, start_contact, bound = t.must_touch, t.start_contact, w.bound
     first_only = out.shape[0] == 0
     slid_bound = False
     for p in range(PIECES):
         slid_bound |= must_touch[g, p]
         bound[p] = must_touch[g, p]
+    apart_colours = 0  # bit c: a slid piece of colour c is parted
+    for j in range(_parted_of(t.board, g, t.orient, t.anchor, geo.offsets, geo.size, geo.neighbours, bound, w.ids)
+                   if slid_bound else 0):
+        apart_colours |= 1 << (w.ids[j] // SHAPES)
+    looks_ahead = t.lookahead and not first_only
     for piece in range(PIECES):
         if not which[piece]:
             continue
         bound[piece] |= start_contact[g, piece]
         anything_bound = slid_bound or start_contact[g, piece]
-        found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead and not first_only, out)
+        hopeless = not looks_ahead and apart_colours & ~(1 << (piece // SHAPES)) != 0
+        found[piece] = 0 if hopeless else _reach(t, g, geo, w, piece, anything_bound, looks_ahead, out)
         if first_only and found[piece] == 0 and anything_bound and t.lookahead:
             found[piece] = _reach(t, g, geo, w, piece, anything_bound, t.lookahead, out)
         bound[piece] = must_touch[g, piece]
@@ -520,42 +649,42 @@ def _destinations(t, g, geo, w, which, found, out):
 def _reach(t, g, geo, w, piece, anything_bound, lookahead, out):
     """_destinations for one piece, the bound pieces marked in w.bound: how many anchors it may slide to, marked in
     out (1 at most, with an empty out); a destination that parts a bound piece from its colour counts only with
-    `lookahead`, where one more action can mend all that are parted (_slide_ends)."""
-    # The tuples are unpacked once a game: numba counts a reference at every use of a tuple's array.
+    `lookahead`, where one more action can mend all that are parted (_slide_ends). The first is looked for
+    breadth first, the nearest being the likeliest to keep contact; all of them by rows of anchors at once."""
     board, orient, anchor = t.board, t.orient, t.anchor
-    side, offsets, size, extent, neighbours = geo.side, geo.offsets, geo.size, geo.extent, geo.neighbours
-    seen, queue, bound, ids, row_of, col_of = w.seen, w.queue, w.bound, w.ids, geo.row, geo.col
-    first_only = out.shape[0] == 0
+    side, extent = geo.side, geo.extent
     shape, o, start = piece % SHAPES, orient[g, piece], np.int64(anchor[g, piece])
-    height, width = extent[shape, o, 0], extent[shape, o, 1]
-    seen[:] = False
-    seen[start] = True
-    queue[0], head, tail, count = start, 0, 1, 0
-    while head < tail and not (first_only and count > 0):
-        row, col = row_of[queue[head]], col_of[queue[head]]
-        head += 1
-        for k in range(4):
-            r, c = row + (1 if k == 0 else -1 if k == 1 else 0), col + (1 if k == 2 else -1 if k == 3 else 0)
-            if r < 0 or c < 0 or r + height > side or c + width > side:
-                continue
-            a = r * side + c
-            if seen[a] or not _fits(board, g, offsets, size, shape, o, a, piece):
-                continue
-            seen[a] = True
-            queue[tail] = a
-            tail += 1
-            if anything_bound:  # try the move
-                _move(board, g, orient, anchor, offsets, size, piece, a)
-                apart = _parted_of(board, g, orient, anchor, offsets, size, neighbours, bound, ids)
-                ends = apart == 0 or (lookahead and _slide_ends(t, g, geo, w, piece, apart))
-                _move(board, g, orient, anchor, offsets, size, piece, start)
-                if not ends:
-                    continue
-            count += 1
-            if first_only:
-                break
-            out[a] = True
+    if out.shape[0] == 0:
+        _first_step(w.seen, w.queue, start, w.cursor)
+        a = _next_step(board, g, geo, piece, o, w.seen, w.queue, w.came_from, w.cursor)
+        while a != EMPTY and anything_bound and not _slide_keeps(t, g, geo, w, piece, a, lookahead):
+            a = _next_step(board, g, geo, piece, o, w.seen, w.queue, w.came_from, w.cursor)
+        return 0 if a == EMPTY else 1
+    height, width, fit, reach, occupied = extent[shape, o, 0], extent[shape, o, 1], w.fit, w.reach, w.occupied
+    _reachable(board, g, geo, piece, o, start, occupied, fit, reach)
+    reach[geo.row[start]] &= ~(1 << geo.col[start])
+    count = 0
+    for row in range(side - height + 1):
+        cols = reach[row]
+        for col in range(side - width + 1):
+            if (cols >> col) & 1 and (not anything_bound or _slide_keeps(t, g, geo, w, piece, row * side + col,
+                                                                         lookahead)):
+                count += 1
+                out[row * side + col] = True
     return count
+
+
+@helper(_nrt=False)
+def _slide_keeps(t, g, geo, w, piece, a, lookahead):
+    """Whether, game g's piece slid to anchor a, every bound piece (w.bound) is against its colour, or, with
+    `lookahead`, one more action can mend all that are not (_slide_ends)."""
+    board, orient, anchor, offsets, size = t.board, t.orient, t.anchor, geo.offsets, geo.size
+    start = np.int64(anchor[g, piece])
+    _move(board, g, orient, anchor, offsets, size, piece, a)
+    apart = _parted_of(board, g, orient, anchor, offsets, size, geo.neighbours, w.bound, w.ids)
+    ends = apart == 0 or (lookahead and _slide_ends(t, g, geo, w, piece, apart))
+    _move(board, g, orient, anchor, offsets, size, piece, start)
+    return ends
 
 
 @kernel
