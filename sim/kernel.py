@@ -1,16 +1,77 @@
 """How the games' kernels are compiled (README, "The compile"), and the constants kernels pass to kernels.
 
-A fresh clone's first run compiles every kernel it plays; what is declared here makes that cheaper."""
+A fresh clone's first run compiles every kernel it plays; what is declared here makes that cheaper. The compiled
+kernels are cached on disk in a folder named by a hash of all the sources they are compiled from, so that any change
+to any of them (an edit, a `git pull`) is compiled anew, a helper in another file than its callers' included."""
 
 from __future__ import annotations
 
 import gc
+import hashlib
 import inspect
+import os
+import shutil
+import time
 from functools import partial
+from pathlib import Path
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 from numba.core import event
+from numba.misc.appdirs import AppDirs
+
+# The packages kernels are compiled from.
+SOURCES = ("sim", "strategies")
+# A cache folder of other sources is deleted once no process has opened it for this long: a process still running
+# older code may yet save a kernel there.
+UNUSED_CACHE_SECONDS = 3600.0
+
+
+def _sources_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for package in SOURCES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def _cache_kernels_by_sources() -> None:
+    """Points numba's cache (`numba.config.CACHE_DIR`, read when a kernel is declared) at a folder named by a hash of
+    the sources. numba itself keys a cached kernel on its own file only, and would load a kernel compiled against a
+    helper in another file as it was before that file changed. The folder is under an explicit NUMBA_CACHE_DIR, or
+    else the package's `__pycache__` (or, that not writable, the user's cache folder). Processes started at once make
+    the same folder, and numba replaces its cache files atomically."""
+    root = Path(__file__).resolve().parent.parent
+    checkout = hashlib.sha256(str(root).encode()).hexdigest()[:8]
+    folder_name = f"atelier-{checkout}-{_sources_hash(root)}"
+    if config.CACHE_DIR:
+        bases = [Path(config.CACHE_DIR)]
+    else:
+        bases = [root / "sim" / "__pycache__", Path(AppDirs(appname="atelier", appauthor=False).user_cache_dir)]
+    for base in bases:
+        folder = base / folder_name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            os.utime(folder)
+        except OSError:
+            continue
+        config.CACHE_DIR = str(folder)
+        _delete_unused(set(base.glob(f"atelier-{checkout}-*")) - {folder})
+        return
+
+
+def _delete_unused(folders: set[Path]) -> None:
+    for folder in folders:
+        try:
+            unused = time.time() - folder.stat().st_mtime > UNUSED_CACHE_SECONDS
+        except OSError:  # deleted by another process meanwhile
+            continue
+        if unused:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+_cache_kernels_by_sources()
 
 # Every kernel is cached on disk and releases the GIL. None is used as a first-class function, so none gets the C
 # wrapper numba makes for that. numpy's error model: a division is not checked for a zero divisor (Python's model
