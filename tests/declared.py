@@ -18,7 +18,7 @@ NAMES = testgames.register()
 def checks(name: str) -> Checks:
     """The game's declared CHECKS, or the defaults."""
     package = GAMES[name][0].rpartition(".")[0]
-    if not package or importlib.util.find_spec(f"{package}.checks") is None:
+    if importlib.util.find_spec(f"{package}.checks") is None:
         return Checks()
     return importlib.import_module(f"{package}.checks").CHECKS
 

@@ -1,7 +1,8 @@
 """The games only the tests play, registered beside the shipped ones as a new game is: with one line each.
 
-The suite registers them when it starts (tests/conftest.py), and so does every test that plays games in a
-process of its own (tests/declared.py), so that each shared test covers them like any registered game."""
+The suite registers them when it starts (tests/conftest.py), and so does every process that imports
+tests/declared.py (the goldens, the compile and bounds checks' subprocesses), so that each shared test covers them
+like any registered game."""
 
 from __future__ import annotations
 

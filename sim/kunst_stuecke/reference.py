@@ -309,11 +309,7 @@ def slide_mends(game: Game, apart: list[int]) -> bool:
 def tried_slide(game: Game, piece: int, anchor: int):
     """The game as if the piece had slid to anchor, for a chip; as it was afterwards."""
     start, chips, slid, bound = game.where[piece][1], list(game.chips), dict(game.slid), set(game.must_touch)
-    _move(game, piece, anchor)
-    game.chips[game.seat] -= 1
-    game.slid[piece] = game.slid.get(piece, 0) + 1
-    if game.start_contact.get(piece, False):
-        game.must_touch.add(piece)
+    _slid(game, piece, anchor)
     try:
         yield
     finally:
@@ -323,7 +319,9 @@ def tried_slide(game: Game, piece: int, anchor: int):
 
 @contextmanager
 def tried_placement(game: Game, piece: int, option: int):
-    """The game as if the piece had been laid as option; as it was afterwards."""
+    """The game as if the piece had been laid as option; as it was afterwards. Unlike `place`, it does not bind the
+    piece to its colour (contact_from_placement), and need not: the one slide that may follow it (can_end) mends a
+    parted piece by ending against it, so a slide of this piece ends against its own colour all the same."""
     cells = squares(game, piece, *divmod(option, game.params.squares))
     placed = game.placed
     for square in cells:
@@ -368,14 +366,19 @@ def slide_options(game: Game) -> list[int]:
 
 
 def slide(game: Game, piece: int, anchor: int) -> None:
+    _slid(game, piece, anchor)
+    orientation = game.where[piece][0]
+    cells = [list(divmod(square, game.params.board)) for square in squares(game, piece, orientation, anchor)]
+    _act(game, {"act": "slide", "piece": piece, "cells": cells})
+
+
+def _slid(game: Game, piece: int, anchor: int) -> None:
+    """The piece moved to anchor for a chip; bound to end the turn against its colour if it started against it."""
     _move(game, piece, anchor)
     game.chips[game.seat] -= 1
     game.slid[piece] = game.slid.get(piece, 0) + 1
     if game.start_contact.get(piece, False):
         game.must_touch.add(piece)
-    orientation = game.where[piece][0]
-    cells = [list(divmod(square, game.params.board)) for square in squares(game, piece, orientation, anchor)]
-    _act(game, {"act": "slide", "piece": piece, "cells": cells})
 
 
 # ---------------------------------------------------------------------------------------------- targets

@@ -69,8 +69,8 @@ class Params:
         metadata={"help": "when the contact rule ('must also end the turn in contact with a shape of its own color') "
                           "is judged: 'turn': at the end of the turn, whatever mended a broken contact (a later "
                           "slide, before or after placing, or the placement), each move leaving the turn one action "
-                          "from ending legally (this subsumes the older 'turn' reading, where only the placement "
-                          "could mend); 'slide': after every slide, for every piece slid so far"})
+                          "from ending legally (a turn that would need two more actions at once to mend its contacts "
+                          "is refused, a limit of ours); 'slide': after every slide, for every piece slid so far"})
     contact_from_placement: bool = field(
         default=True,
         metadata={"help": "a piece placed this turn and then slid 'starts the turn' where it was placed: placed "
