@@ -61,6 +61,9 @@ def set_factor(root: Path, factor: int) -> None:
 def start(root: Path, cache: Path | None) -> subprocess.Popen:
     env = {name: value for name, value in os.environ.items() if name != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(root)
+    # No bytecode: Python takes a module's .pyc as current while its source keeps its size and its second of mtime,
+    # so a helper rewritten within the second it was first imported would run (and compile) as it was before.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
     return subprocess.Popen([sys.executable, "-c", PLAY], cwd=root, env=env, stdout=subprocess.PIPE,
