@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from reports.findings import unit_of
 from reports.load import ResultsError
 from reports.render import Chart, Finding, Heading, Section, Table
 from reports.stats import bootstrap_mean_ci
@@ -144,7 +145,7 @@ def record(data: GameData, players: int, metric: str, estimate: float, low: floa
            method: str, **about: Any) -> dict[str, Any]:
     """One number of findings.json (reports/findings.py), its keys in the order the file writes them."""
     return {"game": data.name, "experiment": data.experiment, "players": int(players), **about, "metric": metric,
-            "estimate": float(estimate), "low": float(low), "high": float(high), "games": int(games),
+            "unit": unit_of(metric), "estimate": float(estimate), "low": float(low), "high": float(high), "games": int(games),
             "method": method}
 
 

@@ -33,7 +33,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from reports import generic
 from reports.analysis import GAME_KEY, GameData, Section, record, run_section
 from reports.charts import chart_style
-from reports.findings import json_ready, section_numbers
+from reports.findings import findings_file, section_numbers
 from reports.fmt import count, listing, yes
 from reports.load import ResultsError, load_results
 from reports.overview import BOTS, bots_played, headlines, overview_row, overview_table
@@ -81,7 +81,8 @@ def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Pa
             (staging / "summary.md").write_text(render_markdown(report), encoding="utf-8")
             for page in report.pages:
                 (staging / page.file).write_text(render_html(page, report), encoding="utf-8")
-            (staging / "findings.json").write_text(json.dumps(json_ready(numbers), indent=1) + "\n", encoding="utf-8")
+            findings = findings_file(numbers, manifests)
+            (staging / "findings.json").write_text(json.dumps(findings, indent=1) + "\n", encoding="utf-8")
             mark_whole(staging)
             move_into_place(staging, out_dir)
     except BaseException:
@@ -252,8 +253,8 @@ def own_or_none(game: str) -> bool:
     return find_spec(f"reports.{game}") is None or hasattr(import_module(f"reports.{game}"), "ANALYSES")
 
 
-def report_numbers(results_dir: Path) -> list[dict]:
-    """Every number the report states (findings.json), computed without drawing a chart, the sections side by side."""
+def report_numbers(results_dir: Path) -> dict:
+    """findings.json, every number the report states, computed without drawing a chart, the sections side by side."""
     rows, manifests = load_results(Path(results_dir))
     check_results(rows)
     check_games(manifests)
@@ -261,7 +262,7 @@ def report_numbers(results_dir: Path) -> list[dict]:
     with quiet_numpy():
         sections = analysed(games, draw=False)
         numbers = [game_numbers(name, experiments, sections[name]) for name, experiments in games.items()]
-    return json_ready([n for game in numbers for n in game])
+    return findings_file([n for game in numbers for n in game], manifests)
 
 
 def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> dict[str, list[GameData]]:
@@ -365,7 +366,7 @@ def game_page(name: str, experiments: list[GameData], sections: list[Section]) -
     title = experiments[0].title
     opening = [f"{title}: {len(experiments)} experiment(s), each answering its own question below, each from its "
                "own games. Every table and chart of an experiment is one click away, under its findings."]
-    caveats = [c for section in sections for c in section.caveats]
+    caveats = list(dict.fromkeys(c for section in sections for c in section.caveats))  # each once
     module = own_analyses(name)
     rows = [overview_row(data, players, numbers, module) for players, data in headlines(experiments).items()]
     return Page(f"{name}.html", title, opening, sections, caveats), numbers, rows

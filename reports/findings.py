@@ -6,7 +6,7 @@ overview row states.
 A record names where it comes from and what it measures: `game`, `experiment` (one experiment: numbers never pool
 unlike experiments), `players`, `seat` or `strategy` where it is about one, `metric`, `estimate`, `low` and `high`
 (the 95% interval), `games` (the games it rests on) and `method` (how the interval was made), plus what a metric
-needs (a handicap's `points`). Metrics: `seat_win_share`, `start_advantage`, `strategy_win_share`, `strategy_gap`
+needs (a handicap's `points`), and `unit` (UNITS: share, pp, ratio, points, Elo or count). Metrics: `seat_win_share`, `start_advantage`, `strategy_win_share`, `strategy_gap`
 (the strongest strategy's lead over the weakest, `strategy` naming both), `rating` (Bradley–Terry, Elo scale),
 `handicap`, `compensated_win_share`, and a game's own (reports/<game>.py, `numbers`).
 """
@@ -18,6 +18,47 @@ import math
 from typing import Any
 
 from reports.render import Section
+
+
+SCHEMA = 1  # findings.json's layout: raised when a field changes meaning
+UNITS = {  # what a metric's estimate, low and high are in: the README's table of findings.json explains each unit
+    "share": ("seat_win_share", "strategy_win_share", "compensated_win_share", "handicap", "guess_accuracy",
+              "stall_rate", "stalled_win_share", "winner_changed_share", "match_win_share",
+              "match_win_share_by_first_seat", "token_use_share", "copy_share", "strategy_share_of_group",
+              "target_come_true_share", "completion_share", "board_unplaced_share", "opponent_share",
+              "endgame_points_share", "comeback_share", "midgame_tie_broken_share", "even_copy_share",
+              "kept_items_broken_share", "breakages_mended_share", "ingots_without_box_share", "box_scoring_share"),
+    "pp": ("start_advantage", "strategy_gap", "compensation", "restricted_win_share_difference",
+           "rotation_win_share_difference", "completion_share_difference", "token_worth_win_share"),
+    "ratio": ("win_share_vs_fair",),
+    "points": ("points_per_player", "winner_points_lead", "mean_score", "score_per_player", "token_worth_points",
+               "rotation_endgame_points_difference", "rotation_midgame_points_difference",
+               "score_per_player_difference"),
+    "Elo": ("rating",),
+    "count": ("games", "rounds", "chips_spent", "tokens_per_game", "pieces_discarded", "boards_placed",
+              "white_tiles_used", "copies_per_player", "cards_per_copy", "repairs_per_player", "ingots_per_player",
+              "rounds_as_first_player", "turns_per_game", "start_player_copies_gap", "copies_per_player_difference",
+              "turns_per_game_difference"),
+}
+UNIT = {metric: unit for unit, metrics in UNITS.items() for metric in metrics}
+
+
+def unit_of(metric: str) -> str:
+    """The unit of a metric's numbers; a metric without one is a fault of the report code, caught by the tests."""
+    if metric not in UNIT:
+        raise KeyError(f"metric {metric!r} has no unit in reports/findings.py UNITS")
+    return UNIT[metric]
+
+
+def findings_file(numbers: list[dict], manifests: list[dict]) -> dict[str, Any]:
+    """findings.json: the schema version, every experiment the records come from (its game, seed, config hash and
+    the atelier version that ran it), then the records."""
+    experiments = [{"experiment": str(m["experiment"]), "game": str(m["game"]), "seed": m.get("seed"),
+                    "config_hash": m.get("config_hash"), "atelier": (m.get("versions") or {}).get("atelier"),
+                    "complete": bool(m.get("complete"))}
+                   for m in sorted(manifests, key=lambda m: str(m["experiment"]))]
+    records = [n if "unit" in n else {**n, "unit": unit_of(n["metric"])} for n in numbers]
+    return {"schema": SCHEMA, "experiments": experiments, "records": json_ready(records)}
 
 
 def section_numbers(sections: list[Section]) -> list[dict[str, Any]]:

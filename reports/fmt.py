@@ -64,6 +64,20 @@ def clear(lo: float, hi: float) -> bool:
     return lo > 0 or hi < 0
 
 
+NOTICEABLE_PP = 0.01  # a difference of shares under 1 pp is one a designer would not notice
+NOTICEABLE_RELATIVE = 0.03  # nor one of points, copies or turns under 3% of their level
+
+
+def effect(lo: float, hi: float, estimate: float, level: float | None = None) -> str:
+    """How a difference with its 95% interval reads: 'clear' (the interval excludes 0 and the effect is one a
+    designer would notice: 1 pp of a share, or 3% of `level`, the size of the measure, for anything else), 'tiny'
+    (the interval excludes 0, the effect is smaller than that) or 'unclear' (the interval holds 0 or is unknown)."""
+    if math.isnan(lo) or math.isnan(hi) or not clear(lo, hi):
+        return "unclear"
+    noticeable = NOTICEABLE_PP if level is None else NOTICEABLE_RELATIVE * abs(level)
+    return "clear" if abs(estimate) >= noticeable else "tiny"
+
+
 def listing(items: Iterable[str]) -> str:
     """['a', 'b', 'c'] -> 'a, b and c'."""
     items = list(items)

@@ -159,10 +159,12 @@ def strategy_seat_sentence(by_strategy: pl.DataFrame) -> str:
             f"only at {at_counts(clear_at)}"
         kinds.setdefault(phrase, []).append(strategy)
     test = "(χ² test across the strategy's seats, 5% level)"
+    every = "every strategy" if by_strategy["strategy"].n_unique() > 1 else by_strategy["strategy"][0]
     if list(kinds) == ["always"]:
-        return f"Seats matter clearly for every strategy at every player count it played {test}."
+        return f"Seats matter clearly for {every} at every player count it played {test}."
     if list(kinds) == ["never"]:
-        return f"Within each strategy no seat does clearly better than another {test}."
+        within = "Within each strategy" if by_strategy["strategy"].n_unique() > 1 else f"For {every}"
+        return f"{within} no seat does clearly better than another {test}."
     parts = [f"for {listing(names)} {'at every player count' if phrase == 'always' else phrase}"
              for phrase, names in kinds.items() if phrase != "never"]
     never = f"; for {listing(kinds['never'])} no seat does clearly better than another" if "never" in kinds else ""
@@ -394,14 +396,14 @@ def seat_experiment_finding(seats: pl.DataFrame, data: GameData) -> Finding:
     start = seats.filter(pl.col("seat") == 0).with_columns(adv=pl.col("share") - pl.col("fair"),
                                                            adv_lo=pl.col("lo") - pl.col("fair"),
                                                            adv_hi=pl.col("hi") - pl.col("fair"))
-    apart = [p for (p,), g in sorted(start.partition_by("players", as_dict=True).items())
-             if g.height > 1 and g["adv_lo"].max() > g["adv_hi"].min()]
+    apart, pairs = apart_pairs(start)
     shared = start.group_by("players").agg(n=pl.len()).filter(pl.col("n") > 1)["players"].sort().to_list()
     if not shared:
         text = "No player count was played in more than one experiment, so experiments cannot be compared."
     elif apart:
-        text = (f"It depends on who plays: the start player's advantage differs clearly between experiments at "
-                f"{at_counts(apart, shared)} (intervals apart).")
+        overlap = "" if len(apart) == pairs else "; every other pair of experiments overlaps"
+        text = ("It depends on who plays: the start player's advantage differs clearly (intervals apart) between "
+                + listing(f"{a} and {b} at {players} players" for players, a, b in apart) + overlap + ".")
     else:
         text = f"The start player's advantage does not differ clearly between experiments at {at_counts(shared)}."
     names = data.pools()
@@ -409,6 +411,20 @@ def seat_experiment_finding(seats: pl.DataFrame, data: GameData) -> Finding:
         "", start.sort("players", "experiment"), ("Players", "players"),
         ("Experiment", lambda r: f"{r['experiment']} ({names[r['experiment']]})"),
         *est("Start player's advantage", "adv", pp, pp_ci)))
+
+
+def apart_pairs(start: pl.DataFrame) -> tuple[list[tuple[int, str, str]], int]:
+    """The pairs of experiments whose start-player advantage intervals lie apart, as (players, a, b), and how many
+    pairs there are in all (pairs of experiments that played the same player count)."""
+    apart, pairs = [], 0
+    for (players,), group in sorted(start.partition_by("players", as_dict=True).items()):
+        rows = group.sort("experiment").to_dicts()
+        for i, a in enumerate(rows):
+            for b in rows[i + 1:]:
+                pairs += 1
+                if a["adv_lo"] > b["adv_hi"] or b["adv_lo"] > a["adv_hi"]:
+                    apart.append((players, a["experiment"], b["experiment"]))
+    return apart, pairs
 
 
 def seat_experiment_table(seats: pl.DataFrame, data: GameData) -> list:
@@ -539,7 +555,7 @@ def strategy_numbers(result: dict, data: GameData) -> list[dict]:
                   strategy=r["strategy"], fair=r["fair"])
            for r in result["per_count"].sort("players", "strategy").iter_rows(named=True)]
     out += [record(data, r["players"], "strategy_gap", r["estimate"], r["lo"], r["hi"], r["games"], r["method"],
-                   strategy=[r["best"], r["worst"]], share_a=r["share_a"], share_b=r["share_b"],
+                   strategy=r["best"], against=r["worst"], share_a=r["share_a"], share_b=r["share_b"],
                    low_unpaired=r["lo_unpaired"], high_unpaired=r["hi_unpaired"], width_ratio=r["width_ratio"],
                    games_factor=r["games_factor"])
             for r in result["gaps"].iter_rows(named=True)]
@@ -573,9 +589,7 @@ def rating_finding(result: dict[int, dict], data: GameData) -> Finding:
         top = found["ratings"].row(0, named=True)
         text = (f"At {players} players {top['strategy']} rates highest ({top['rating']:+.0f} Elo, "
                 f"{top['lo']:+.0f} to {top['hi']:+.0f})")
-        clear_cycles = [c for c in found["cycles"] if c["verdict"] == "clear"]
-        text += (f"; {len(clear_cycles)} clear cycle(s) of three strategies each beating the next"
-                 if clear_cycles else "; no strategy triangle beats itself in a circle") + "."
+        text += cycle_clause(found["cycles"], found["ratings"].height) + "."
         sentences.append(text)
     rows = [{"players": p, **r} for p, found in result.items() for r in found["ratings"].iter_rows(named=True)]
     numbers = [record(data, r["players"], "rating", r["rating"], r["lo"], r["hi"], r["games"], r["method"],
@@ -583,6 +597,16 @@ def rating_finding(result: dict[int, dict], data: GameData) -> Finding:
     return Finding("Ratings.", " ".join(sentences), table(
         "", rows, ("Players", "players"), ("Strategy", "strategy"), ("Rating (Elo)", "rating", lambda x: f"{x:+.0f}"),
         ("95% CI", ("lo", "hi"), lambda lo, hi: f"{lo:+.0f} to {hi:+.0f}")), tuple(numbers))
+
+
+def cycle_clause(cycles: list[dict], strategies: int) -> str:
+    """What the intransitive cycles say, where three strategies or more could form one."""
+    if strategies < 3:
+        return ""
+    clear_cycles = [c for c in cycles if c["verdict"] == "clear"]
+    if clear_cycles:
+        return f"; {len(clear_cycles)} clear cycle(s) of three strategies each beating the next"
+    return "; no three strategies beat each other in a circle clearly"
 
 
 def cycle_table(result: dict[int, dict], _) -> list:

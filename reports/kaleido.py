@@ -23,7 +23,7 @@ from matplotlib.ticker import PercentFormatter
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
 from reports.findings import select
-from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, pp_ci, spread
+from reports.fmt import at_counts, by_phrase, count, effect, listing, num, pct, pct_ci, pp, pp_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     MIN_CLUSTERS,
@@ -303,10 +303,11 @@ def rotation_finding(rotation: pl.DataFrame, data: GameData) -> Finding:
     text = (f"Turning scored boards is worth {spread(rotation['diff'].to_list(), pp)} win share and "
             f"{spread(rotation['end_diff'].to_list(), lambda x: f'{x:+.1f}')} end-game points per player, by player "
             f"count, measured as {ROTATOR} against {BASE} in the games where both played: {company}")
-    if rotation["diff_lo"].min() > 0:
-        text += f"; {ROTATOR} wins clearly more often at every player count"
-    elif rotation["diff_hi"].max() < 0:
-        text += f"; {ROTATOR} wins clearly less often at every player count"
+    effects = {(effect(r["diff_lo"], r["diff_hi"], r["diff"]), r["diff"] > 0) for r in rotation.iter_rows(named=True)}
+    if len(effects) == 1 and next(iter(effects))[0] != "unclear":
+        size, more = next(iter(effects))
+        text += (f"; {ROTATOR} wins {'clearly' if size == 'clear' else 'slightly (under 1 pp)'} "
+                 f"{'more' if more else 'less'} often at every player count")
     largest_mid = float(rotation["mid_diff"].abs().max())
     if largest_mid < 0.25 * float(rotation["end_diff"].abs().min()):
         text += (f". The points difference lies in the end-game hexagons: mid-game points differ by at most "
@@ -323,7 +324,7 @@ def rotation_records(rotation: pl.DataFrame, data: GameData) -> list[dict]:
     """Per player count, ROTATOR − BASE in the games with both: win share, end-game and mid-game points."""
     method = f"{ROTATOR} − {BASE}; percentile bootstrap over deals (2000 resamples, every seating of a deal together)"
     return [record(data, r["players"], metric, r[key], r[f"{key}_lo"], r[f"{key}_hi"], r["games"], method,
-                   strategy=[ROTATOR, BASE])
+                   strategy=ROTATOR, against=BASE)
             for r in rotation.iter_rows(named=True)
             for metric, key in (("rotation_win_share_difference", "diff"),
                                 ("rotation_endgame_points_difference", "end_diff"),

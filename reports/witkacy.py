@@ -19,7 +19,23 @@ from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, opponent_share, record, with_all
 from reports.charts import aligned, bars_with_ci, finished_chart, legend_below, new_figure, panels, save_chart
-from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
+from reports.fmt import (
+    NOTICEABLE_RELATIVE,
+    at_counts,
+    by_phrase,
+    clear,
+    count,
+    effect,
+    listing,
+    num,
+    num_ci,
+    pct,
+    pct_ci,
+    pp,
+    pp_ci,
+    spread,
+    yes,
+)
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     CLUSTER_COLUMN,
@@ -153,10 +169,8 @@ def seat_copies(data: GameData) -> dict | None:
 
 def seat_finding(result: dict, data: GameData) -> Finding:
     """Whether the start player completes more copies than the other seats of its game, per player count."""
-    gap = result["gap"]
-    phrases = {r["players"]: "the start player completes clearly more copies than the others" if r["gap_lo"] > 0 else
-               "the start player completes clearly fewer copies than the others" if r["gap_hi"] < 0 else
-               "the start player completes about as many copies as the others" for r in gap.iter_rows(named=True)}
+    gap, level = result["gap"], copies_level(result["by_seat"])
+    phrases = {r["players"]: gap_phrase(r, level[r["players"]]) for r in gap.iter_rows(named=True)}
     text = ("Who wins from which seat is in the seat advantage section above. In completed paintings, "
             f"{by_phrase(phrases, data.player_counts)} (start player's copies minus the mean of the other seats of "
             f"its game: {spread(gap['gap'], signed)}).")
@@ -164,6 +178,22 @@ def seat_finding(result: dict, data: GameData) -> Finding:
     return Finding("Seats and completed paintings.", text, table(
         "", gap, ("Players", "players"), ("Games", "games", count),
         *est("Start player − others (copies)", "gap", signed, signed_ci)), tuple(numbers))
+
+
+def copies_level(by_seat: pl.DataFrame) -> dict[int, float]:
+    """Per player count: the completed copies per player over every seat, the size a gap is judged against."""
+    level = by_seat.group_by("players").agg((pl.col("copies") * pl.col("n")).sum() / pl.col("n").sum())
+    return dict(level.iter_rows())
+
+
+def gap_phrase(gap: dict, level: float) -> str:
+    """The start player's copies against the others', as the interval and the size of the gap say."""
+    more = "more" if gap["gap"] > 0 else "fewer"
+    return {"clear": f"the start player completes clearly {more} copies than the others",
+            "tiny": f"the start player completes slightly {more} copies than the others (a clear but small gap, under "
+                    f"{NOTICEABLE_RELATIVE:.0%} of the {num(level)} copies a player completes)",
+            "unclear": "the start player completes about as many copies as the others"}[
+        effect(gap["gap_lo"], gap["gap_hi"], gap["gap"], level)]
 
 
 def seat_tables(result: dict, _) -> list:
@@ -844,11 +874,17 @@ def rules_clause(players: int, effects: dict[str, dict]) -> str:
             f"{num(turns['advanced'], 1)} turns a game instead of {num(turns['basic'], 1)}")
 
 
-def direction(diffs: pl.DataFrame, lower: str, higher: str, neither: str) -> str:
-    """`lower` if every difference is clearly below zero, `higher` if every one is clearly above, else `neither`."""
-    if (diffs["diff_hi"] < 0).all():
-        return lower
-    return higher if (diffs["diff_lo"] > 0).all() else neither
+def direction(diffs: pl.DataFrame, lower: str, higher: str, neither: str, tiny: str) -> str:
+    """`lower` if every difference (advanced − basic) is clearly below zero, `higher` if every one is clearly above,
+    `tiny` where every one is clear in one direction but some is too small to notice (fmt.effect, against the basic
+    level), else `neither`."""
+    effects = [effect(r["diff_lo"], r["diff_hi"], r["diff"], r["basic"]) for r in diffs.iter_rows(named=True)]
+    signs = {r["diff"] > 0 for r in diffs.iter_rows(named=True)}
+    if "unclear" in effects or len(signs) != 1:
+        return neither
+    if "tiny" in effects:
+        return tiny
+    return higher if signs == {True} else lower
 
 
 def advanced_finding(result: dict, data: GameData) -> Finding:
@@ -859,9 +895,11 @@ def advanced_finding(result: dict, data: GameData) -> Finding:
     verdict = direction(effects.filter(pl.col("measure") == "copies"),
                         "makes completing paintings harder, as the rulebook intends",
                         "makes completing paintings easier, against the rulebook's intent",
-                        "does not clearly change how many paintings players complete")
+                        "does not clearly change how many paintings players complete",
+                        "changes how many paintings players complete only slightly")
     length = direction(effects.filter(pl.col("measure") == "turns"), "games get shorter", "games get longer",
-                       "game length does not change clearly")
+                       "game length does not change clearly",
+                       f"game length barely changes (by less than {NOTICEABLE_RELATIVE:.0%})")
     turns = effects.filter(pl.col("measure") == "turns")["diff"]
     deals = "on the same deals" if result["same_deals"] else "on deals of the same numbers from different seeds"
     text = (f"The Advanced Variant {verdict} ({result['advanced']} against {result['basic']}: the same strategies "
@@ -886,7 +924,7 @@ def advanced_numbers(result: dict, data: GameData) -> list[dict]:
                 record(data, players, metric, r["advanced"], r["advanced_lo"], r["advanced_hi"], r["games_advanced"],
                        method, experiment=advanced, rules="advanced"),
                 record(data, players, f"{metric}_difference", r["diff"], r["diff_lo"], r["diff_hi"],
-                       r["games"] + r["games_advanced"], "paired " + method, experiment=[advanced, basic],
+                       r["games"] + r["games_advanced"], "paired " + method, experiment=advanced, against=basic,
                        rules="advanced − basic")]
     return out
 

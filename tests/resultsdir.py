@@ -216,7 +216,7 @@ def unrecorded_numbers(report_dir: Path) -> list[str]:
     """Every number of the report's summary.md that no record of its findings.json states, with where it stands.
     A record of the experiment (and game) a part comes from must carry it."""
     summary = (report_dir / "summary.md").read_text()
-    numbers = json.loads((report_dir / "findings.json").read_text())
+    numbers = json.loads((report_dir / "findings.json").read_text())["records"]
     missing = []
     for game, experiment, text in summary_parts(summary):
         mine = [n for n in numbers if game in ("*", n["game"]) and experiment in ("*", *of_experiments(n))]

@@ -12,6 +12,7 @@ from test_cli import KINTSUGI_EXPERIMENT, invoke
 
 from reports.build import build_report, check_results
 from reports.fmt import p_value, pp, pp_ci
+from reports.findings import UNITS
 from reports.generic import head_to_head, seat_analysis, seat_tables
 from reports.kintsugi import guess_accuracy, match_finding, matches, winner_changes
 from reports.load import ResultsError, load_results
@@ -104,7 +105,7 @@ def report(results, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def numbers(report) -> list[dict]:
-    return json.loads((report.parent / "findings.json").read_text())
+    return json.loads((report.parent / "findings.json").read_text())["records"]
 
 
 def page_table(page: str, caption: str) -> list[dict[str, str]]:
@@ -134,7 +135,12 @@ def test_report_writes_its_pages_findings_and_charts(report):
             assert not any((out / f"{experiment}_{chart}.png").exists() for chart in LEADING_CHART), experiment
     assert 'src="kintsugi_compared_seat_by_experiment.png"' in page
     assert (out / "summary.md").read_text().startswith("# Balance report: Kintsugi, Mystery Game")
-    assert isinstance(json.loads((out / "findings.json").read_text()), list)
+    findings = json.loads((out / "findings.json").read_text())
+    assert findings["schema"] == 1 and isinstance(findings["records"], list)
+    assert {e["experiment"] for e in findings["experiments"]} == {r["experiment"] for r in findings["records"]}
+    assert all(e["seed"] is not None and e["config_hash"] for e in findings["experiments"])
+    assert all(isinstance(r["experiment"], str) and isinstance(r.get("strategy", ""), str) and r["unit"] in UNITS
+               for r in findings["records"])
 
 
 def test_pages_link_to_each_other_and_every_chart_is_shown(report):
@@ -409,7 +415,7 @@ def report_json(results: Path, out: Path) -> list[dict]:
     """`atelier report RESULTS --json`, parsed."""
     result = invoke("report", results, "--json", "--out", out)
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return json.loads(result.stdout)["records"]
 
 
 def about(record: dict) -> str:
@@ -419,7 +425,7 @@ def about(record: dict) -> str:
 
 
 def test_two_experiments_with_different_params_are_answered_apart(two_params, joint_report, tmp_path):
-    joint = json.loads((joint_report.parent / "findings.json").read_text())
+    joint = json.loads((joint_report.parent / "findings.json").read_text())["records"]
     assert {r["experiment"] for r in joint} == {"edges", "corners"}
     alone = {}
     for name in ("edges", "corners"):
@@ -444,7 +450,7 @@ def test_the_manifest_records_the_question_and_the_headline(two_params):
 
 
 def test_report_json_prints_findings_json_and_writes_nothing(two_params, joint_report, tmp_path):
-    findings = json.loads((joint_report.parent / "findings.json").read_text())
+    findings = json.loads((joint_report.parent / "findings.json").read_text())["records"]
     assert report_json(two_params, tmp_path / "never") == findings
     assert not (tmp_path / "never").exists()
     earlier = tmp_path / "earlier"

@@ -70,7 +70,7 @@ def test_generic_analyses_run_for_a_game_without_a_module(mystery_report):
     assert (out / "mystery_game_compared_seat_by_experiment.png").stat().st_size > 10_000
     assert 'src="mystery_game_compared_seat_by_experiment.png"' in page
     # the planted start-player edge (one piece fewer, lowest wins) is found, and the handicaps go against it
-    numbers = json.loads((out / "findings.json").read_text())
+    numbers = json.loads((out / "findings.json").read_text())["records"]
     for players in (2, 3):
         seats = finding(section(summary, f"mystery{players}"), "Seat advantage.")
         assert seats.startswith(f"The start player wins clearly more than a fair share at {players} players")
@@ -99,7 +99,7 @@ def test_score_direction_is_read_from_the_manifest(tmp_path):
     # score) come back only where the manifest says the lowest score wins
     recorded = rows.filter(pl.col("seat") == 0)["win"].mean()
     for flag, same in ((True, True), (False, False)):
-        numbers = json.loads((tmp_path / f"out{flag}" / "findings.json").read_text())
+        numbers = json.loads((tmp_path / f"out{flag}" / "findings.json").read_text())["records"]
         [none] = [r for r in numbers if r["metric"] == "handicap" and r["seat"] == 0 and r["points"] == 0]
         assert (none["estimate"] == pytest.approx(recorded)) is same
 

@@ -388,7 +388,7 @@ def test_every_number_of_the_summary_is_in_findings_json(report):
 
 
 def test_findings_json_holds_the_token_worths_with_both_intervals(report):
-    numbers = json.loads((report.parent / "findings.json").read_text())
+    numbers = json.loads((report.parent / "findings.json").read_text())["records"]
     worth = {(n["metric"], n["action"]): n for n in numbers if n["metric"].startswith("token_worth_")}
     assert {action for _, action in worth} == set(ACTIONS) and len(worth) == 2 * len(ACTIONS)
     rush = worth["token_worth_win_share", "rush"]
