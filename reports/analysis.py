@@ -145,8 +145,8 @@ def record(data: GameData, players: int, metric: str, estimate: float, low: floa
            method: str, **about: Any) -> dict[str, Any]:
     """One number of findings.json (reports/findings.py), its keys in the order the file writes them."""
     return {"game": data.name, "experiment": data.experiment, "players": int(players), **about, "metric": metric,
-            "unit": unit_of(metric), "estimate": float(estimate), "low": float(low), "high": float(high), "games": int(games),
-            "method": method}
+            "unit": unit_of(metric), "estimate": float(estimate), "low": float(low), "high": float(high),
+            "games": int(games), "method": method}
 
 
 def mean_ci(values, prefix: str = "") -> dict:

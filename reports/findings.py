@@ -4,11 +4,10 @@ the numbers it states (render.Finding.numbers, made with analysis.record); a gam
 overview row states.
 
 A record names where it comes from and what it measures: `game`, `experiment` (one experiment: numbers never pool
-unlike experiments), `players`, `seat` or `strategy` where it is about one, `metric`, `estimate`, `low` and `high`
-(the 95% interval), `games` (the games it rests on) and `method` (how the interval was made), plus what a metric
-needs (a handicap's `points`), and `unit` (UNITS: share, pp, ratio, points, Elo or count). Metrics: `seat_win_share`, `start_advantage`, `strategy_win_share`, `strategy_gap`
-(the strongest strategy's lead over the weakest, `strategy` naming both), `rating` (Bradley–Terry, Elo scale),
-`handicap`, `compensated_win_share`, and a game's own (reports/<game>.py, `numbers`).
+unlike experiments), `players`, `seat` or `strategy` where it is about one (a comparison names the other side in
+`against`), `metric`, `unit` (UNITS), `estimate`, `low` and `high` (the 95% interval), `games` (the games it rests
+on) and `method` (how the interval was made), plus what a metric needs (a handicap's `points`). findings_file
+wraps the records with the schema version and each experiment's seed, config hash and atelier version.
 """
 
 from __future__ import annotations
@@ -19,12 +18,12 @@ from typing import Any
 
 from reports.render import Section
 
-
 SCHEMA = 1  # findings.json's layout: raised when a field changes meaning
 UNITS = {  # what a metric's estimate, low and high are in: the README's table of findings.json explains each unit
     "share": ("seat_win_share", "strategy_win_share", "compensated_win_share", "handicap", "guess_accuracy",
-              "stall_rate", "stalled_win_share", "winner_changed_share", "match_win_share",
-              "match_win_share_by_first_seat", "token_use_share", "copy_share", "strategy_share_of_group",
+              "stall_rate", "lineup_stall_rate", "stalled_win_share", "strategy_seat_share", "winner_changed_share",
+              "match_win_share", "match_win_share_by_first_seat", "token_use_share", "copy_share",
+              "strategy_share_of_group",
               "target_come_true_share", "completion_share", "board_unplaced_share", "opponent_share",
               "endgame_points_share", "comeback_share", "midgame_tie_broken_share", "even_copy_share",
               "kept_items_broken_share", "breakages_mended_share", "ingots_without_box_share", "box_scoring_share"),

@@ -11,8 +11,8 @@ from resultsdir import assert_start_advantage_above_zero, finding, game_data, se
 from test_cli import KINTSUGI_EXPERIMENT, invoke
 
 from reports.build import build_report, check_results
-from reports.fmt import p_value, pp, pp_ci
 from reports.findings import UNITS
+from reports.fmt import p_value, pp, pp_ci
 from reports.generic import head_to_head, seat_analysis, seat_tables
 from reports.kintsugi import guess_accuracy, match_finding, matches, winner_changes
 from reports.load import ResultsError, load_results

@@ -224,7 +224,7 @@ def test_report_json_prints_the_numbers_and_nothing_on_stderr(tmp_path: Path) ->
     result = atelier("report", tmp_path / "res", "--json")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert {n["experiment"] for n in json.loads(result.stdout)} == {"unbounded", "one_game"}
+    assert {n["experiment"] for n in json.loads(result.stdout)["records"]} == {"unbounded", "one_game"}
 
 
 @pytest.mark.parametrize("chosen", [None, ""])
