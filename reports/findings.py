@@ -72,11 +72,16 @@ def section_numbers(sections: list[Section]) -> list[dict[str, Any]]:
     return out
 
 
+DIGITS = 12  # significant digits a number keeps in findings.json
+
+
 def json_ready(numbers: list[dict]) -> list[dict]:
-    """The records with every number JSON can write: NaN (an interval from too few deals) becomes null."""
+    """The records with every number JSON can write: NaN (an interval from too few deals) becomes null, and a float
+    keeps DIGITS significant digits, so that the last bits of a sum, which depend on the order polars adds in
+    parallel, never change the file."""
     def clean(value: Any) -> Any:
-        if isinstance(value, float) and math.isnan(value):
-            return None
+        if isinstance(value, float):
+            return None if math.isnan(value) else float(f"{value:.{DIGITS}g}")
         return [clean(v) for v in value] if isinstance(value, list) else value
 
     return [{key: clean(value) for key, value in n.items()} for n in numbers]

@@ -302,7 +302,7 @@ def match_totals(data: GameData) -> pl.DataFrame | None:
     return (rows.filter(pl.col("match_id").is_not_null()).group_by(*MATCH_KEY, "player")
             .agg(total=pl.col("score").sum(), games=pl.len(), strategy=pl.col("strategy").first(),
                  first_seat=pl.col("seat").sort_by("game_id").first(), game_id=pl.col("game_id").min())
-            .filter(pl.col("games") == pl.col("players"))
+            .filter(pl.col("games") == pl.col("players")).sort(*MATCH_KEY, "player")  # resamples in one order
             .with_columns(best=sign * pl.col("total") == (sign * pl.col("total")).min().over(MATCH_KEY))
             .with_columns(win=pl.col("best").cast(pl.Float64) / pl.col("best").sum().over(MATCH_KEY)))
 

@@ -23,7 +23,7 @@ def load(directory: Path) -> pl.DataFrame:
     rows = read_rows(directory, read_manifest(directory))
     if rows is None:
         raise ResultsError(f"{directory} holds no finished games yet")
-    return rows
+    return in_double(rows)
 
 
 def load_results(root: Path) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
@@ -41,7 +41,13 @@ def load_results(root: Path) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
     frames = [f for d, m in zip(directories, manifests) if (f := read_rows(d, m)) is not None]
     if not frames:
         raise ResultsError(f"{root} holds no finished games yet")
-    return pl.concat(frames, how="diagonal_relaxed"), manifests
+    return in_double(pl.concat(frames, how="diagonal_relaxed")), manifests
+
+
+def in_double(rows: pl.DataFrame) -> pl.DataFrame:
+    """rows with their 32-bit floats (a win's 1/k) as 64-bit ones, so that sums, which polars adds in an order that
+    varies from run to run, differ in the last bits only and the report states the same numbers every time."""
+    return rows.with_columns(pl.col(pl.Float32).cast(pl.Float64))
 
 
 def _refuse_copies(directories: list[Path], manifests: list[dict], key: str) -> None:

@@ -114,10 +114,10 @@ def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame
     """Per group of `by` and cluster (the deal at its player count; the match in match mode): the rows (`n`), the
     distinct games (`games`) and the sum of each expression of `sums`, as floats. Its rows are the units of a
     cluster bootstrap."""
-    cluster = ["players", CLUSTER_COLUMN[cluster_unit(rows)]]
-    return rows.group_by(*dict.fromkeys([*by, *cluster])).agg(
+    keys = list(dict.fromkeys([*by, "players", CLUSTER_COLUMN[cluster_unit(rows)]]))
+    return rows.group_by(keys).agg(
         n=pl.len().cast(pl.Float64), games=pl.col("game_id").n_unique(),
-        **{name: expr.cast(pl.Float64).sum() for name, expr in sums.items()})
+        **{name: expr.cast(pl.Float64).sum() for name, expr in sums.items()}).sort(keys)  # a resample's order
 
 
 def over_deals(rows: pl.DataFrame, what: str) -> str:

@@ -1,10 +1,17 @@
-"""findings.json as an interface (issue 30): every metric the report code records has a unit."""
+"""findings.json as an interface (issue 30): every metric the report code records has a unit, and the same results
+give the same file, byte for byte."""
 
 import ast
+import json
 from pathlib import Path
 
+import polars as pl
+from resultsdir import write_experiment
+from test_report import synthetic_games
+
 import reports
-from reports.findings import UNIT
+from reports.build import build_report
+from reports.findings import UNIT, UNITS
 
 RECORDERS = {"record": 2, "estimates": 2}  # a function that makes records, and the position of its metric argument
 
@@ -24,3 +31,15 @@ def test_every_metric_the_report_records_has_a_unit():
     metrics = recorded_metrics()
     assert len(metrics) > 30
     assert sorted(metrics - UNIT.keys()) == []
+
+
+def test_two_reports_of_the_same_results_write_the_same_findings_json(tmp_path):
+    for players in (2, 3):
+        rows = synthetic_games(players, 600, players).with_columns(pl.col("win").cast(pl.Float32))
+        write_experiment(tmp_path / "results" / f"synthetic{players}", [rows], "kintsugi")
+    first, second = (build_report(tmp_path / "results", tmp_path / name).parent / "findings.json"
+                     for name in ("first", "second"))
+    assert first.read_bytes() == second.read_bytes()
+    findings = json.loads(first.read_text())
+    assert [e["experiment"] for e in findings["experiments"]] == ["synthetic2", "synthetic3"]
+    assert all(r["unit"] in UNITS for r in findings["records"])
