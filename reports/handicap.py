@@ -1,21 +1,24 @@
-"""Handicaps for every seat, half points and tie rules, re-scored from the recorded games (issue 17 §3).
+"""Handicaps for every seat, half points and tie orders, re-scored from the recorded games (issue 17 §3).
 
 Every function takes the rows of ONE experiment at ONE player count (one row per (game, seat)). A `Compensation`
-changes how the recorded games are scored; `rescore` gives every game's win shares under it, computed from the
-recorded scores and the game's tie-breaker columns, for all games at once. On top of it:
+(points for every seat, a tie order) changes how the recorded games are scored; `rescore` gives every game's win
+shares under it, computed from the recorded scores and the game's tie-breaker columns, for all games at once. On
+top of it:
 
-- `seat_handicaps`: for every seat, its win share under each handicap on a half-point grid around its fair point,
-  with cluster-bootstrap intervals, the fair point (the share closest to 1/P) and the confidence set of fair
-  handicaps (the points whose 95% interval holds 1/P);
-- `recommend`: among one seat's whole or half points (each seat in turn) and the start player's tie rules, the
-  compensation that leaves the seats closest to fair, with every seat's share under it and without it;
+- `SeatCurve`: one seat's win share as a function of its own points, the others' fixed, at any points in a sorted
+  search (its bisection finds the seat's fair points whatever the score range; reports/compensation.py builds
+  the compensation that evens every seat on it);
+- `seat_handicaps`: for every seat, its win share under each handicap on a half-point grid around its fair point
+  (every step, or MAX_GRID steps spread evenly over a wider range), with cluster-bootstrap intervals, the fair
+  point (the share closest to 1/P) and the confidence set of fair handicaps (the grid's points whose 95% interval
+  holds 1/P);
 - `handicap_findings`: the handicap grid as findings records.
 
 Points are always "in the seat's favour": added to its score where the highest score wins, subtracted where the
 lowest wins. Scores are compared doubled, so a half point is a whole step: with integer scores +h.5 never ties, it
 beats everyone the seat ties at +h and loses to everyone above, and no tie-breaker applies to that pair.
-Intervals: cluster bootstrap (deals, or matches in match mode), the same cluster draws for every column.
-"""
+Intervals: `share_intervals`, the one place they come from (a cluster bootstrap over deals, or matches in match
+mode, the same cluster draws for every column)."""
 
 from __future__ import annotations
 
