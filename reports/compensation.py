@@ -11,9 +11,9 @@ others' (bisection on its re-scored share, which never falls as its points grow:
 ROUNDS rounds or until no seat's points change; then ±½ point steps, one seat at a time, while the largest
 |share − 1/P| falls. No grid bounds it, and its cost grows only with the logarithm of the score range.
 
-Choice: every seat's 95% interval (handicap.share_intervals, one bootstrap for every compensation tried) under each
-tie order's vector and under fractions of it (k/FRACTIONS of each seat's points, smaller adjustments that may
-already even the game). A compensation "evens" the game when every seat's interval holds 1/P. Of those that do, the
+Choice: every seat's 95% interval (handicap.share_intervals) under no compensation, each tie order alone and each
+tie order's vector, and, where that vector evens the game, under fractions of it (k/FRACTIONS of each seat's
+points: smaller adjustments that may already even it). A compensation "evens" the game when every seat's interval holds 1/P. Of those that do, the
 one with the smallest total adjustment is chosen (no tie order before one, then the closest to fair); when none
 does, the closest (the smallest largest |share − 1/P|). So "no compensation" is chosen only when every seat's
 interval holds 1/P without one.
@@ -33,7 +33,7 @@ from reports.handicap import (N_BOOT, NONE, Compensation, Games, SeatCurve, clus
 
 ROUNDS = 12  # most rounds of seat-by-seat bisection
 POLISH = 60  # most ±½ point steps after them
-FRACTIONS = 4  # the vectors tried on the way from none to the search's: k/FRACTIONS of it, k = 0..FRACTIONS
+FRACTIONS = 4  # the vectors tried between none and an evening search vector: k/FRACTIONS of it
 
 
 @dataclass(frozen=True)
@@ -132,19 +132,22 @@ def polished(games: Games, steps: np.ndarray, tie_order: tuple[int, ...] | None)
 
 
 def fractions(steps: np.ndarray) -> list[np.ndarray]:
-    """The vectors from none to `steps`: k/FRACTIONS of every seat's steps, rounded, k = 0..FRACTIONS."""
-    return [np.rint(steps * k / FRACTIONS).astype(np.int64) for k in range(FRACTIONS + 1)]
+    """The vectors between none and `steps`: k/FRACTIONS of every seat's steps, rounded, k = 1..FRACTIONS-1."""
+    return [np.rint(steps * k / FRACTIONS).astype(np.int64) for k in range(1, FRACTIONS)]
 
 
-def evaluated(games: Games, compensations: list[Compensation], n_boot: int) -> list[Candidate]:
+def evaluated(games: Games, compensations: list[Compensation], n_boot: int) -> dict[Compensation, Candidate]:
     """Every seat's share under each compensation, with intervals from one bootstrap for them all."""
+    if not compensations:
+        return {}
     counts = cluster_sums(games, np.ones(len(games.game_id)))
     shares = [win_shares(games, compensation) for compensation in compensations]
     wins = np.column_stack([cluster_sums(games, s[:, seat]) for s in shares for seat in range(games.players)])
     lo, hi = share_intervals(counts, wins, n_boot)
     seats = games.players
-    return [Candidate(compensation, s.mean(axis=0), lo[i * seats:(i + 1) * seats], hi[i * seats:(i + 1) * seats])
-            for i, (compensation, s) in enumerate(zip(compensations, shares))]
+    return {compensation: Candidate(compensation, s.mean(axis=0), lo[i * seats:(i + 1) * seats],
+                                    hi[i * seats:(i + 1) * seats])
+            for i, (compensation, s) in enumerate(zip(compensations, shares))}
 
 
 def preference(candidate: Candidate) -> tuple:
@@ -163,13 +166,16 @@ def compensate(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, .
     the rows of one experiment at one player count."""
     games = prepare(rows, lowest_wins, tie_breakers)
     searched = {order: balanced_steps(games, order) for order in tie_orders(games.players)}
-    tried = list(dict.fromkeys(Compensation.of_steps(steps, order) for order, vector in searched.items()
-                               for steps in fractions(vector)))
-    candidates = dict(zip(tried, evaluated(games, tried, n_boot)))
-    closest = tuple(candidates[Compensation.of_steps(vector, order)] for order, vector in searched.items())
+    ends = [Compensation.of_steps(steps, order) for order, vector in searched.items()
+            for steps in (0 * vector, vector)]
+    candidates = evaluated(games, list(dict.fromkeys(ends)), n_boot)
+    evening = [order for order, vector in searched.items() if candidates[Compensation.of_steps(vector, order)].evens]
+    between = [Compensation.of_steps(steps, order) for order in evening for steps in fractions(searched[order])]
+    candidates |= evaluated(games, [c for c in dict.fromkeys(between) if c not in candidates], n_boot)
     return Found(chosen=min(candidates.values(), key=preference),
                  without=candidates[Compensation.of_steps(np.zeros(games.players, np.int64))],
-                 closest=closest, games=len(games.game_id), method=method_text(games, n_boot))
+                 closest=tuple(candidates[Compensation.of_steps(vector, order)] for order, vector in searched.items()),
+                 games=len(games.game_id), method=method_text(games, n_boot))
 
 
 # ---------------------------------------------------------------- records and words

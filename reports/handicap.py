@@ -22,6 +22,7 @@ mode, the same cluster draws for every column)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,12 +124,13 @@ def prepare(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...]
 
 def first_place_shares(levels: list[np.ndarray]) -> np.ndarray:
     """(G, P) win shares: the seats whose key, compared level by level (each (G, P), the most wins), is the
-    game's best share the win equally."""
+    game's best share the win equally. Reductions run over the few seats, column by column (numpy's max along a
+    short axis is several times slower)."""
     leading = np.ones(levels[0].shape, bool)
     for level in levels:
         masked = np.where(leading, level, np.iinfo(np.int64).min)
-        leading &= masked == masked.max(axis=1, keepdims=True)
-    return leading / leading.sum(axis=1, keepdims=True)
+        leading &= masked == functools.reduce(np.maximum, masked.T)[:, None]
+    return leading / functools.reduce(np.add, leading.T.astype(np.int64))[:, None]
 
 
 def tie_rank(order: tuple[int, ...], players: int) -> np.ndarray:
@@ -208,8 +210,8 @@ class SeatCurve:
     """One seat's win share as a function of its own points, every other seat's compensation fixed.
 
     Game g is won outright with more than margin[g] half-point steps in the seat's favour, won tie_share[g] with
-    exactly margin[g] (the tie-breakers and tie order settle it) and lost with fewer; so any step's share is a sorted
-    search and any cluster's wins one pass, whatever the score range."""
+    exactly margin[g] (the tie-breakers and tie order settle it) and lost with fewer; so any step's share is one
+    pass over the games, whatever the score range."""
 
     def __init__(self, games: Games, seat: int, others: Compensation = NONE):
         self.games, self.seat = games, seat
@@ -219,24 +221,24 @@ class SeatCurve:
         tied = favour.copy()
         tied[:, seat] = best_other
         self.tie_share = scored_shares(games, tied, others.tie_order)[:, seat]
-        order = np.argsort(self.margin, kind="stable")
-        self.sorted_margin = self.margin[order]
-        self.tie_sums = np.concatenate([[0.0], np.cumsum(self.tie_share[order])])
         self.counts = cluster_sums(games, np.ones(len(games.game_id)))
 
+    def game_wins(self, step: int) -> np.ndarray:
+        """(G,) the seat's win in every game with `step` half points in its favour."""
+        return (self.margin < step) + (self.margin == step) * self.tie_share
+
     def share(self, step: int) -> float:
-        below, through = np.searchsorted(self.sorted_margin, [step, step + 1])
-        return float((below + self.tie_sums[through] - self.tie_sums[below]) / len(self.margin))
+        return float(self.game_wins(step).mean())
 
     def wins(self, step: int) -> np.ndarray:
         """(C,) the seat's wins per cluster with `step` half points in its favour."""
-        return cluster_sums(self.games, (self.margin < step) + (self.margin == step) * self.tie_share)
+        return cluster_sums(self.games, self.game_wins(step))
 
     def fair_step(self) -> int:
         """The step whose share is closest to 1/P (the smaller |step| of two as close), by bisection: the share
         never falls as the step grows, from 0 below the smallest margin to 1 above the largest."""
         fair = 1 / self.games.players
-        below, above = int(self.sorted_margin[0]) - 1, int(self.sorted_margin[-1]) + 1
+        below, above = int(self.margin.min()) - 1, int(self.margin.max()) + 1
         while above - below > 1:
             middle = (below + above) // 2
             below, above = (below, middle) if self.share(middle) >= fair else (middle, above)
