@@ -13,10 +13,10 @@ ROUNDS rounds or until no seat's points change; then ±½ point steps, one seat 
 
 Choice: every seat's 95% interval (handicap.share_intervals) under no compensation, each tie order alone and each
 tie order's vector, and, where that vector evens the game, under fractions of it (k/FRACTIONS of each seat's
-points: smaller adjustments that may already even it). A compensation "evens" the game when every seat's interval holds 1/P. Of those that do, the
-one with the smallest total adjustment is chosen (no tie order before one, then the closest to fair); when none
-does, the closest (the smallest largest |share − 1/P|). So "no compensation" is chosen only when every seat's
-interval holds 1/P without one.
+points: smaller adjustments that may already even it). A compensation "evens" the game when every seat's interval
+holds 1/P. Of those that do, the one with the smallest total adjustment is chosen (no tie order before one, then
+the closest to fair); when none does, the closest (the smallest largest |share − 1/P|). So "no compensation" is
+chosen only when every seat's interval holds 1/P without one.
 """
 
 from __future__ import annotations
@@ -28,8 +28,18 @@ import polars as pl
 
 from reports.analysis import GameData, record
 from reports.fmt import listing, pp
-from reports.handicap import (N_BOOT, NONE, Compensation, Games, SeatCurve, cluster_sums, method_text, prepare,
-                              scored_shares, share_intervals, win_shares)
+from reports.handicap import (
+    N_BOOT,
+    Compensation,
+    Games,
+    SeatCurve,
+    cluster_sums,
+    method_text,
+    prepare,
+    scored_shares,
+    share_intervals,
+    win_shares,
+)
 
 ROUNDS = 12  # most rounds of seat-by-seat bisection
 POLISH = 60  # most ±½ point steps after them

@@ -15,8 +15,8 @@ from scipy.stats import chi2
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
-from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, p_value, pct, pct_ci, pp, pp_ci, yes
 from reports.compensation import changes, compensate, compensation_records, phrase
+from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, p_value, pct, pct_ci, pp, pp_ci, yes
 from reports.handicap import fair_handicaps, handicap_findings, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table

@@ -242,7 +242,19 @@ class SeatCurve:
         while above - below > 1:
             middle = (below + above) // 2
             below, above = (below, middle) if self.share(middle) >= fair else (middle, above)
-        return min((above, below), key=lambda step: (round(abs(self.share(step) - fair), 12), abs(step)))
+        return self.toward_zero(min((above, below), key=lambda step: (round(abs(self.share(step) - fair), 12),
+                                                                     abs(step))))
+
+    def toward_zero(self, step: int) -> int:
+        """The step nearest 0 with the same share as `step` (the share is flat between two margins: with scores
+        of millions, a half point is any of the steps between them), by bisection."""
+        share, inside, outside = round(self.share(step), 12), step, 0
+        if round(self.share(0), 12) == share:
+            return 0
+        while abs(inside - outside) > 1:
+            middle = (inside + outside) // 2
+            inside, outside = (middle, outside) if round(self.share(middle), 12) == share else (inside, middle)
+        return inside
 
     def off_fair(self, step: int, margin: float) -> int:
         """+1 when the share is clearly above 1/P (by `margin` standard errors), -1 clearly below, else 0."""

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from reports.analysis import GameData
 from reports.compensation import compensate, compensation_records, phrase
-from reports.handicap import NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
+from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
 from reports.load import ResultsError
 
 
@@ -153,7 +153,7 @@ def test_bad_compensations_and_rows_are_refused():
     rows = make_rows([[1, 2]])
     with pytest.raises(ValueError, match="3 points for 2 seats"):
         rescore(rows, Compensation((1, 0, 0)), False)
-    with pytest.raises(ValueError, match="names every seat 0..1 once"):
+    with pytest.raises(ValueError, match=r"names every seat 0\.\.1 once"):
         rescore(rows, Compensation(tie_order=(0, 0)), False)
     with pytest.raises(ResultsError, match="one row for each"):
         rescore(rows.head(1), NONE, False)
@@ -302,13 +302,24 @@ def test_the_cost_does_not_grow_with_the_score_range_and_the_points_scale():
     start = time.perf_counter()
     scaled = compensate(make_rows(scores * 1_000_000 + 7), False)
     assert time.perf_counter() - start < 5
-    assert scaled.chosen.evens == plain.chosen.evens
-    assert any(plain.chosen.compensation.points)
-    # a whole point scales exactly; a half point is one of the scores in between (it breaks the same ties)
-    for points, scaled_points in zip(plain.chosen.compensation.points, scaled.chosen.compensation.points):
-        assert scaled_points == points * 1_000_000 if points % 1 == 0 else \
-            abs(scaled_points - points * 1_000_000) < 500_000
+    assert chosen(plain) == ((-2.0, 0.0, 1.0, 1.0), None, True)
+    assert chosen(scaled) == ((-2_000_000.0, 0.0, 1_000_000.0, 1_000_000.0), None, True)
     assert scaled.chosen.shares == pytest.approx(plain.chosen.shares)
+
+
+def test_the_handicap_grid_does_not_grow_with_the_score_range():
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 12, (3000, 4)) + np.array([3, 1, 0, 0])
+    plain = seat_handicaps(make_rows(scores), False)
+    start = time.perf_counter()
+    scaled = seat_handicaps(make_rows(scores * 1_000_000 + 7), False)
+    assert time.perf_counter() - start < 5
+    assert [fair_row(plain, seat)["points"] for seat in range(4)] == [-2.5, 0.5, 1.5, 1.5]
+    # a half point is the nearest to zero of the scores between two whole points: they all break the same ties
+    assert [fair_row(scaled, seat)["points"] for seat in range(4)] == [-2_000_000.5, 0.5, 1_000_000.5, 1_000_000.5]
+    assert [fair_row(scaled, seat)["estimate"] for seat in range(4)] == pytest.approx(
+        [fair_row(plain, seat)["estimate"] for seat in range(4)])
+    assert scaled.group_by("seat").len()["len"].max() <= MAX_GRID + 4
 
 
 def test_when_nothing_evens_it_says_so_and_shows_the_closest():
