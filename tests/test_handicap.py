@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from reports.analysis import GameData
 from reports.compensation import compensate, compensation_records, phrase
+from reports.generic import handicap_finding, handicaps_of
 from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
 from reports.load import ResultsError
+from reports.overview import handicap_cell
 
 
 def reference_key(scores, breakers, seat, lowest_wins, compensation):
@@ -379,6 +381,23 @@ def test_no_compensation_is_said_needed_only_when_every_seat_holds_1_over_p(seed
     assert ("is needed" in phrase(record)) == fair_without
     assert record["evens"] == (record["low"] == 0) == all(
         r["low"] <= 1 / players <= r["high"] for r in records if r.get("recommended"))
+
+
+def test_the_finding_says_no_compensation_is_needed_only_for_a_fair_game():
+    # seat 0 wins 55% by one point: off fair, and one point to seat 1 (27.5%) or a tie order (no ties) is no closer
+    unfair = margins_rows([1] * 11 + [-1] * 9, repeats=200)
+    fair = make_rows(fair_scores(np.random.default_rng(4), 1000, 3))
+    texts = {}
+    for name, rows in (("unfair", unfair), ("fair", fair)):
+        data = game_data(rows, False)
+        texts[name] = handicap_finding(handicaps_of(data), data).text
+    assert texts["unfair"] == ("At 2 players no compensation in this family evens the game: Player 1 stays +5.0 pp "
+                               "off fair and Player 2 stays -5.0 pp off fair; closest: no compensation (the players "
+                               "win 55.0%, 45.0%).")
+    assert texts["fair"] == ("At 3 players no compensation is needed: every player's 95% interval holds 1/P (the "
+                             "players win 33.3%, 33.3%, 33.3%).")
+    overview = handicap_cell(handicap_finding(handicaps_of(game_data(unfair, False)), game_data(unfair, False)).numbers)
+    assert overview.startswith("no compensation in this family evens the game: Player 1 stays +5.0 pp off fair")
 
 
 # ---------------------------------------------------------------- speed
