@@ -15,8 +15,9 @@ from scipy.stats import chi2
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
+from reports.compensation import changes, compensate, compensation_records, phrase
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, p_value, pct, pct_ci, pp, pp_ci, yes
-from reports.handicap import fair_handicaps, handicap_findings, recommend, seat_handicaps
+from reports.handicap import fair_handicaps, handicap_findings, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
 from reports.stats import bootstrap_mean_ci, paired_difference, paired_ratio, wilson, with_wilson
@@ -281,16 +282,17 @@ def rotation_caveats(_, data: GameData) -> list[str]:
 
 
 def handicaps(data: GameData) -> dict[int, dict]:
-    """Per player count: every seat's win share on a half-point grid of handicaps (`grid`), and the recommended
-    compensation (`recommended`, reports/handicap.py), re-scored from the recorded games."""
+    """Per player count: every seat's win share on a half-point grid of handicaps (`grid`, reports/handicap.py),
+    and the compensation that evens every seat or the closest (`compensation`, reports/compensation.py), both
+    re-scored from the recorded games."""
     return data.computed("handicaps", lambda: handicaps_of(data))
 
 
 def handicaps_of(data: GameData) -> dict[int, dict]:
     out = {}
     for (players,), rows in sorted(data.rows.partition_by("players", as_dict=True).items()):
-        grid = seat_handicaps(rows, data.lowest_wins, data.tie_breakers)
-        out[players] = {"grid": grid, "recommended": recommend(rows, data.lowest_wins, data.tie_breakers, grid=grid)}
+        out[players] = {"grid": seat_handicaps(rows, data.lowest_wins, data.tie_breakers),
+                        "compensation": compensate(rows, data.lowest_wins, data.tie_breakers)}
     return out
 
 
@@ -301,8 +303,10 @@ def handicap_intro(_, data: GameData) -> str:
     return ("Each seat's win share if its final score had points in its favour, all other scores unchanged, "
             f"re-scored from the recorded games; {ties}. A half point (as Go's komi of 6.5) is the whole point below "
             "plus every tie at it. The fair point is the handicap that brings the seat closest to 1/P; the range is "
-            "every handicap whose 95% interval holds 1/P. The recommended compensation is the one, among one seat's "
-            "points and the start player's tie rules, that leaves every seat closest to fair.")
+            "every handicap whose 95% interval holds 1/P. The compensation shown gives every player points at once "
+            "and may settle the ties left on score (to the later or the earlier player); it evens the game when "
+            "every player's 95% interval holds 1/P under it, and is the one with the fewest points in all that does "
+            "(else the closest to fair). Players are numbered from 1, Player 1 starts.")
 
 
 def points_words(points: float) -> str:
@@ -314,51 +318,53 @@ def points_words(points: float) -> str:
 
 
 def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
-    """Per player count: the recommended compensation and the shares it gives; every seat's fair point."""
+    """Per player count: the compensation that evens every seat (or the closest) and the shares it gives; every
+    seat's fair point."""
+    numbers = handicap_numbers(result, data)
     sentences, rows = [], []
     for players, found in result.items():
-        best = found["recommended"]
-        shares = ", ".join(pct(r["estimate"]) for r in best["shares"])
-        before = ", ".join(pct(r["estimate"]) for r in best["without"])
-        if best["kind"] == "none":
-            sentences.append(f"At {players} players no compensation is needed: every seat's interval holds 1/P "
-                             f"(seats win {before}).")
+        [chosen] = [r for r in numbers if r["metric"] == "compensation" and r["players"] == players]
+        shares = ", ".join(pct(r["estimate"]) for r in numbers if r["players"] == players and r.get("recommended"))
+        before = ", ".join(pct(s) for s in found["compensation"].without.shares)
+        if found["compensation"].chosen is found["compensation"].without:
+            sentences.append(f"At {players} players {phrase(chosen)} (the players win {before}).")
         else:
-            sentences.append(f"At {players} players the fairest compensation tried is {best['compensation']}: the "
-                             f"seats would win {shares} instead of {before}.")
+            evens = "this evens every player: " if chosen["evens"] else ""
+            sentences.append(f"At {players} players {evens}{phrase(chosen)}; the players would win {shares} "
+                             f"instead of {before}.")
         for r in fair_handicaps(found["grid"]).iter_rows(named=True):
             rows.append({**r, "players": players})
     return Finding("Handicaps.", " ".join(sentences), table(
         "", rows, ("Players", "players"), ("Seat", "seat"), ("Fair point", "points", points_words),
         ("Win share there", "estimate", pct), ("95% CI", ("low", "high"), pct_ci),
         ("Handicaps that could be fair", ("points_low", "points_high"),
-         lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")), tuple(handicap_numbers(result, data)))
+         lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")), tuple(numbers))
 
 
 def handicap_numbers(result: dict[int, dict], data: GameData) -> list[dict]:
     """Every seat's win share under each handicap of its grid (metric `handicap`, with `points` and the seat's
-    `fair_point`), and every seat's share under the recommended compensation (`recommended`) and under each tie
-    rule tried (metric `compensated_win_share`)."""
+    `fair_point`); the chosen compensation (metric `compensation`) and every seat's share under each compensation
+    shown (metric `compensated_win_share`, the chosen one's `recommended`)."""
     out = []
     for found in result.values():
-        best = found["recommended"]
         out += [{"game": data.name, "experiment": data.experiment, **r} for r in handicap_findings(found["grid"])]
-        out += [{"game": data.name, "experiment": data.experiment, **r, "recommended": True} for r in best["shares"]]
-        if best["kind"] != "none":
-            out += [{"game": data.name, "experiment": data.experiment, **r} for r in best["without"]]
-        out += [{"game": data.name, "experiment": data.experiment, **r} for r in best["tie_rules"]]
+        out += compensation_records(found["compensation"], data)
     return out
 
 
-def handicap_table(result: dict[int, dict], _) -> list[Table]:
-    """Every seat's win share under every handicap of its grid, and every seat's share under each tie rule."""
+def handicap_table(result: dict[int, dict], data: GameData) -> list[Table]:
+    """Every seat's win share under every handicap of its grid, and every player's share under each compensation
+    shown."""
     grid = pl.concat([found["grid"] for found in result.values()], how="diagonal_relaxed")
-    rules = [r for found in result.values() for r in found["recommended"]["tie_rules"]]
+    shown = [{**r, "player": r["seat"] + 1, "compensation": changes(r)} for r in handicap_numbers(result, data)
+             if r["metric"] == "compensated_win_share"]
     return [table("Win share with points in the seat's favour (95% cluster-bootstrap intervals)", grid.sort(
                   "players", "seat", "points"), ("Players", "players"), ("Seat", "seat"),
                   ("Points", "points", points_words), *share_ci("Win share", "estimate", "low", "high")),
-            table("Win share of every seat under the start player's tie rules", rules, ("Players", "players"),
-                  ("Rule", "compensation"), ("Seat", "seat"), *share_ci("Win share", "estimate", "low", "high"))]
+            table("Win share of every player under the compensation chosen (first) and the others shown: none, "
+                  "and the closest to fair with each tie order", shown, ("Players", "players"),
+                  ("Compensation", "compensation"), ("Evens every player", "evens", yes), ("Player", "player"),
+                  *share_ci("Win share", "estimate", "low", "high"))]
 
 
 def handicap_chart(result: dict[int, dict], data: GameData) -> Chart:

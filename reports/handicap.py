@@ -1,24 +1,28 @@
-"""Handicaps for every seat, half points and tie rules, re-scored from the recorded games (issue 17 §3).
+"""Handicaps for every seat, half points and tie orders, re-scored from the recorded games (issue 17 §3).
 
 Every function takes the rows of ONE experiment at ONE player count (one row per (game, seat)). A `Compensation`
-changes how the recorded games are scored; `rescore` gives every game's win shares under it, computed from the
-recorded scores and the game's tie-breaker columns, for all games at once. On top of it:
+(points for every seat, a tie order) changes how the recorded games are scored; `rescore` gives every game's win
+shares under it, computed from the recorded scores and the game's tie-breaker columns, for all games at once. On
+top of it:
 
-- `seat_handicaps`: for every seat, its win share under each handicap on a half-point grid around its fair point,
-  with cluster-bootstrap intervals, the fair point (the share closest to 1/P) and the confidence set of fair
-  handicaps (the points whose 95% interval holds 1/P);
-- `recommend`: among one seat's whole or half points (each seat in turn) and the start player's tie rules, the
-  compensation that leaves the seats closest to fair, with every seat's share under it and without it;
+- `SeatCurve`: one seat's win share as a function of its own points, the others' fixed, at any points in a sorted
+  search (its bisection finds the seat's fair points whatever the score range; reports/compensation.py builds
+  the compensation that evens every seat on it);
+- `seat_handicaps`: for every seat, its win share under each handicap on a half-point grid around its fair point
+  (every step, or MAX_GRID steps spread evenly over a wider range), with cluster-bootstrap intervals, the fair
+  point (the share closest to 1/P) and the confidence set of fair handicaps (the grid's points whose 95% interval
+  holds 1/P);
 - `handicap_findings`: the handicap grid as findings records.
 
 Points are always "in the seat's favour": added to its score where the highest score wins, subtracted where the
 lowest wins. Scores are compared doubled, so a half point is a whole step: with integer scores +h.5 never ties, it
 beats everyone the seat ties at +h and loses to everyone above, and no tie-breaker applies to that pair.
-Intervals: cluster bootstrap (deals, or matches in match mode), the same cluster draws for every column.
-"""
+Intervals: `share_intervals`, the one place they come from (a cluster bootstrap over deals, or matches in match
+mode, the same cluster draws for every column)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,52 +32,37 @@ from reports.load import ResultsError
 from reports.stats import resampled_sums
 
 N_BOOT = 2000
+SEED = 0
 LEVEL = 0.95
+MAX_GRID = 81  # most half-point steps shown per seat; a wider range is sampled evenly
 MARGIN_SE = 4.0  # a grid ends where the share is this many (cluster) standard errors off fair
-CRITERION = "the largest |win share − 1/P| over the seats (minimax)"
 
 
 @dataclass(frozen=True)
 class Compensation:
     """A change to how the recorded games are scored.
 
-    `points` go to `seat`'s final score in its favour (added where the highest score wins, subtracted where the
-    lowest wins; negative points count against the seat); whole or half points. `tie_seat` loses every tie on
-    score it is in (with `tie_wins`, wins it); the rule applies after the game's own tie-breakers, to the ties
-    they leave, or with `tie_first` before them (the tie-breakers then only settle ties among the other seats).
-    Ties that remain are shared, 1/k each."""
-    seat: int | None = None
-    points: float = 0.0
-    tie_seat: int | None = None
-    tie_wins: bool = False
-    tie_first: bool = False
+    `points[seat]` go to that seat's final score in its favour (added where the highest score wins, subtracted
+    where the lowest wins; negative points count against the seat), whole or half points; () gives none.
+    `tie_order` (seats, the first wins) settles the ties on score that the game's own tie-breakers leave; ties
+    that remain are shared, 1/k each."""
+    points: tuple[float, ...] = ()
+    tie_order: tuple[int, ...] | None = None
 
     def __post_init__(self):
-        if (2 * self.points) % 1:
+        if any((2 * p) % 1 for p in self.points):
             raise ValueError(f"a handicap is whole or half points, got {self.points}")
-        if self.points and self.seat is None:
-            raise ValueError("points need the seat they go to")
 
-    @property
-    def steps(self) -> int:
-        """The points in half-point steps."""
-        return round(2 * self.points)
+    @classmethod
+    def of_steps(cls, steps, tie_order=None) -> Compensation:
+        """From half-point steps per seat."""
+        return cls(tuple(s / 2 for s in np.asarray(steps).tolist()), None if tie_order is None else tuple(tie_order))
 
-    @property
-    def tie_rule(self) -> str | None:
-        """'seat 0 loses ties (after tie-breakers)', or None."""
-        if self.tie_seat is None:
-            return None
-        return f"seat {self.tie_seat} {'wins' if self.tie_wins else 'loses'} ties"
-
-    def label(self, tie_breakers: tuple[str, ...] = ()) -> str:
-        """'none', 'seat 2: +1.5 points', 'seat 0 loses ties', 'seat 0 loses ties (before tie-breakers)'..."""
-        points = f"{self.points:+g}".replace("-", "−") + (" point" if abs(self.points) == 1 else " points")
-        parts = [f"seat {self.seat}: {points}"] if self.steps else []
-        if self.tie_rule:
-            parts.append(self.tie_rule + (f" ({'before' if self.tie_first else 'after'} tie-breakers)"
-                                          if tie_breakers else ""))
-        return ", ".join(parts) or "none"
+    def steps(self, players: int) -> np.ndarray:
+        """(P,) the points in half-point steps, 0 for every seat when none are given."""
+        if self.points and len(self.points) != players:
+            raise ValueError(f"{len(self.points)} points for {players} seats")
+        return np.array([round(2 * p) for p in self.points] if self.points else [0] * players, np.int64)
 
 
 NONE = Compensation()
@@ -135,29 +124,36 @@ def prepare(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...]
 
 def first_place_shares(levels: list[np.ndarray]) -> np.ndarray:
     """(G, P) win shares: the seats whose key, compared level by level (each (G, P), the most wins), is the
-    game's best share the win equally."""
+    game's best share the win equally. Reductions run over the few seats, column by column (numpy's max along a
+    short axis is several times slower)."""
     leading = np.ones(levels[0].shape, bool)
     for level in levels:
         masked = np.where(leading, level, np.iinfo(np.int64).min)
-        leading &= masked == masked.max(axis=1, keepdims=True)
-    return leading / leading.sum(axis=1, keepdims=True)
+        leading &= masked == functools.reduce(np.maximum, masked.T)[:, None]
+    return leading / functools.reduce(np.add, leading.T.astype(np.int64))[:, None]
+
+
+def tie_rank(order: tuple[int, ...], players: int) -> np.ndarray:
+    """(P,) each seat's standing in a tie order, the first the highest; ValueError unless it names every seat once."""
+    if sorted(order) != list(range(players)):
+        raise ValueError(f"a tie order names every seat 0..{players - 1} once, got {list(order)}")
+    rank = np.zeros(players, np.int64)
+    rank[list(order)] = np.arange(players, 0, -1)
+    return rank
+
+
+def scored_shares(games: Games, favour: np.ndarray, tie_order: tuple[int, ...] | None) -> np.ndarray:
+    """(G, P) win shares with these (doubled) scores in each seat's favour, then the game's tie-breakers, then the
+    tie order."""
+    levels = [favour, *games.breakers]
+    if tie_order is not None:
+        levels.append(np.broadcast_to(tie_rank(tie_order, games.players), favour.shape))
+    return first_place_shares(levels)
 
 
 def win_shares(games: Games, compensation: Compensation) -> np.ndarray:
     """(G, P) win shares of every game under the compensation (vectorised over the games)."""
-    for seat in (compensation.seat, compensation.tie_seat):
-        if seat is not None and not 0 <= seat < games.players:
-            raise ValueError(f"seat {seat} does not exist at {games.players} players")
-    favour = games.favour
-    if compensation.steps:
-        favour = favour.copy()
-        favour[:, compensation.seat] += compensation.steps
-    levels = [favour, *games.breakers]
-    if compensation.tie_seat is not None:
-        rule = np.zeros(games.players, np.int64)
-        rule[compensation.tie_seat] = 1 if compensation.tie_wins else -1
-        levels.insert(1 if compensation.tie_first else len(levels), np.broadcast_to(rule, favour.shape))
-    return first_place_shares(levels)
+    return scored_shares(games, games.favour + compensation.steps(games.players), compensation.tie_order)
 
 
 def rescore(rows: pl.DataFrame, compensation: Compensation, lowest_wins: bool,
@@ -196,6 +192,13 @@ def bootstrap_shares(counts: np.ndarray, wins: np.ndarray, n_boot: int, seed: in
     return lo, hi
 
 
+def share_intervals(counts: np.ndarray, wins: np.ndarray, n_boot: int = N_BOOT) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% intervals (lo, hi) of every win share sum(wins[:, j]) / sum(counts), wins (C, k) summed per cluster:
+    the one place every handicap and compensation interval comes from (to become reports.stats'
+    cluster_ratio_interval once it exists)."""
+    return bootstrap_shares(counts, wins, n_boot, SEED)
+
+
 def method_text(games: Games, n_boot: int) -> str:
     over = "matches" if games.cluster_by == "match_id" else "deals"
     scored = "scores and tie-breakers" if games.tie_breakers else "scores"
@@ -204,49 +207,89 @@ def method_text(games: Games, n_boot: int) -> str:
 
 
 class SeatCurve:
-    """One seat's win share under its own points, per half-point step, computed once per step."""
+    """One seat's win share as a function of its own points, every other seat's compensation fixed.
 
-    def __init__(self, games: Games, seat: int):
+    Game g is won outright with more than margin[g] half-point steps in the seat's favour, won tie_share[g] with
+    exactly margin[g] (the tie-breakers and tie order settle it) and lost with fewer; so any step's share is one
+    pass over the games, whatever the score range."""
+
+    def __init__(self, games: Games, seat: int, others: Compensation = NONE):
         self.games, self.seat = games, seat
+        favour = games.favour + others.steps(games.players)
+        best_other = np.delete(favour, seat, axis=1).max(axis=1)
+        self.margin = best_other - games.favour[:, seat]
+        tied = favour.copy()
+        tied[:, seat] = best_other
+        self.tie_share = scored_shares(games, tied, others.tie_order)[:, seat]
         self.counts = cluster_sums(games, np.ones(len(games.game_id)))
-        self._wins: dict[int, np.ndarray] = {}
+
+    def game_wins(self, step: int) -> np.ndarray:
+        """(G,) the seat's win in every game with `step` half points in its favour."""
+        return (self.margin < step) + (self.margin == step) * self.tie_share
+
+    def share(self, step: int) -> float:
+        return float(self.game_wins(step).mean())
 
     def wins(self, step: int) -> np.ndarray:
         """(C,) the seat's wins per cluster with `step` half points in its favour."""
-        if step not in self._wins:
-            shares = win_shares(self.games, Compensation(seat=self.seat, points=step / 2))
-            self._wins[step] = cluster_sums(self.games, shares[:, self.seat])
-        return self._wins[step]
+        return cluster_sums(self.games, self.game_wins(step))
 
-    def share(self, step: int) -> float:
-        return float(self.wins(step).sum() / self.counts.sum())
+    def fair_step(self) -> int:
+        """The step whose share is closest to 1/P (the smaller |step| of two as close), by bisection: the share
+        never falls as the step grows, from 0 below the smallest margin to 1 above the largest."""
+        fair = 1 / self.games.players
+        below, above = int(self.margin.min()) - 1, int(self.margin.max()) + 1
+        while above - below > 1:
+            middle = (below + above) // 2
+            below, above = (below, middle) if self.share(middle) >= fair else (middle, above)
+        return self.toward_zero(min((above, below), key=lambda step: (round(abs(self.share(step) - fair), 12),
+                                                                     abs(step))))
+
+    def toward_zero(self, step: int) -> int:
+        """The step nearest 0 with the same share as `step` (the share is flat between two margins: with scores
+        of millions, a half point is any of the steps between them), by bisection."""
+        share, inside, outside = round(self.share(step), 12), step, 0
+        if round(self.share(0), 12) == share:
+            return 0
+        while abs(inside - outside) > 1:
+            middle = (inside + outside) // 2
+            inside, outside = (middle, outside) if round(self.share(middle), 12) == share else (inside, middle)
+        return inside
 
     def off_fair(self, step: int, margin: float) -> int:
         """+1 when the share is clearly above 1/P (by `margin` standard errors), -1 clearly below, else 0."""
         gap = self.share(step) - 1 / self.games.players
         return int(np.sign(gap)) if abs(gap) > margin * cluster_se(self.wins(step), self.counts) else 0
 
-    def steps(self, margin: float) -> range:
-        """Half-point steps from 0 out past the fair point, on to where the share is clearly off fair each side
-        (or the bound, past which the seat wins or loses every game)."""
-        fair, bound = 1 / self.games.players, self.games.bound
-        direction = -1 if self.share(0) > fair else 1
-        crossing = 0
-        while (self.share(crossing) - fair) * direction < 0 and abs(crossing) < bound:
-            crossing += direction
-        low, high = min(0, crossing), max(0, crossing)
-        while low > -bound and self.off_fair(low, margin) >= 0:
-            low -= 1
-        while high < bound and self.off_fair(high, margin) <= 0:
-            high += 1
-        return range(low, high + 1)
+    def clearly_off(self, start: int, direction: int, margin: float) -> int:
+        """The first step from `start` in `direction` (+1 or -1) at which the share is clearly off fair that way
+        (or the bound, past which the seat wins or loses every game): doubling, then bisection."""
+        bound = self.games.bound
+        near, far = 0, 1
+        while self.off_fair(start + direction * far, margin) != direction and far < 2 * bound:
+            near, far = far, 2 * far
+        while far - near > 1:
+            middle = (near + far) // 2
+            near, far = (near, middle) if self.off_fair(start + direction * middle, margin) == direction \
+                else (middle, far)
+        return max(-bound, min(bound, start + direction * far))
+
+    def steps(self, margin: float) -> np.ndarray:
+        """Half-point steps from 0 and the fair point out to where the share is clearly off fair each side: every
+        step when they are at most MAX_GRID, else MAX_GRID evenly spread plus 0 and the fair point's neighbours."""
+        fair = self.fair_step()
+        low, high = min(0, self.clearly_off(fair, -1, margin)), max(0, self.clearly_off(fair, 1, margin))
+        if high - low < MAX_GRID:
+            return np.arange(low, high + 1)
+        spread = np.linspace(low, high, MAX_GRID).round().astype(np.int64)
+        return np.unique(np.concatenate([spread, [0, fair - 1, fair, fair + 1]]).clip(low, high))
 
 
 # ---------------------------------------------------------------- handicaps per seat
 
 
 def seat_handicaps(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...] | list[str] = (),
-                   n_boot: int = N_BOOT, seed: int = 0) -> pl.DataFrame:
+                   n_boot: int = N_BOOT) -> pl.DataFrame:
     """For every seat, its win share with each number of points in its favour on a half-point grid, from 0 out
     past its fair point, with 95% cluster-bootstrap intervals.
 
@@ -259,18 +302,18 @@ def seat_handicaps(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[st
     curves = [SeatCurve(games, seat) for seat in range(games.players)]
     margin = MARGIN_SE
     while True:
-        grid = handicap_grid(curves, margin, n_boot, seed)
+        grid = handicap_grid(curves, margin, n_boot)
         if not open_ends(grid, games.bound):
             return grid
         margin *= 2
 
 
-def handicap_grid(curves: list[SeatCurve], margin: float, n_boot: int, seed: int) -> pl.DataFrame:
+def handicap_grid(curves: list[SeatCurve], margin: float, n_boot: int) -> pl.DataFrame:
     """The grid of every seat's curve with its intervals (one bootstrap for all seats and points)."""
     games = curves[0].games
     cells = [(curve.seat, step) for curve in curves for step in curve.steps(margin)]
     wins = np.column_stack([curves[seat].wins(step) for seat, step in cells])
-    lo, hi = bootstrap_shares(curves[0].counts, wins, n_boot, seed)
+    lo, hi = share_intervals(curves[0].counts, wins, n_boot)
     fair = 1 / games.players
     grid = pl.DataFrame({
         "players": games.players, "seat": [seat for seat, _ in cells], "points": [step / 2 for _, step in cells],
@@ -307,77 +350,3 @@ def handicap_findings(grid: pl.DataFrame) -> list[dict]:
              "method": r["method"], "fair_point": r["fair_point"], "points_low": r["points_low"],
              "points_high": r["points_high"]}
             for r in grid.sort("seat", "points").iter_rows(named=True)]
-
-
-# ---------------------------------------------------------------- the recommended compensation
-
-
-def candidates(grid: pl.DataFrame, start_share: float, players: int, tie_first: bool) -> list[Compensation]:
-    """None; every seat's points on its grid; the start player loses ties; and, when the start player is behind
-    (wins less than 1/P), it wins ties."""
-    points = [Compensation(seat=seat, points=points) for seat, points in grid.select("seat", "points").iter_rows()
-              if points]
-    rules = [Compensation(tie_seat=0, tie_first=tie_first)]
-    if start_share < 1 / players:
-        rules.append(Compensation(tie_seat=0, tie_wins=True, tie_first=tie_first))
-    return [NONE, *points, *rules]
-
-
-def distance_from_fair(shares: np.ndarray) -> float:
-    """The largest |share − 1/P| over the seats."""
-    return float(np.abs(shares - 1 / len(shares)).max())
-
-
-def simplicity(compensation: Compensation) -> tuple[int, float]:
-    """Order among equally fair compensations: none, then a tie rule, then the fewest points."""
-    return (0 if compensation == NONE else 1 if compensation.tie_seat is not None else 2, abs(compensation.points))
-
-
-def share_records(games: Games, compensations: list[Compensation], n_boot: int, seed: int) -> list[list[dict]]:
-    """Per compensation, every seat's win share under it with its interval (one bootstrap for all)."""
-    counts = cluster_sums(games, np.ones(len(games.game_id)))
-    shares = [win_shares(games, compensation) for compensation in compensations]
-    wins = np.column_stack([cluster_sums(games, s[:, seat]) for s in shares for seat in range(games.players)])
-    lo, hi = bootstrap_shares(counts, wins, n_boot, seed)
-    method = method_text(games, n_boot)
-    out = []
-    for i, compensation in enumerate(compensations):
-        columns = range(i * games.players, (i + 1) * games.players)
-        out.append([{"players": games.players, "seat": seat, "metric": "compensated_win_share",
-                     "compensation": compensation.label(games.tie_breakers), "compensated_seat": compensation.seat,
-                     "points": compensation.points, "tie_rule": compensation.tie_rule,
-                     "estimate": float(shares[i][:, seat].mean()), "low": float(lo[j]), "high": float(hi[j]),
-                     "games": len(games.game_id), "method": method}
-                    for seat, j in zip(range(games.players), columns)])
-    return out
-
-
-def recommend(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...] | list[str] = (),
-              n_boot: int = N_BOOT, seed: int = 0, tie_first: bool = False, grid: pl.DataFrame | None = None) -> dict:
-    """The compensation that leaves the seats' win shares closest to fair, by CRITERION, among: one seat's whole
-    or half points (each seat in turn, the points of its seat_handicaps grid); the start player loses ties; the
-    start player wins ties when it wins less than 1/P (tie rules after the tie-breakers, or before with
-    tie_first). A game whose every seat's 95% interval holds 1/P is fair within noise and gets "none".
-
-    Returns players, fair (1/P), compensation (its label), kind ("none", "points", "tie rule"), seat, points,
-    tie_rule, criterion, distance (of the chosen one) and distance_without, fair_within_noise, candidates (how
-    many were compared), games, method; and records (findings, metric "compensated_win_share", every seat):
-    shares (under it), without (no compensation) and tie_rules (under each tie rule tried). `grid` is
-    seat_handicaps' result for these rows, computed when not given."""
-    games = prepare(rows, lowest_wins, tie_breakers)
-    grid = seat_handicaps(rows, lowest_wins, tie_breakers, n_boot, seed) if grid is None else grid
-    base = win_shares(games, NONE).mean(axis=0)
-    tried = candidates(grid, float(base[0]), games.players, tie_first)
-    distance = {c: distance_from_fair(win_shares(games, c).mean(axis=0)) for c in tried}
-    rules = [c for c in tried if c.tie_seat is not None]
-    closest = min(tried, key=lambda c: (round(distance[c], 12), simplicity(c)))
-    without, closest_records, *rule_records = share_records(games, [NONE, closest, *rules], n_boot, seed)
-    fair = 1 / games.players
-    within_noise = all(r["low"] <= fair <= r["high"] for r in without)
-    best, shares = (NONE, without) if within_noise else (closest, closest_records)
-    kind = "none" if best == NONE else "tie rule" if best.tie_seat is not None else "points"
-    return {"players": games.players, "fair": fair, "compensation": best.label(games.tie_breakers), "kind": kind,
-            "seat": best.seat, "points": best.points, "tie_rule": best.tie_rule, "criterion": CRITERION,
-            "distance": distance[best], "distance_without": distance[NONE], "fair_within_noise": within_noise,
-            "candidates": len(tried), "games": len(games.game_id), "method": method_text(games, n_boot),
-            "shares": shares, "without": without, "tie_rules": [r for group in rule_records for r in group]}

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from reports.analysis import GameData
+from reports.compensation import phrase
 from reports.findings import select
 from reports.fmt import listing, pct, pct_ci, pp, pp_ci
 from reports.generic import seat_name
@@ -72,12 +73,13 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
 
 
 def handicap_cell(numbers: list[dict]) -> str:
-    """The recommended compensation and the win shares it gives, seat by seat."""
-    shares = sorted(select(numbers, metric="compensated_win_share", recommended=True), key=lambda r: r["seat"])
-    if not shares:
+    """The compensation that evens every player (or says none does, with the closest), in the words a player
+    applies, and the win shares it gives, player by player."""
+    found = select(numbers, metric="compensation")
+    if not found:
         return "–"
-    given = ", ".join(f"{pct(r['estimate'])}" for r in shares)
-    return f"none needed ({given})" if shares[0]["compensation"] == "none" else f"{shares[0]['compensation']}: {given}"
+    shares = sorted(select(numbers, metric="compensated_win_share", recommended=True), key=lambda r: r["seat"])
+    return f"{phrase(found[0])} ({', '.join(pct(r['estimate']) for r in shares)})"
 
 
 def overview_table(rows: list[dict]) -> Table:

@@ -1,6 +1,8 @@
-"""Handicaps for every seat, half points and tie rules (reports/handicap.py), on hand-made rows with known answers."""
+"""Handicaps for every seat, half points and tie orders (reports/handicap.py), and the compensation that evens every
+seat (reports/compensation.py), on hand-made rows with known answers."""
 
 import time
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -8,17 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reports.handicap import NONE, Compensation, fair_handicaps, handicap_findings, recommend, rescore, seat_handicaps
+from reports.analysis import GameData
+from reports.compensation import compensate, compensation_records, phrase
+from reports.generic import handicap_finding, handicaps_of
+from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
 from reports.load import ResultsError
+from reports.overview import handicap_cell
 
 
 def reference_key(scores, breakers, seat, lowest_wins, compensation):
     """One seat's standing as a tuple (the larger wins), written out plainly for one game."""
     favour = -scores[seat] if lowest_wins else scores[seat]
-    favour += compensation.points if seat == compensation.seat else 0
-    rule = 0 if compensation.tie_seat != seat else 1 if compensation.tie_wins else -1
-    tied_on = [b[seat] for b in breakers]
-    return (favour, rule, *tied_on) if compensation.tie_first else (favour, *tied_on, rule)
+    favour += compensation.points[seat] if compensation.points else 0
+    order = compensation.tie_order
+    rule = 0 if order is None else len(order) - list(order).index(seat)
+    return (favour, *[b[seat] for b in breakers], rule)
 
 
 def reference_wins(scores, breakers, lowest_wins, compensation=NONE):
@@ -84,60 +90,42 @@ def test_rescore_without_compensation_reproduces_the_recorded_wins():
         assert np.allclose(wins(rows, NONE, lowest_wins, ("items",)).sum(axis=1), 1)
 
 
-compensations = st.builds(Compensation, seat=st.integers(0, 1), points=st.integers(-6, 6).map(lambda h: h / 2),
-                          tie_seat=st.none() | st.integers(0, 2), tie_wins=st.booleans(), tie_first=st.booleans())
-
-
 @settings(max_examples=150, deadline=None)
-@given(players=st.integers(2, 3), data=st.data(), lowest_wins=st.booleans(), compensation=compensations,
-       breakers=st.integers(0, 2))
-def test_rescore_matches_a_game_by_game_reference(players, data, lowest_wins, compensation, breakers):
+@given(players=st.integers(2, 3), data=st.data(), lowest_wins=st.booleans(), breakers=st.integers(0, 2))
+def test_rescore_matches_a_game_by_game_reference(players, data, lowest_wins, breakers):
     games = data.draw(st.integers(1, 6))
+    points = data.draw(st.none() | st.lists(st.integers(-6, 6).map(lambda h: h / 2), min_size=players,
+                                            max_size=players))
+    order = data.draw(st.none() | st.permutations(range(players)))
+    compensation = Compensation(() if points is None else tuple(points), None if order is None else tuple(order))
     scores = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=players, max_size=players),
                                          min_size=games, max_size=games)))
     columns = {f"b{i}": np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=players,
                                                              max_size=players), min_size=games, max_size=games)))
                for i in range(breakers)}
-    if compensation.tie_seat is not None and compensation.tie_seat >= players:
-        compensation = Compensation(compensation.seat, compensation.points)
     rows = make_rows(scores, breakers=columns, lowest_wins=lowest_wins)
     expected = [reference_wins(scores[g], [c[g] for c in columns.values()], lowest_wins, compensation)
                 for g in range(games)]
     assert np.allclose(wins(rows, compensation, lowest_wins, tuple(columns)), expected)
 
 
-def test_a_half_point_is_the_whole_point_below_plus_winning_its_ties_before_tie_breakers():
-    rng = np.random.default_rng(5)
-    rows = make_rows(rng.integers(0, 5, (500, 3)), breakers={"items": rng.integers(0, 3, (500, 3))})
-    for seat in range(3):
-        for whole in (-2, 0, 1):
-            half = wins(rows, Compensation(seat=seat, points=whole + 0.5), tie_breakers=("items",))
-            tie_won = wins(rows, Compensation(seat=seat, points=whole, tie_seat=seat, tie_wins=True, tie_first=True),
-                           tie_breakers=("items",))
-            assert np.array_equal(half, tie_won)
-            assert not np.array_equal(half, wins(rows, Compensation(seat=seat, points=whole), tie_breakers=("items",)))
-
-
-def test_tie_rule_turns_a_shared_tie_into_a_loss_for_seat_0_and_a_win_for_the_other():
+def test_a_tie_order_settles_the_ties_on_score_that_remain():
     rows = make_rows([[5, 5, 3], [4, 4, 4], [6, 2, 6]])
     assert np.allclose(wins(rows, NONE), [[0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3], [0.5, 0, 0.5]])
-    assert np.allclose(wins(rows, Compensation(tie_seat=0)), [[0, 1, 0], [0, 0.5, 0.5], [0, 0, 1]])
-    assert np.allclose(wins(rows, Compensation(tie_seat=0, tie_wins=True)), [[1, 0, 0], [1, 0, 0], [1, 0, 0]])
-    assert np.allclose(wins(rows, Compensation(tie_seat=1)), [[1, 0, 0], [0.5, 0, 0.5], [0.5, 0, 0.5]])
+    assert np.allclose(wins(rows, Compensation(tie_order=(2, 1, 0))), [[0, 1, 0], [0, 0, 1], [0, 0, 1]])
+    assert np.allclose(wins(rows, Compensation(tie_order=(0, 1, 2))), [[1, 0, 0], [1, 0, 0], [1, 0, 0]])
 
 
-def test_tie_rule_comes_after_the_tie_breakers_unless_asked_first():
+def test_a_tie_order_comes_after_the_tie_breakers():
     rows = make_rows([[5, 5], [5, 5]], breakers={"items": [[2, 1], [1, 1]]})
     assert np.allclose(wins(rows, NONE, tie_breakers=("items",)), [[1, 0], [0.5, 0.5]])
-    assert np.allclose(wins(rows, Compensation(tie_seat=0), tie_breakers=("items",)), [[1, 0], [0, 1]])
-    assert np.allclose(wins(rows, Compensation(tie_seat=0, tie_first=True), tie_breakers=("items",)),
-                       [[0, 1], [0, 1]])
+    assert np.allclose(wins(rows, Compensation(tie_order=(1, 0)), tie_breakers=("items",)), [[1, 0], [0, 1]])
 
 
 def test_tie_breakers_are_honoured_at_whole_points_and_bypassed_at_half_points():
     # seat 0 trails by one point in both games; seat 1 holds the tie-breaker in the first, seat 0 in the second
     rows = make_rows([[4, 5], [4, 5]], breakers={"items": [[0, 3], [3, 0]]})
-    at = {points: wins(rows, Compensation(seat=0, points=points), tie_breakers=("items",))
+    at = {points: wins(rows, Compensation((points, 0)), tie_breakers=("items",))
           for points in (0.5, 1, 1.5)}
     assert np.allclose(at[0.5], [[0, 1], [0, 1]])
     assert np.allclose(at[1], [[0, 1], [1, 0]])
@@ -147,9 +135,9 @@ def test_tie_breakers_are_honoured_at_whole_points_and_bypassed_at_half_points()
 def test_lowest_wins_points_count_in_the_seats_favour():
     rows = make_rows([[10, 8]], lowest_wins=True)
     assert np.allclose(wins(rows, NONE, lowest_wins=True), [[0, 1]])
-    assert np.allclose(wins(rows, Compensation(seat=0, points=2), lowest_wins=True), [[0.5, 0.5]])
-    assert np.allclose(wins(rows, Compensation(seat=0, points=2.5), lowest_wins=True), [[1, 0]])
-    assert np.allclose(wins(rows, Compensation(seat=1, points=-2.5), lowest_wins=True), [[1, 0]])
+    assert np.allclose(wins(rows, Compensation((2, 0)), lowest_wins=True), [[0.5, 0.5]])
+    assert np.allclose(wins(rows, Compensation((2.5, 0)), lowest_wins=True), [[1, 0]])
+    assert np.allclose(wins(rows, Compensation((0, -2.5)), lowest_wins=True), [[1, 0]])
 
 
 def test_lowest_wins_is_highest_wins_on_negated_scores():
@@ -163,10 +151,12 @@ def test_lowest_wins_is_highest_wins_on_negated_scores():
 
 def test_bad_compensations_and_rows_are_refused():
     with pytest.raises(ValueError, match="whole or half"):
-        Compensation(seat=0, points=0.25)
+        Compensation((0.25, 0))
     rows = make_rows([[1, 2]])
-    with pytest.raises(ValueError, match="seat 2"):
-        rescore(rows, Compensation(seat=2, points=1), False)
+    with pytest.raises(ValueError, match="3 points for 2 seats"):
+        rescore(rows, Compensation((1, 0, 0)), False)
+    with pytest.raises(ValueError, match=r"names every seat 0\.\.1 once"):
+        rescore(rows, Compensation(tie_order=(0, 0)), False)
     with pytest.raises(ResultsError, match="one row for each"):
         rescore(rows.head(1), NONE, False)
     with pytest.raises(ResultsError, match="one player count"):
@@ -246,56 +236,168 @@ def test_the_confidence_set_holds_the_planted_handicap():
     assert coverage(clustered=False, experiments=50) < 0.8
 
 
-# ---------------------------------------------------------------- the recommendation
+# ---------------------------------------------------------------- the compensation that evens every seat
 
 
-def test_recommend_finds_the_half_point_and_reports_every_seat():
-    result = recommend(margins_rows([-3, -2, -1, 2]), False)
-    assert result["kind"] == "points" and result["points"] in (1.5, -1.5) and result["distance"] == pytest.approx(0)
-    assert result["compensation"] in ("seat 0: +1.5 points", "seat 1: -1.5 points")
-    assert [r["seat"] for r in result["shares"]] == [0, 1] and not result["fair_within_noise"]
-    assert all(r["low"] <= r["estimate"] <= r["high"] for r in result["shares"] + result["without"])
-    assert result["without"][0]["estimate"] == pytest.approx(0.25)
-    assert result["distance_without"] == pytest.approx(0.25)
-    assert {r["compensation"] for r in result["tie_rules"]} == {"seat 0 loses ties", "seat 0 wins ties"}
+def fair_scores(rng, deals: int, players: int, high: int = 10) -> np.ndarray:
+    """Every deal's scores played under each rotation of the seats: each seat wins exactly 1/P."""
+    dealt = rng.integers(0, high, (deals, players))
+    return np.concatenate([np.roll(dealt, shift, axis=1) for shift in range(players)])
 
 
-def test_recommend_prefers_the_tie_rule_when_it_is_fairer():
-    # seat 0 wins 4 games outright, 4 tie on score (one won by its tie-breaker, one lost, two shared), loses 2:
-    # 60%; losing the ties the tie-breakers leave gives 50%, half a point less gives 40% (it loses every tie)
-    margins = np.array([1, 1, 3, 3, 0, 0, 0, 0, -1, -3])
-    items = np.column_stack([[0, 0, 0, 0, 2, 0, 1, 1, 0, 0], [0, 0, 0, 0, 1, 2, 1, 1, 0, 0]])
-    rows = make_rows(np.column_stack([10 + margins, np.full(10, 10)]).repeat(100, axis=0),
-                     breakers={"items": items.repeat(100, axis=0)})
-    result = recommend(rows, False, ("items",))
-    assert result["without"][0]["estimate"] == pytest.approx(0.6)
-    assert result["kind"] == "tie rule" and result["compensation"] == "seat 0 loses ties (after tie-breakers)"
-    assert [r["estimate"] for r in result["shares"]] == pytest.approx([0.5, 0.5]) and result["distance"] == 0
-    # before the tie-breakers the rule is half a point less: 40%, no fairer than none, so none is kept
-    first = recommend(rows, False, ("items",), tie_first=True)
-    assert first["tie_rules"][0]["compensation"] == "seat 0 loses ties (before tie-breakers)"
-    assert first["tie_rules"][0]["estimate"] == pytest.approx(0.4)
-    assert first["kind"] == "none" and not first["fair_within_noise"] and first["distance"] == pytest.approx(0.1)
+def chosen(found) -> tuple:
+    return found.chosen.compensation.points, found.chosen.compensation.tie_order, found.chosen.evens
 
 
-def test_recommend_offers_winning_ties_to_a_start_player_behind():
-    result = recommend(margins_rows([2, 2, 0, 0, 0, -2, -2, -2, -2, -2]), False)
-    assert result["without"][0]["estimate"] == pytest.approx(0.35)
-    assert result["tie_rule"] == "seat 0 wins ties" and result["distance"] == pytest.approx(0)
-    ahead = recommend(margins_rows([-2, -2, 0, 0, 0, 2, 2, 2, 2, 2]), False)
-    assert [r["tie_rule"] for r in ahead["tie_rules"]] == ["seat 0 loses ties", "seat 0 loses ties"]
-    assert ahead["tie_rule"] == "seat 0 loses ties"
+def test_a_seat_always_two_points_behind_gets_two_points():
+    scores = fair_scores(np.random.default_rng(1), 600, 3) - np.array([0, 4, 0])  # seat 1 scores 4 less
+    found = compensate(make_rows(scores), False)
+    assert chosen(found) == ((0.0, 4.0, 0.0), None, True)
+    assert found.chosen.shares == pytest.approx([1 / 3] * 3)
+    assert found.without.shares[1] < 0.2 and not found.without.evens
 
 
-def test_a_fair_game_gets_none():
-    # every deal's scores are played under each rotation of the seats: each seat wins exactly a third
-    rng = np.random.default_rng(4)
-    deals = rng.integers(0, 10, (1000, 3))
-    scores = np.concatenate([np.roll(deals, shift, axis=1) for shift in range(3)])
-    result = recommend(make_rows(scores), False)
-    assert [r["estimate"] for r in result["without"]] == pytest.approx([1 / 3] * 3)
-    assert result["fair_within_noise"] and result["kind"] == "none" and result["compensation"] == "none"
-    assert result["shares"] == result["without"]
+def test_lowest_wins_gives_the_same_points_in_the_seats_favour_and_the_words_flip():
+    scores = fair_scores(np.random.default_rng(1), 600, 3) - np.array([0, 4, 0])
+    lowest = compensate(make_rows(-scores, lowest_wins=True), True)
+    assert chosen(lowest) == ((0.0, 4.0, 0.0), None, True)
+    about = {"points": [0.0, 4.0, 0.0], "tie_order": None, "evens": True, "players": 3}
+    assert phrase({**about, "lowest_wins": False}) == "Player 2 adds 4 to their score"
+    assert phrase({**about, "lowest_wins": True}) == "Player 2 subtracts 4 from their score"
+
+
+def test_the_words_a_player_applies():
+    record = {"players": 4, "points": [-1.5, 0.0, 2.0, 0.5], "tie_order": [3, 2, 1, 0], "lowest_wins": False,
+              "evens": True, "off": []}
+    assert phrase(record) == ("Player 1 subtracts 1.5 from their score, Player 3 adds 2 to their score and "
+                              "Player 4 adds 0.5 to their score; ties go to the later player")
+    assert phrase({**record, "lowest_wins": True}).startswith("Player 1 adds 1.5 to their score, Player 3 "
+                                                              "subtracts 2 from their score")
+    assert phrase({**record, "points": [0.0] * 4, "tie_order": [0, 1, 2, 3]}) == "ties go to the earlier player"
+    assert phrase({**record, "points": [0.0] * 4, "tie_order": None}) == ("no compensation is needed: every "
+                                                                          "player's 95% interval holds 1/P")
+    off = {**record, "evens": False, "off": [{"seat": 0, "estimate": 0.271}, {"seat": 2, "estimate": 0.2}]}
+    assert phrase(off) == ("no compensation in this family evens the game: Player 1 stays +2.1 pp off fair and "
+                           "Player 3 stays -5.0 pp off fair; closest: Player 1 subtracts 1.5 from their score, "
+                           "Player 3 adds 2 to their score and Player 4 adds 0.5 to their score; ties go to the "
+                           "later player")
+
+
+def test_a_tie_order_alone_evens_a_game_decided_by_its_ties():
+    # seat 0 wins 3 games in 10 outright, ties 2 and loses 5: 40%; with every tie it wins 50%
+    found = compensate(margins_rows([1, 1, 1, 0, 0, -1, -1, -1, -1, -1]), False)
+    assert found.without.shares[0] == pytest.approx(0.4) and not found.without.evens
+    assert chosen(found) == ((0.0, 0.0), (0, 1), True)  # no points: ties go to the earlier player
+    assert found.chosen.shares == pytest.approx([0.5, 0.5])
+
+
+def test_the_search_has_no_grid_it_finds_a_fair_point_far_out():
+    scores = fair_scores(np.random.default_rng(2), 400, 5, high=30) - np.array([0, 0, 0, 0, 150])
+    found = compensate(make_rows(scores), False)
+    assert chosen(found) == ((0.0, 0.0, 0.0, 0.0, 150.0), None, True)
+
+
+def test_the_cost_does_not_grow_with_the_score_range_and_the_points_scale():
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 12, (3000, 4)) + np.array([3, 1, 0, 0])
+    plain = compensate(make_rows(scores), False)
+    start = time.perf_counter()
+    scaled = compensate(make_rows(scores * 1_000_000 + 7), False)
+    assert time.perf_counter() - start < 5
+    assert chosen(plain) == ((-2.0, 0.0, 1.0, 1.0), None, True)
+    assert chosen(scaled) == ((-2_000_000.0, 0.0, 1_000_000.0, 1_000_000.0), None, True)
+    assert scaled.chosen.shares == pytest.approx(plain.chosen.shares)
+
+
+def test_the_handicap_grid_does_not_grow_with_the_score_range():
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 12, (3000, 4)) + np.array([3, 1, 0, 0])
+    plain = seat_handicaps(make_rows(scores), False)
+    start = time.perf_counter()
+    scaled = seat_handicaps(make_rows(scores * 1_000_000 + 7), False)
+    assert time.perf_counter() - start < 5
+    assert [fair_row(plain, seat)["points"] for seat in range(4)] == [-2.5, 0.5, 1.5, 1.5]
+    # a half point is the nearest to zero of the scores between two whole points: they all break the same ties
+    assert [fair_row(scaled, seat)["points"] for seat in range(4)] == [-2_000_000.5, 0.5, 1_000_000.5, 1_000_000.5]
+    assert [fair_row(scaled, seat)["estimate"] for seat in range(4)] == pytest.approx(
+        [fair_row(plain, seat)["estimate"] for seat in range(4)])
+    assert scaled.group_by("seat").len()["len"].max() <= MAX_GRID + 4
+
+
+def test_when_nothing_evens_it_says_so_and_shows_the_closest():
+    # seat 0 wins 70% by one point: one point to seat 1 ties those (35%), a half point more loses them all (0%)
+    rows = margins_rows([1] * 7 + [-1] * 3)
+    found = compensate(rows, False)
+    assert chosen(found) == ((0.0, 1.0), None, False)
+    assert found.chosen.shares == pytest.approx([0.35, 0.65]) and found.chosen.off() == [0, 1]
+    assert found.chosen.gap < found.without.gap
+    [record] = [r for r in compensation_records(found, game_data(rows, False)) if r["metric"] == "compensation"]
+    assert record["evens"] is False and record["low"] > 0 and [r["seat"] for r in record["off"]] == [0, 1]
+    assert phrase(record) == ("no compensation in this family evens the game: Player 1 stays -15.0 pp off fair and "
+                              "Player 2 stays +15.0 pp off fair; closest: Player 2 adds 1 to their score")
+
+
+def test_a_fair_game_needs_none():
+    rows = make_rows(fair_scores(np.random.default_rng(4), 1000, 3))
+    found = compensate(rows, False)
+    assert found.chosen is found.without and chosen(found) == ((0.0, 0.0, 0.0), None, True)
+    [record] = [r for r in compensation_records(found, game_data(rows, False)) if r["metric"] == "compensation"]
+    assert phrase(record) == "no compensation is needed: every player's 95% interval holds 1/P"
+
+
+def game_data(rows, lowest_wins: bool) -> GameData:
+    return GameData("made_up", rows, [{"experiment": "plant", "lowest_wins": lowest_wins}], Path("."))
+
+
+def test_the_records_of_a_compensation(tmp_path):
+    rows = make_rows(fair_scores(np.random.default_rng(1), 300, 3) - np.array([0, 4, 0]), lowest_wins=False)
+    found = compensate(rows, False)
+    main, *shares = compensation_records(found, game_data(rows, False))
+    assert main["metric"] == "compensation" and main["experiment"] == "plant" and main["players"] == 3
+    assert main["points"] == [0.0, 4.0, 0.0] and main["tie_order"] is None and main["evens"] is True
+    assert main["off"] == [] and main["low"] == 0 and main["estimate"] == pytest.approx(found.chosen.gap)
+    assert main["games"] == 900 and "deals" in main["method"]
+    recommended = [r for r in shares if r["recommended"]]
+    assert [r["seat"] for r in recommended] == [0, 1, 2]
+    assert all(r["metric"] == "compensated_win_share" and r["points"] == main["points"] for r in recommended)
+    assert all(r["low"] <= r["estimate"] <= r["high"] for r in shares)
+    assert any(r["points"] == [0.0, 0.0, 0.0] and r["tie_order"] is None for r in shares)  # none, shown too
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), players=st.integers(2, 4), edge=st.integers(0, 2), high=st.integers(2, 8))
+def test_no_compensation_is_said_needed_only_when_every_seat_holds_1_over_p(seed, players, edge, high):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, high, (240, players)) + edge * (np.arange(players) == 0)
+    rows = make_rows(scores, deals=np.arange(240) // 2)
+    records = compensation_records(compensate(rows, False, n_boot=300), game_data(rows, False))
+    [record] = [r for r in records if r["metric"] == "compensation"]
+    without = [r for r in records if r["metric"] == "compensated_win_share" and not any(r["points"])
+               and r["tie_order"] is None]
+    assert [r["seat"] for r in without] == list(range(players))  # no compensation is always shown
+    assert [r["estimate"] for r in without] == pytest.approx(
+        rows.sort("game_id", "seat")["win"].to_numpy().reshape(-1, players).mean(axis=0))
+    fair_without = all(r["low"] <= 1 / players <= r["high"] for r in without)
+    assert ("is needed" in phrase(record)) == fair_without
+    assert record["evens"] == (record["low"] == 0) == all(
+        r["low"] <= 1 / players <= r["high"] for r in records if r.get("recommended"))
+
+
+def test_the_finding_says_no_compensation_is_needed_only_for_a_fair_game():
+    # seat 0 wins 55% by one point: off fair, and one point to seat 1 (27.5%) or a tie order (no ties) is no closer
+    unfair = margins_rows([1] * 11 + [-1] * 9, repeats=200)
+    fair = make_rows(fair_scores(np.random.default_rng(4), 1000, 3))
+    texts = {}
+    for name, rows in (("unfair", unfair), ("fair", fair)):
+        data = game_data(rows, False)
+        texts[name] = handicap_finding(handicaps_of(data), data).text
+    assert texts["unfair"] == ("At 2 players no compensation in this family evens the game: Player 1 stays +5.0 pp "
+                               "off fair and Player 2 stays -5.0 pp off fair; closest: no compensation (the players "
+                               "win 55.0%, 45.0%).")
+    assert texts["fair"] == ("At 3 players no compensation is needed: every player's 95% interval holds 1/P (the "
+                             "players win 33.3%, 33.3%, 33.3%).")
+    overview = handicap_cell(handicap_finding(handicaps_of(game_data(unfair, False)), game_data(unfair, False)).numbers)
+    assert overview.startswith("no compensation in this family evens the game: Player 1 stays +5.0 pp off fair")
 
 
 # ---------------------------------------------------------------- speed
@@ -305,7 +407,7 @@ def test_rescore_is_vectorised():
     rng = np.random.default_rng(0)
     rows = make_rows_fast(rng, games=36_000, players=5)
     assert rows.height == 180_000
-    for compensation in (NONE, Compensation(seat=0, points=-1.5), Compensation(tie_seat=0)):
+    for compensation in (NONE, Compensation((-1.5, 0, 0, 0, 0)), Compensation(tie_order=(4, 3, 2, 1, 0))):
         best = min(timed(rows, compensation) for _ in range(3))
         assert best < 0.5, f"rescore took {best:.3f} s on 180,000 rows"
 

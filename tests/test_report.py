@@ -251,10 +251,11 @@ def test_findings_json_records_every_number_of_every_experiment(numbers):
         compensated = [r for r in mine if r["metric"] == "compensated_win_share"]
         recommended = [r for r in compensated if r.get("recommended")]
         assert sorted(r["seat"] for r in recommended) == list(range(count))  # one set, every seat
-        assert len({r["compensation"] for r in recommended}) == 1
+        assert len({(tuple(r["points"]), str(r["tie_order"])) for r in recommended}) == 1
         assert sum(r["estimate"] for r in recommended) == pytest.approx(1)
-        rules = [r for r in compensated if r["tie_rule"] == "seat 0 loses ties"]
-        assert sorted(r["seat"] for r in rules) == list(range(count))
+        [chosen] = [r for r in mine if r["metric"] == "compensation"]
+        assert len(chosen["points"]) == count and chosen["points"] == recommended[0]["points"]
+        assert chosen["evens"] == all(r["low"] <= 1 / count <= r["high"] for r in recommended)
         assert {r["strategy"] for r in mine if r["metric"] == "rating"} == set(STRATEGIES)
 
 
@@ -421,7 +422,7 @@ def report_json(results: Path, out: Path) -> list[dict]:
 def about(record: dict) -> str:
     """What a record measures, without its numbers: the key two experiments' records are matched on."""
     return json.dumps({k: record.get(k) for k in ("metric", "players", "seat", "strategy", "points",
-                                                  "compensation", "recommended")})
+                                                  "tie_order", "recommended")})
 
 
 def test_two_experiments_with_different_params_are_answered_apart(two_params, joint_report, tmp_path):
