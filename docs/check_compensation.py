@@ -76,7 +76,8 @@ def intervals(won: pl.DataFrame, players: int, seed: int = 1) -> np.ndarray:
 
 def check(results: Path, report: Path) -> int:
     found = experiments(results)
-    records = [r for r in json.loads((report / "findings.json").read_text()) if r["metric"] == "compensation"]
+    findings = json.loads((report / "findings.json").read_text())
+    records = [r for r in findings["records"] if r["metric"] == "compensation"]
     failed = 0
     for record in records:
         folder, manifest = found[record["experiment"]]

@@ -41,7 +41,8 @@ def run_check(results: Path, report: Path) -> subprocess.CompletedProcess:
 
 def test_every_compensation_that_claims_to_even_the_game_does_outside_the_report(checked):
     results, report = checked
-    records = [r for r in json.loads((report / "findings.json").read_text()) if r["metric"] == "compensation"]
+    records = [r for r in json.loads((report / "findings.json").read_text())["records"]
+               if r["metric"] == "compensation"]
     assert len(records) == 4 and sum(r["evens"] for r in records) >= 2
     done = run_check(results, report)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -57,11 +58,11 @@ def test_every_compensation_that_claims_to_even_the_game_does_outside_the_report
 
 def test_a_false_claim_that_no_compensation_is_needed_fails_the_check(checked, tmp_path):
     results, report = checked
-    numbers = json.loads((report / "findings.json").read_text())
-    for r in numbers:
+    findings = json.loads((report / "findings.json").read_text())
+    for r in findings["records"]:
         if r["metric"] == "compensation":
             r.update(points=[0.0] * r["players"], tie_order=None, evens=True)  # the planted edge left in place
-    (tmp_path / "findings.json").write_text(json.dumps(numbers))
+    (tmp_path / "findings.json").write_text(json.dumps(findings))
     done = run_check(results, tmp_path)
     assert done.returncode == 1
     assert "FAILED" in done.stdout and "some interval misses 1/P" in done.stdout
