@@ -35,12 +35,13 @@ KALEIDO_TILES = {p: rules_facts("kaleido", p)["tiles_each"] for p in (2, 3, 4, 5
 def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, complete: bool = True, *,
                      title: str | None = None, lowest_wins: bool | None = None,
                      facts: Callable[[int], dict] | None = None, params: dict | None = None,
-                     question: str = "", headline: bool = False) -> None:
+                     question: str = "", headline: bool = False, strategies: dict | None = None) -> None:
     """manifest.json and one finished Parquet part per frame; the config hash follows the experiment name.
 
     title, lowest_wins and facts (a function of the player count) default to the game's own; params are the
     resolved Params recorded for every player count; question and headline say how the report presents the
-    experiment, as an experiment file's keys of those names do."""
+    experiment, as an experiment file's keys of those names do; strategies, each strategy's one line, are recorded
+    where given."""
     (directory / "parts").mkdir(parents=True)
     name = frames[0]["experiment"][0]
     rules = rules_of(game)
@@ -60,7 +61,7 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                 "resolved": {"params": {str(p): {"players": p, **(params or {})} for p in counts}},
                 "games": {str(p): sum(f.filter(pl.col("players") == p)["game_id"].n_unique() for f in frames)
                           for p in counts},
-                "finished": finished, "complete": complete}
+                "finished": finished, "complete": complete, **({"strategies": strategies} if strategies else {})}
     (directory / "manifest.json").write_text(json.dumps(manifest))
 
 
