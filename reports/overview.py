@@ -21,7 +21,7 @@ from reports.charts import new_figure, save_chart
 from reports.findings import select
 from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci
 from reports.generic import seat_name
-from reports.render import Block, Chart, Fold, Glossary, Heading, Link, Row, Table
+from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
 
 DEFINITIONS = ("Player 1 starts. With P players a fair share of wins is 1/P; a game is fair when every player's 95% "
                "interval holds 1/P. Edge: Player 1's win share − 1/P, in percentage points (pp).")
@@ -145,7 +145,8 @@ def rule_holes(title: str, experiments: list[GameData], numbers: list[dict], mod
         by_experiment.setdefault(r["experiment"], {})[r["players"]] = r
     cells = [[name, pools.get(name, "–"), *(hole_cell(mine.get(p)) for p in counts)]
              for name, mine in sorted(by_experiment.items())]
-    return [definition, Table(f"{title}: share of games with a rule hole, per experiment (95% CI)",
+    return [f"Rule holes in {title}: {definition}",
+            Table(f"{title}: share of games with a rule hole, per experiment (95% CI)",
                               ["Experiment", "Who played", *(f"{p} players" for p in counts)], cells, whole=True)]
 
 
@@ -160,8 +161,8 @@ def rule_holes_block(holes: dict[str, list[Block]]) -> list[Block]:
     """The overview's rule holes: each game's blocks, and one line for the games whose reports count none."""
     counted = [block for blocks in holes.values() for block in blocks]
     none = [title for title, blocks in holes.items() if not blocks]
-    return [Heading("Rule holes: games the rules leave without an end"), *counted,
-            *([f"The results of {listing(none)} count no game that stalls or stays unfinished."] if none else [])]
+    return [*counted, *([f"Rule holes: the results of {listing(none)} count no game that stalls or stays "
+                         "unfinished."] if none else [])]
 
 
 def strategy_anchor(game: str, strategy: str) -> str:

@@ -187,9 +187,9 @@ def render_html(page: Page, report: Report) -> str:
             body.append("<details><summary>Every table and chart of this experiment</summary>"
                         + "\n".join(details) + "</details>")
     if page.provenance:
-        body.append(heading(2, "Where the numbers come from"))
-        body.append("<details><summary>The simulated games and every experiment's seed and config hash</summary>"
-                    + "\n".join(map(_block_html, page.provenance)) + "</details>")
+        body.append('<section class="provenance">' + heading(2, "Where the numbers come from")
+                    + "<details><summary>The simulated games and every experiment's seed and config hash</summary>"
+                    + "\n".join(map(_block_html, page.provenance)) + "</details></section>")
     if page.caveats:
         body.append(heading(2, "Caveats"))
         body += [f"<p>{_esc(c)}</p>" for c in page.caveats]
@@ -360,14 +360,18 @@ details { margin: .6rem 0 1rem; } summary { cursor: pointer; color: #1f5fa8; fon
 @media print {
   @page { size: A4; margin: 10mm; }
   body { max-width: none; margin: 0; padding: 0; font-size: 8.5pt; line-height: 1.25; }
-  nav, summary, details:not([open]), .glossary { display: none; }
+  nav, summary, details:not([open]), .glossary, .provenance { display: none; }
   h1 { font-size: 13pt; } h2 { font-size: 11pt; margin-top: .9rem; break-after: avoid; } h3 { font-size: 10pt; }
   a { color: inherit; text-decoration: none; }
   table, .glance table, .finding table { font-size: 7.5pt; margin: .3rem 0; }
   th, td, .glance td, .glance th { padding: .05rem .3rem; }
   figure, tr, .finding p { break-inside: avoid; } figure { margin: .3rem 0; } figure img { border: none; }
   .headline { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-start; }
+  .headline figure { width: min-content; }
   .headline img { zoom: .72; }  /* charts.PRINT_WIDTH: their smallest text (11 pt) still prints at 9 pt */
+  .lead img { zoom: .66; }  /* 8.3 pt */
+  .lead figure { gap: .2rem 1rem; } .lead figcaption { flex-basis: 11rem; font-size: 7.5pt; }
+  .glance table { font-size: 7pt; line-height: 1.2; }
   figcaption { font-size: 7.5pt; } .finding p { flex-basis: 22rem; margin: .3rem 0; }
 }
 """

@@ -141,7 +141,7 @@ def test_rule_holes_are_shown_per_experiment_with_intervals_and_a_definition():
                 "low": low, "high": high, "games": 4000, "stalls": round(rate * 4000), "method": "stalled / games"}
                for (name, players), (rate, low, high) in found.items()]
     definition, table = rule_holes("Kaleido", [], records, kaleido)
-    assert definition.startswith("A game stalls when") and definition.count(".") == 1  # one line
+    assert definition.startswith("Rule holes in Kaleido: A game stalls when") and definition.count(".") == 1
     assert isinstance(table, Table) and table.columns == ["Experiment", "Who played", "2 players", "5 players"]
     assert [row[0] for row in table.rows] == ["bots", "random_only"]
     assert table.rows[0][2] == "14.0% (13.0–15.0%): 560 of 4,000"
