@@ -9,6 +9,7 @@ names it. Every number of a row comes from that one experiment (findings.py), ne
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -44,10 +45,14 @@ def headlines(experiments: list[GameData]) -> dict[int, GameData]:
     return out
 
 
-def misses_fair(seat: dict) -> bool:
-    """Whether a seat's 95% interval lies wholly above or below its fair share 1/P (an unknown bound misses not)."""
-    return bool((seat["low"] is not None and seat["low"] > seat["fair"])
-                or (seat["high"] is not None and seat["high"] < seat["fair"]))
+def seat_verdict(seats: list[dict]) -> str:
+    """'fair' where every seat's 95% interval holds its fair share 1/P, 'unfair' where one misses it, '–' where
+    some seat has no interval (too few deals) and none misses."""
+    bounds = [(r["low"], r["high"], r["fair"]) for r in seats]
+    if any((low is not None and low > fair) or (high is not None and high < fair) for low, high, fair in bounds):
+        return "unfair"  # a NaN bound compares false: it misses nothing
+    known = all(bound is not None and math.isfinite(bound) for low, high, _ in bounds for bound in (low, high))
+    return "fair" if known else "–"
 
 
 def overview_row(data: GameData, players: int, numbers: list[dict], module: ModuleType | None) -> dict:
@@ -55,7 +60,7 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
     mine = select(numbers, experiment=data.experiment, players=players)
     seats = sorted(select(mine, metric="seat_win_share"), key=lambda r: r["seat"])
     start = select(mine, metric="start_advantage")[0]
-    fair = not any(map(misses_fair, seats))
+    verdict = seat_verdict(seats)
     best = max(seats, key=lambda r: (r["estimate"], -r["seat"]))
     worst = min(seats, key=lambda r: (r["estimate"], r["seat"]))
     strategies = select(mine, metric="strategy_win_share")
@@ -67,9 +72,9 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
         "games": start["games"], "pool": data.pools()[data.experiment],
         "edge": (start["estimate"], start["low"], start["high"]),
         "start": f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})".replace(" pp", ""),
-        "verdict": "fair" if fair else "unfair",
-        "best": "" if fair else f"{seat_name(best['seat'])}: {pct(best['estimate'])}",
-        "worst": "" if fair else f"{seat_name(worst['seat'])}: {pct(worst['estimate'])}",
+        "verdict": verdict,
+        "best": f"{seat_name(best['seat'])}: {pct(best['estimate'])}" if verdict == "unfair" else "",
+        "worst": f"{seat_name(worst['seat'])}: {pct(worst['estimate'])}" if verdict == "unfair" else "",
         "strongest": "–" if strongest is None else strategy_link(
             data, strongest["strategy"], f": {pct(strongest['estimate'])} "
                                          f"({pct_ci(strongest['low'], strongest['high'])})"),

@@ -359,16 +359,17 @@ details { margin: .6rem 0 1rem; } summary { cursor: pointer; color: #1f5fa8; fon
 .verdict-fair { color: #2a7a2a; } .verdict-unfair { color: #a33; }
 @media print {
   @page { size: A4; margin: 10mm; }
-  body { max-width: none; margin: 0; padding: 0; font-size: 8.5pt; line-height: 1.25; }
+  body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.2; }
   nav, summary, details:not([open]), .glossary, .provenance { display: none; }
-  h1 { font-size: 13pt; } h2 { font-size: 11pt; margin-top: .9rem; break-after: avoid; } h3 { font-size: 10pt; }
+  h1 { font-size: 12pt; } h2 { font-size: 11pt; margin-top: .6rem; break-after: avoid; } h3 { font-size: 10pt; }
+  p { margin: .3rem 0; }
   a { color: inherit; text-decoration: none; }
   table, .glance table, .finding table { font-size: 7.5pt; margin: .3rem 0; }
-  th, td, .glance td, .glance th { padding: .05rem .3rem; }
+  th, td, .glance td, .glance th { padding: 0 .25rem; }
   figure, tr, .finding p { break-inside: avoid; } figure { margin: .3rem 0; } figure img { border: none; }
-  .headline { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-start; }
+  .headline { display: flex; flex-wrap: wrap; gap: 0 .4rem; align-items: flex-start; }
   .headline figure { width: min-content; }
-  .headline img { zoom: .72; }  /* charts.PRINT_WIDTH: their smallest text (11 pt) still prints at 9 pt */
+  .headline img { zoom: .7; max-width: none; }  /* charts.PRINT_WIDTH: their smallest text (11 pt) prints at 8.8 pt */
   .lead img { zoom: .66; }  /* 8.3 pt */
   .lead figure { gap: .2rem 1rem; } .lead figcaption { flex-basis: 11rem; font-size: 7.5pt; }
   .glance table { font-size: 7pt; line-height: 1.2; }

@@ -19,7 +19,7 @@ from reports import kaleido
 from reports.build import build_report
 from reports.charts import png_size
 from reports.generic import seat_name
-from reports.overview import rule_holes
+from reports.overview import rule_holes, seat_verdict
 from reports.render import Table
 
 FAIR_STRATEGIES = {"steady": "always takes the middle card", "dice": "rolls a die for every choice"}
@@ -154,6 +154,16 @@ def test_the_print_stylesheet_fits_pages_and_keeps_details_folded(report):
     printed = page[page.index("@media print"):page.index("</style>")]
     assert "size: A4" in printed
     assert re.search(r"nav[^{]*details:not\(\[open\]\)[^{]*\{ display: none; \}", printed)
-    assert "zoom: .72" in printed  # headline charts: 11 pt at 110 dpi print at 11 * 110 / 96 * .72 = 9 pt
+    assert "zoom: .7" in printed  # headline charts: 11 pt at 110 dpi print at 11 * 110 / 96 * .7 = 8.8 pt
     game_page = (report.parent / "kintsugi.html").read_text()
     assert "@media print" in game_page
+
+
+def test_a_row_whose_seats_have_no_interval_is_neither_fair_nor_unfair_unless_one_seat_misses():
+    def seats(*bounds):
+        return [{"seat": s, "low": low, "high": high, "fair": 0.5} for s, (low, high) in enumerate(bounds)]
+
+    assert seat_verdict(seats((0.45, 0.55), (0.45, 0.55))) == "fair"
+    assert seat_verdict(seats((0.51, 0.6), (0.4, 0.49))) == "unfair"
+    assert seat_verdict(seats((float("nan"), float("nan")), (0.45, 0.55))) == "–"  # too few deals: no verdict
+    assert seat_verdict(seats((None, None), (0.3, 0.4))) == "unfair"
