@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.figure import Figure
+from matplotlib.ticker import AutoLocator, MaxNLocator
 
 from reports.render import Chart
 
@@ -65,6 +66,7 @@ def save_chart(fig: Figure, out_dir: Path, file: str, caption: str) -> Chart:
     width, height = fig.get_size_inches()
     if width > PRINT_WIDTH:
         fig.set_size_inches(PRINT_WIDTH, height)
+        narrowed(fig.axes)
     fit_title(fig)
     fig.savefig(out_dir / file, dpi=DPI)
     return Chart(file, caption, *png_size(out_dir / file))
@@ -74,6 +76,18 @@ def png_size(path: Path) -> tuple[int, int]:
     """A PNG's width and height in pixels, from its header."""
     with path.open("rb") as png:
         return struct.unpack(">II", png.read(24)[16:24])
+
+
+def narrowed(axes: list) -> None:
+    """Panels narrowed to fit PRINT_WIDTH: fewer numeric ticks on x, and an x label all panels share written once,
+    under the first."""
+    for ax in axes:
+        if type(ax.xaxis.get_major_locator()) is AutoLocator:
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 5, 10]))
+    labels = {ax.get_xlabel() for ax in axes}
+    if len(axes) > 1 and len(labels) == 1:
+        for ax in axes[1:]:
+            ax.set_xlabel("")
 
 
 def fit_title(fig: Figure) -> None:

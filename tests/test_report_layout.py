@@ -17,7 +17,7 @@ from test_report import page_table, synthetic_games
 
 from reports import kaleido
 from reports.build import build_report
-from reports.charts import png_size
+from reports.charts import DPI, PRINT_WIDTH, panels, png_size, save_chart
 from reports.generic import seat_name
 from reports.overview import rule_holes, seat_verdict
 from reports.render import Table
@@ -167,3 +167,14 @@ def test_a_row_whose_seats_have_no_interval_is_neither_fair_nor_unfair_unless_on
     assert seat_verdict(seats((0.51, 0.6), (0.4, 0.49))) == "unfair"
     assert seat_verdict(seats((float("nan"), float("nan")), (0.45, 0.55))) == "–"  # too few deals: no verdict
     assert seat_verdict(seats((None, None), (0.3, 0.4))) == "unfair"
+
+
+def test_a_chart_wider_than_a_printed_page_is_narrowed_to_it_its_shared_x_label_written_once(tmp_path):
+    fig, axes = panels(3, 12, 3)
+    for ax in axes:
+        ax.plot([0, 100], [0, 1])
+        ax.set_xlabel("Points")
+    chart = save_chart(fig, tmp_path, "wide.png", "three panels")
+    assert (chart.width, chart.height) == png_size(tmp_path / "wide.png") == (round(PRINT_WIDTH * DPI), 3 * DPI)
+    assert [ax.get_xlabel() for ax in axes] == ["Points", "", ""]
+    assert all(len(ax.get_xticks()) <= 6 for ax in axes)  # fewer ticks on the narrower panels
