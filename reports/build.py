@@ -36,7 +36,7 @@ from reports.charts import chart_style
 from reports.findings import findings_file, section_numbers
 from reports.fmt import count, listing, yes
 from reports.load import ResultsError, load_results
-from reports.overview import BOTS, bots_played, headlines, overview_row, overview_table
+from reports.overview import glossary, headlines, overview_opening, overview_row, rule_holes
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
 
 GENERAL_CAVEATS = [
@@ -298,16 +298,16 @@ def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, pr
     core, the largest first; `progress` shows a bar on stderr."""
     games = game_data(rows, manifests, out_dir)
     sections = analysed(games, progress)
-    pages, numbers, overview_rows = [], [], []
+    pages, numbers, overview_rows, holes = [], [], [], {}
     for name, experiments in games.items():
         page, game_numbers_, game_rows = game_page(name, experiments, sections[name])
         pages.append(page)
         numbers += game_numbers_
         overview_rows += game_rows
-    opening = ["Each row below comes from one experiment, its game's headline one; every rate carries a 95% "
-               "confidence interval. Each game's page (linked above) answers every experiment's own question.",
-               overview_table(overview_rows), BOTS,
-               bots_played({data[0].title: data for data in games.values()})]
+        holes[page.title] = rule_holes(page.title, experiments, game_numbers_, own_analyses(name))
+    glossaries = [g for experiments in games.values() for g in glossary(experiments[0])]
+    with matplotlib.rc_context(chart_style()):
+        opening = overview_opening(overview_rows, holes, glossaries, out_dir)
     caveats = GENERAL_CAVEATS + incomplete_experiment_caveats(manifests)
     played = f"{count(rows.select(GAME_KEY).unique().height)} simulated games from {len(manifests)} experiment(s)."
     overview = Page("index.html", "Balance report: " + ", ".join(d[0].title for d in games.values()), opening,

@@ -1,5 +1,6 @@
 """Chart helpers shared by every analysis: style, colours, panels of subplots, error bars, saving."""
 
+import struct
 import textwrap
 from pathlib import Path
 
@@ -7,14 +8,21 @@ import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.figure import Figure
+from matplotlib.ticker import AutoLocator, MaxNLocator
 
 from reports.render import Chart
 
+DPI = 110  # pixels per inch of figure; a chart is shown at its natural size (its pixels, 96 to the inch)
+PRINT_WIDTH = 7.3  # inches: no chart is wider. A4 less 10 mm margins holds 718 pixels, so a chart of 7.3 in (803
+# pixels) prints at 0.89 of its natural size: s pt of font print at s * 110 / 96 * 0.89 ~ 1.02 s pt. The style's
+# smallest text (ticks and legends, 11 pt; 'small', 9.2 pt) thus prints at 8 pt or more.
+
 
 def chart_style() -> dict:
-    """matplotlib rc settings for all charts: seaborn's white grid, readable fonts, Agg-friendly."""
-    return {**sns.axes_style("whitegrid"), **sns.plotting_context("notebook", font_scale=0.95), "figure.dpi": 110,
-            "savefig.dpi": 110, "axes.titleweight": "bold"}
+    """matplotlib rc settings for all charts: seaborn's white grid, fonts that print at 8 pt or more (PRINT_WIDTH),
+    Agg-friendly."""
+    return {**sns.axes_style("whitegrid"), **sns.plotting_context("notebook", font_scale=1.0), "figure.dpi": DPI,
+            "savefig.dpi": DPI, "axes.titleweight": "bold"}
 
 
 def palette(n: int) -> list:
@@ -53,10 +61,33 @@ def finished_chart(fig: Figure, legend_from, title: str, out_dir: Path, file: st
 
 
 def save_chart(fig: Figure, out_dir: Path, file: str, caption: str) -> Chart:
-    """Write fig as out_dir/file, its title wrapped to the figure's width, and return its Chart block."""
+    """Write fig as out_dir/file, at most PRINT_WIDTH wide (its panels narrowed, its text as large), its title
+    wrapped to the figure's width, and return its Chart block with its size in pixels."""
+    width, height = fig.get_size_inches()
+    if width > PRINT_WIDTH:
+        fig.set_size_inches(PRINT_WIDTH, height)
+        narrowed(fig.axes)
     fit_title(fig)
-    fig.savefig(out_dir / file)
-    return Chart(file, caption)
+    fig.savefig(out_dir / file, dpi=DPI)
+    return Chart(file, caption, *png_size(out_dir / file))
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """A PNG's width and height in pixels, from its header."""
+    with path.open("rb") as png:
+        return struct.unpack(">II", png.read(24)[16:24])
+
+
+def narrowed(axes: list) -> None:
+    """Panels narrowed to fit PRINT_WIDTH: fewer numeric ticks on x, and an x label all panels share written once,
+    under the first."""
+    for ax in axes:
+        if type(ax.xaxis.get_major_locator()) is AutoLocator:
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 5, 10]))
+    labels = {ax.get_xlabel() for ax in axes}
+    if len(axes) > 1 and len(labels) == 1:
+        for ax in axes[1:]:
+            ax.set_xlabel("")
 
 
 def fit_title(fig: Figure) -> None:

@@ -54,13 +54,9 @@ def first_player_advantage(seat_shares: pl.DataFrame) -> pl.DataFrame:
         advantage_hi=pl.col("hi") - pl.col("fair"))
 
 
-def seat_name(seat: int, players: int) -> str:
-    """Seat in words: 'the start player', 'the last seat', 'the second to last', 'seat 1'."""
-    if seat == 0:
-        return "the start player"
-    if seat == players - 1:
-        return "the last seat"
-    return "the second to last" if seat == players - 2 else f"seat {seat}"
+def seat_name(seat: int) -> str:
+    """A seat as players name it: seat 0 (the start player) is 'Player 1', seat s is 'Player s+1'."""
+    return f"Player {seat + 1}"
 
 
 def seat_test(wins: np.ndarray, games: np.ndarray, fair: float | None = None) -> float:
@@ -102,8 +98,9 @@ def seat_analysis(data: GameData) -> dict:
 
 def seat_intro(_, data: GameData) -> str:
     favours = "negative" if data.lowest_wins else "positive"
-    return ("Seats are numbered in turn order; seat 0 is the start player. With P players a seat's fair share of "
-            "victories is 1/P. The first-player advantage is the start player's win share minus 1/P. In this game "
+    return ("Players are numbered in turn order: Player 1 starts. With P players a player's fair share of "
+            "victories is 1/P. The first-player advantage is Player 1's win share minus 1/P, in percentage points "
+            "(pp: hundredths of all games). In this game "
             f"{data.direction} scores win, so a {favours} score gap favours the start player.")
 
 
@@ -119,17 +116,17 @@ def seat_finding(result: dict, data: GameData) -> Finding:
     if differ.is_empty():
         text += "; no seat's share differs clearly from the others' at any player count."
     else:
-        best = {r["players"]: seat_name(r["best"], r["players"]) for r in differ.iter_rows(named=True)}
-        worst = {r["players"]: seat_name(r["worst"], r["players"]) for r in differ.iter_rows(named=True)}
-        text += f"; the best seat is {by_phrase(best, every)}, and the worst is {by_phrase(worst, every)}."
+        best = {r["players"]: seat_name(r["best"]) for r in differ.iter_rows(named=True)}
+        worst = {r["players"]: seat_name(r["worst"]) for r in differ.iter_rows(named=True)}
+        text += f"; the best placed is {by_phrase(best, every)}, and the worst placed {by_phrase(worst, every)}."
         same = adv.filter(~pl.col("clear"))["players"].to_list()
         if same:
             text = text[:-1] + f" (at {at_counts(same)} no seat differs clearly)."
     text += " " + strategy_seat_sentence(result["by_strategy"])
     columns = [("Players", "players"), *share_ci("Start player wins"), ("Fair share", "fair", pct),
                *est("Advantage", "advantage", pp, pp_ci),
-               ("Best seat", lambda r: f"{r['best']} ({pct(r['best_share'])})" if r["clear"] else "–"),
-               ("Worst seat", lambda r: f"{r['worst']} ({pct(r['worst_share'])})" if r["clear"] else "–")]
+               ("Best seat", lambda r: f"{seat_name(r['best'])} ({pct(r['best_share'])})" if r["clear"] else "–"),
+               ("Worst seat", lambda r: f"{seat_name(r['worst'])} ({pct(r['worst_share'])})" if r["clear"] else "–")]
     return Finding("Seat advantage.", text, table("", adv, *columns), tuple(seat_numbers(data)))
 
 
@@ -181,12 +178,14 @@ def seat_tables(result: dict, _) -> list:
               ("Clear?", ("advantage_lo", "advantage_hi"), lambda lo, hi: yes(clear(lo, hi)))),
         table("Win share by seat (95% cluster-bootstrap intervals over deals; ties count 1/k)", shares,
               ("Players", "players"),
-              ("Seat", "seat"), ("Games", "games", count), *share_ci("Win share"), ("Fair share", "fair", pct),
+              ("Seat", "seat", seat_name), ("Games", "games", count), *share_ci("Win share"),
+              ("Fair share", "fair", pct),
               ("Difference", lambda r: pp(r["share"] - r["fair"]))),
         table("Best and worst seat for each strategy (χ² test that all its seats win the same share)",
               result["by_strategy"], ("Players", "players"), ("Strategy", "strategy"),
-              ("Player results", "games", count), ("Best seat", "best"), ("Best seat's win share", "best_share", pct),
-              ("Worst seat", "worst"), ("Worst seat's win share", "worst_share", pct), ("p-value", "p", p_value),
+              ("Player results", "games", count), ("Best seat", "best", seat_name),
+              ("Best seat's win share", "best_share", pct), ("Worst seat", "worst", seat_name),
+              ("Worst seat's win share", "worst_share", pct), ("p-value", "p", p_value),
               ("Seats differ?", "clear", yes)),
     ]
 
@@ -199,8 +198,8 @@ def seat_win_share_chart(result: dict, data: GameData) -> Chart:
     for ax, players in zip(axes, data.player_counts):
         panel = shares.filter(pl.col("players") == players)
         gap = {"win share − 1/P": [100 * (panel[c] - 1 / players) for c in ("share", "lo", "hi")]}
-        bars_with_ci(ax, [str(s) for s in panel["seat"]], gap)
-        around_zero(ax, players, "Seat (0 = start player)")
+        bars_with_ci(ax, [str(s + 1) for s in panel["seat"]], gap)
+        around_zero(ax, players, "Player (1 starts)")
     axes[0].set_ylabel("Win share − fair share (pp)")
     return finished_chart(fig, axes[0], f"{data.title}: each seat's gap from a fair share",
                           data.out_dir, f"{data.slug}_seat_win_share.png",

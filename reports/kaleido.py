@@ -407,13 +407,12 @@ def stall_rates(rows: pl.DataFrame) -> pl.DataFrame:
                           left_per_stuck=pl.col("left") / pl.col("stuck")))
 
 
-def rule_holes(numbers: list[dict], players: int) -> str | None:
-    """The overview's line for Kaleido's rule hole: games that stall (the stall finding's stall_rate records)."""
-    found = select(numbers, metric="stall_rate", players=players)
-    if not found:
-        return None
-    r = found[0]
-    return f"{count(r['stalls'])} of {count(r['games'])} games stall ({pct(r['estimate'])})"
+def rule_holes(numbers: list[dict]) -> tuple[str, list[dict]]:
+    """The overview's rule holes: what a stall is, in one line, and the stall rate of every experiment at every
+    player count (the stall finding's stall_rate records), the games that stalled as `count`."""
+    definition = ("A game stalls when every hole is full and no player with tiles left can open one: the rulebook "
+                  "says nothing more, so the simulation ends the game there and scores it.")
+    return definition, [{**r, "count": r["stalls"]} for r in select(numbers, metric="stall_rate")]
 
 
 def part_rates(parts: pl.DataFrame, value: pl.Expr, within: list[str], names: tuple[str, ...]) -> pl.DataFrame:

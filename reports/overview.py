@@ -1,25 +1,36 @@
-"""The report's first screen: one row per game and player count, from that game's headline experiment.
+"""The report's first screen: one row per game and player count, from that game's headline experiment, and a
+chart of the start player's edge beside them; below, each game's rule holes per experiment and what each strategy
+does.
 
 A game's headline experiment at a player count is the one its file marks `headline = true` (of several, the one
-with the most games there); without one, the experiment with the most games there. The row names it. Every
-number of a row comes from that one experiment (findings.py), never from several pooled.
+with the most games there); without one, the experiment with the most games there. A table under the first one
+names it. Every number of a row comes from that one experiment (findings.py), never from several pooled.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
+import numpy as np
+
 from reports.analysis import GameData
+from reports.charts import new_figure, save_chart
 from reports.compensation import phrase
 from reports.findings import select
-from reports.fmt import listing, pct, pct_ci, pp, pp_ci
+from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci
 from reports.generic import seat_name
-from reports.render import Table
+from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
 
+DEFINITIONS = ("Player 1 starts. With P players a fair share of wins is 1/P; a game is fair when every player's 95% "
+               "interval holds 1/P. Edge: Player 1's win share − 1/P, in percentage points (pp).")
 BOTS = ("Bots are not people. Every number here describes scripted heuristics playing each other; human players "
         "adapt, bluff, make mistakes and read the table, so a balance problem the bots show is a lead to test at the "
         "table, not a verdict.")
+ROW_HEIGHT = 0.18  # inches per row of the forest chart
 
 
 def headlines(experiments: list[GameData]) -> dict[int, GameData]:
@@ -35,15 +46,14 @@ def headlines(experiments: list[GameData]) -> dict[int, GameData]:
     return out
 
 
-def verdict(seats: list[dict], players: int) -> str:
-    """Which seats win clearly more or less than the fair share 1/P (their 95% intervals above or below it)."""
-    fair = 1 / players
-    ahead = [seat_name(r["seat"], players) for r in seats if r["low"] > fair]
-    behind = [seat_name(r["seat"], players) for r in seats if r["high"] < fair]
-    if not ahead and not behind:
-        return "fair: no seat wins clearly more or less than 1/P"
-    parts = ([f"{listing(ahead)} ahead"] if ahead else []) + ([f"{listing(behind)} behind"] if behind else [])
-    return ", ".join(parts)
+def seat_verdict(seats: list[dict]) -> str:
+    """'fair' where every seat's 95% interval holds its fair share 1/P, 'unfair' where one misses it, '–' where
+    some seat has no interval (too few deals) and none misses."""
+    bounds = [(r["low"], r["high"], r["fair"]) for r in seats]
+    if any((low is not None and low > fair) or (high is not None and high < fair) for low, high, fair in bounds):
+        return "unfair"  # a NaN bound compares false: it misses nothing
+    known = all(bound is not None and math.isfinite(bound) for low, high, _ in bounds for bound in (low, high))
+    return "fair" if known else "–"
 
 
 def overview_row(data: GameData, players: int, numbers: list[dict], module: ModuleType | None) -> dict:
@@ -51,24 +61,25 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
     mine = select(numbers, experiment=data.experiment, players=players)
     seats = sorted(select(mine, metric="seat_win_share"), key=lambda r: r["seat"])
     start = select(mine, metric="start_advantage")[0]
+    verdict = seat_verdict(seats)
     best = max(seats, key=lambda r: (r["estimate"], -r["seat"]))
     worst = min(seats, key=lambda r: (r["estimate"], r["seat"]))
     strategies = select(mine, metric="strategy_win_share")
     strongest = max(strategies, key=lambda r: (r["estimate"] / r["fair"], r["strategy"])) if len(strategies) > 1 \
         else None
     hook: Callable = getattr(module, "key_finding", lambda numbers, players: None)
-    holes: Callable = getattr(module, "rule_holes", lambda numbers, players: None)
     return {
         "game": data.title, "page": f"{data.name}.html", "players": players, "experiment": data.experiment,
-        "games": start["games"],
-        "start": f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})",
-        "best": f"seat {best['seat']}, {pct(best['estimate'])}",
-        "worst": f"seat {worst['seat']}, {pct(worst['estimate'])}",
-        "verdict": verdict(seats, players),
-        "strongest": "–" if strongest is None else
-        f"{strongest['strategy']}: {pct(strongest['estimate'])} ({pct_ci(strongest['low'], strongest['high'])})",
+        "games": start["games"], "pool": data.pools()[data.experiment],
+        "edge": (start["estimate"], start["low"], start["high"]),
+        "start": f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})".replace(" pp", ""),
+        "verdict": verdict,
+        "best": f"{seat_name(best['seat'])}: {pct(best['estimate'])}" if verdict == "unfair" else "",
+        "worst": f"{seat_name(worst['seat'])}: {pct(worst['estimate'])}" if verdict == "unfair" else "",
+        "strongest": "–" if strongest is None else strategy_link(
+            data, strongest["strategy"], f": {pct(strongest['estimate'])} "
+                                         f"({pct_ci(strongest['low'], strongest['high'])})"),
         "handicap": handicap_cell(mine), "key": hook(mine, players) or "–",
-        "holes": holes(mine, players) or "none counted",
     }
 
 
@@ -83,19 +94,118 @@ def handicap_cell(numbers: list[dict]) -> str:
 
 
 def overview_table(rows: list[dict]) -> Table:
-    columns = ["Game", "Players", "Start player's edge (95% CI)", "Best seat", "Worst seat", "Verdict",
-               "Recommended handicap: seats' win shares", "Strongest strategy: win share (95% CI)", "Key finding",
-               "Rule holes", "From experiment"]
-    cells = [[r["game"], str(r["players"]), r["start"], r["best"], r["worst"], r["verdict"], r["handicap"],
-              r["strongest"], r["key"], r["holes"], r["experiment"]] for r in rows]
-    return Table("Seat balance at a glance (seat 0 starts; the edge is the start player's win share minus 1/P)",
-                 columns, cells, whole=True)
+    columns = ["Game", "Players", "Verdict", "Start player's edge, pp (95% CI)", "Best seat", "Worst seat",
+               "Compensation that evens the seats: their win shares", "Strongest strategy: win share (95% CI)"]
+    cells = [[Link(r["game"], r["page"]), str(r["players"]), r["verdict"], r["start"], r["best"], r["worst"],
+              r["handicap"], r["strongest"]] for r in rows]
+    return Table("Seat balance at a glance", columns, cells, whole=True)
 
 
-def bots_played(experiments: dict[str, list[GameData]]) -> str:
-    """Which strategies played each game's headline experiments."""
-    lines = []
-    for title, games in experiments.items():
-        pools = {data.experiment: data.pools()[data.experiment] for data in headlines(games).values()}
-        lines.append(f"{title}: " + "; ".join(f"{pool} ({name})" for name, pool in pools.items()))
-    return "Who played: " + ". ".join(lines) + "."
+def sources_table(rows: list[dict]) -> Table:
+    """Where each overview row comes from: its experiment, its games, who played, and the game's key finding."""
+    cells = [[r["game"], str(r["players"]), r["experiment"], count(r["games"]), r["pool"], r["key"]] for r in rows]
+    return Table("Where each row comes from", ["Game", "Players", "Experiment", "Games", "Who played", "Key finding"],
+                 cells, whole=True)
+
+
+def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
+    """The start player's edge and its 95% interval, one line per game and player count, in two panels (the first
+    with the first half of the rows)."""
+    half = (len(rows) + 1) // 2
+    halves = [rows[:half], rows[half:]] if len(rows) > 1 else [rows]
+    fig = new_figure(7.2, ROW_HEIGHT * half + 0.55)
+    axes = fig.subplots(1, len(halves), sharex=True)
+    for ax, part in zip(np.atleast_1d(axes), halves):
+        edges = 100 * np.array([r["edge"] for r in part], dtype=float)
+        y = np.arange(len(part))
+        clear = (edges[:, 1] > 0) | (edges[:, 2] < 0)
+        colours = np.where(clear, "#b2182b", "#777777")
+        ax.hlines(y, edges[:, 1], edges[:, 2], colors=colours, linewidth=2)
+        ax.scatter(edges[:, 0], y, c=colours, s=18, zorder=3)
+        ax.axvline(0, color="#333", linewidth=1)
+        labels = [f"{r['game']}  {r['players']}" if i == 0 or part[i - 1]["game"] != r["game"] else str(r["players"])
+                  for i, r in enumerate(part)]
+        ax.set_yticks(y, labels)
+        ax.set_ylim(half - 0.5, -0.5)
+        ax.set_xlabel("Start player's edge (pp)")
+        ax.grid(axis="y", visible=False)
+    return save_chart(fig, out_dir, "overview_start_edge.png",
+                      "The start player's edge (dots) at each game and player count, from the game's headline "
+                      "experiment (which one, and its key finding: under the table); lines are 95% intervals, red "
+                      "where they exclude 0. The table names the best and worst seats only where the game is unfair; "
+                      "its compensation is the one each game's page recommends; a strategy's name links to what it "
+                      "does.")
+
+
+def rule_holes(title: str, experiments: list[GameData], numbers: list[dict], module: ModuleType | None
+               ) -> list[Block]:
+    """A game's rule holes (its report's `rule_holes` hook: their definition and rate records), per experiment
+    and player count with their 95% intervals, beside who played; [] where the game's report counts none."""
+    hook: Callable | None = getattr(module, "rule_holes", None)
+    definition, found = hook(numbers) if hook else ("", [])
+    if not found:
+        return []
+    pools = {name: pool for data in experiments for name, pool in data.pools().items()}
+    counts = sorted({r["players"] for r in found})
+    by_experiment: dict[str, dict[int, dict]] = {}
+    for r in found:
+        by_experiment.setdefault(r["experiment"], {})[r["players"]] = r
+    cells = [[name, pools.get(name, "–"), *(hole_cell(mine.get(p)) for p in counts)]
+             for name, mine in sorted(by_experiment.items())]
+    return [f"Rule holes in {title}: {definition}",
+            Table(f"{title}: share of games with a rule hole, per experiment (95% CI)",
+                              ["Experiment", "Who played", *(f"{p} players" for p in counts)], cells, whole=True)]
+
+
+def hole_cell(found: dict | None) -> str:
+    if found is None:
+        return "–"
+    return f"{pct(found['estimate'])} ({pct_ci(found['low'], found['high'])}): {count(found['count'])} of " \
+           f"{count(found['games'])}"
+
+
+def rule_holes_block(holes: dict[str, list[Block]]) -> list[Block]:
+    """The overview's rule holes: each game's blocks, and one line for the games whose reports count none."""
+    counted = [block for blocks in holes.values() for block in blocks]
+    none = [title for title, blocks in holes.items() if not blocks]
+    return [*counted, *([f"Rule holes: the results of {listing(none)} count no game that stalls or stays "
+                         "unfinished."] if none else [])]
+
+
+def strategy_anchor(game: str, strategy: str) -> str:
+    return "strategy-" + re.sub(r"[^a-z0-9]+", "-", f"{game} {strategy}".lower()).strip("-")
+
+
+def described(data: GameData) -> dict[str, str]:
+    """The game's strategies and their one-line descriptions, as the manifest records them ({} where it does not)."""
+    return next((m["strategies"] for m in data.manifests if isinstance(m.get("strategies"), dict)), {})
+
+
+def base_name(strategy: str) -> str:
+    """A catalogue entry's name without its kind: 'camouflage (policy)' -> 'camouflage'."""
+    return strategy.split(" (")[0]
+
+
+def strategy_link(data: GameData, strategy: str, tail: str) -> Link | str:
+    """A played strategy's name linked to the description of the first strategy it is built on ('greedy-no-teapot'
+    and 'greedy@3' on 'greedy', 'camouflage+bayes' on 'camouflage'); plain text where the manifest describes none."""
+    bases = {base_name(name) for name in described(data)}
+    found = next((word for word in re.findall(r"[A-Za-z0-9_]+", strategy) if word in bases), None)
+    return strategy + tail if found is None else Link(strategy, "#" + strategy_anchor(data.name, found), tail)
+
+
+def glossary(data: GameData) -> list[Glossary]:
+    """What each of the game's strategies does, each an anchor for the names that link to it."""
+    entries = tuple((strategy_anchor(data.name, base_name(name)), name, text) for name, text in described(data).items())
+    return [Glossary(f"{data.title}: the strategies", entries)] if entries else []
+
+
+def overview_opening(rows: list[dict], holes: dict[str, list[Block]], glossaries: list[Glossary], out_dir: Path
+                     ) -> list[Block]:
+    """The overview: the definitions, the forest chart beside how to read it, the compact table, the rule holes, the
+    bots' caveat, then folded: where each row comes from; last, what each strategy does."""
+    return [DEFINITIONS, Row((forest_chart(rows, out_dir),), "lead"), Row((overview_table(rows),), "glance"),
+            *rule_holes_block(holes), BOTS,
+            Fold("Where each row comes from: its experiment, its games, who played, and the key finding",
+                 (sources_table(rows),)),
+            *glossaries]

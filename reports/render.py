@@ -12,20 +12,33 @@ from reports.fmt import num, num_ci, pct, pct_ci
 
 
 @dataclass(frozen=True)
+class Link:
+    """A table cell whose `text` links to `href` (an anchor of the page), followed by plain `tail`."""
+    text: str
+    href: str
+    tail: str = ""
+
+
+Cell = str | Link
+
+
+@dataclass(frozen=True)
 class Table:
     """A table of already formatted cells. Shown, it leaves out the columns whose every cell is the same and folds
     away when long, unless it is shown `whole`."""
     caption: str
     columns: list[str]
-    rows: list[list[str]]
+    rows: list[list[Cell]]
     whole: bool = False
 
 
 @dataclass(frozen=True)
 class Chart:
-    """A PNG written next to the report."""
+    """A PNG written next to the report, `width` × `height` pixels (0: not known), shown at that natural size."""
     file: str
     caption: str
+    width: int = 0
+    height: int = 0
 
 
 @dataclass(frozen=True)
@@ -45,7 +58,29 @@ class Finding:
     numbers: tuple[dict, ...] = ()
 
 
-Block = str | Table | Chart | Heading
+@dataclass(frozen=True)
+class Row:
+    """Blocks side by side where the page is wide enough, one under the other where it is not; `kind` names a style
+    of the page's CSS ('lead': a chart with its caption beside it; 'glance': the overview's compact table)."""
+    blocks: tuple
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Blocks folded away under a one-line summary (closed, on screen and in print)."""
+    summary: str
+    blocks: tuple
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Terms and their one-line descriptions, each term an anchor (`id`) that links can point to."""
+    caption: str
+    entries: tuple  # (id, term, description)
+
+
+Block = str | Table | Chart | Heading | Row | Fold | Glossary
 FOLD_ROWS = 12  # a longer table is folded away, one click from view
 
 
@@ -152,8 +187,9 @@ def render_html(page: Page, report: Report) -> str:
             body.append("<details><summary>Every table and chart of this experiment</summary>"
                         + "\n".join(details) + "</details>")
     if page.provenance:
-        body.append(heading(2, "Where the numbers come from"))
-        body += map(_block_html, page.provenance)
+        body.append('<section class="provenance">' + heading(2, "Where the numbers come from")
+                    + "<details><summary>The simulated games and every experiment's seed and config hash</summary>"
+                    + "\n".join(map(_block_html, page.provenance)) + "</details></section>")
     if page.caveats:
         body.append(heading(2, "Caveats"))
         body += [f"<p>{_esc(c)}</p>" for c in page.caveats]
@@ -218,14 +254,24 @@ def _block_html(block: Block) -> str:
     if isinstance(block, Heading):
         return f"<h3>{_esc(block.text)}</h3>"
     if isinstance(block, Chart):
+        size = f' width="{block.width}" height="{block.height}"' if block.width and block.height else ""
         return (
-            f'<figure><a href="{_esc(block.file)}"><img src="{_esc(block.file)}" alt="{_esc(block.caption)}"></a>'
-            f"<figcaption>{_esc(block.caption)}</figcaption></figure>"
+            f'<figure><a href="{_esc(block.file)}"><img src="{_esc(block.file)}" alt="{_esc(block.caption)}"{size}>'
+            f"</a><figcaption>{_esc(block.caption)}</figcaption></figure>"
         )
+    if isinstance(block, Row):
+        parts = "".join(f"<div>{_block_html(b)}</div>" for b in block.blocks)
+        return f'<div class="row {block.kind}">{parts}</div>'
+    if isinstance(block, Fold):
+        return f"<details><summary>{_esc(block.summary)}</summary>{''.join(map(_block_html, block.blocks))}</details>"
+    if isinstance(block, Glossary):
+        entries = "".join(f'<dt id="{_esc(anchor)}">{_esc(term)}</dt><dd>{_esc(text)}</dd>'
+                          for anchor, term, text in block.entries)
+        return f'<div class="glossary"><p class="caption">{_esc(block.caption)}</p><dl>{entries}</dl></div>'
     if isinstance(block, Table):
         block = varying(block)
         head = "".join(f"<th>{_esc(c)}</th>" for c in block.columns)
-        rows = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in row) + "</tr>" for row in block.rows)
+        rows = "".join("<tr>" + "".join(f"<td>{_cell_html(v)}</td>" for v in row) + "</tr>" for row in block.rows)
         caption = f"<caption>{_esc(block.caption)}</caption>" if block.caption else ""
         html_table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
         if len(block.rows) > FOLD_ROWS and not block.whole:
@@ -233,6 +279,17 @@ def _block_html(block: Block) -> str:
             return f"<details><summary>{label}</summary>{html_table}</details>"
         return html_table
     return f"<p>{_esc(block)}</p>"
+
+
+def _cell_html(cell: Cell) -> str:
+    if isinstance(cell, Link):
+        return f'<a href="{_esc(cell.href)}">{_esc(cell.text)}</a>{_esc(cell.tail)}'
+    return _esc(cell)
+
+
+def _cell_markdown(cell: Cell) -> str:
+    text = cell.text + cell.tail if isinstance(cell, Link) else cell
+    return text.replace("|", "\\|")
 
 
 def varying(table: Table) -> Table:
@@ -247,7 +304,7 @@ def _table_markdown(table: Table) -> str:
     table = varying(table)
     lines = [f"*{table.caption}*", ""] if table.caption else []
     lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(v.replace("|", "\\|") for v in row) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(map(_cell_markdown, row)) + " |" for row in table.rows]
     return "\n".join(lines)
 
 
@@ -258,26 +315,64 @@ def _block_markdown(block: Block) -> str:
         return f"![{block.caption}]({block.file})"
     if isinstance(block, Table):
         return _table_markdown(block)
+    if isinstance(block, Row):
+        return "\n\n".join(map(_block_markdown, block.blocks))
+    if isinstance(block, Fold):
+        return "\n\n".join([f"*{block.summary}*", *map(_block_markdown, block.blocks)])
+    if isinstance(block, Glossary):
+        return "\n".join([f"*{block.caption}*", "", *(f"- **{term}**: {text}" for _, term, text in block.entries)])
     return block
 
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 84rem;
-       margin: 1.2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
-h1 { border-bottom: 2px solid #444; padding-bottom: .3rem; margin-top: .6rem; }
+       margin: .8rem auto; padding: 0 1rem; color: #222; line-height: 1.4; }
+h1 { font-size: 1.45rem; border-bottom: 2px solid #444; padding-bottom: .2rem; margin: .4rem 0 .5rem; }
 h2 { margin-top: 2.2rem; border-bottom: 1px solid #bbb; }
-nav.pages { font-size: .95rem; color: #555; } nav.pages a { color: #1f5fa8; }
+p { margin: .45rem 0; overflow-wrap: anywhere; }
+nav.pages { font-size: .9rem; color: #555; } nav.pages a { color: #1f5fa8; }
 table { border-collapse: collapse; margin: .8rem 0 1.2rem; font-size: .9rem; max-width: 100%; }
 caption { text-align: left; font-weight: 600; padding-bottom: .4rem; }
 th, td { border: 1px solid #ccc; padding: .25rem .55rem; text-align: left; overflow-wrap: break-word; }
 th { background: #f0f0f0; }
 tbody tr:nth-child(even) { background: #fafafa; }
-figure { margin: 1rem 0 1.6rem; } figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+figure { margin: 1rem 0 1.6rem; max-width: 100%; }
+figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: .9rem; color: #555; } li { margin-bottom: .2rem; }
 details { margin: .6rem 0 1rem; } summary { cursor: pointer; color: #1f5fa8; font-weight: 600; }
 .toc ul { margin: .2rem 0; columns: 2; } .toc li { margin-bottom: .1rem; }
 .headline figure { margin: .5rem 0; }
 .finding { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; border-top: 1px solid #eee; }
 .finding p { flex: 1 1 26rem; margin: .6rem 0; } .finding table { margin: .6rem 0; font-size: .85rem; }
+.finding > table { max-width: 100%; }
+.row { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
+.row > div { min-width: 0; max-width: 100%; flex: 0 1 auto; } .row > div:last-child { flex: 1 1 20rem; }
+.row figure { margin: .3rem 0; }
+.lead figure { display: flex; flex-wrap: wrap; gap: .3rem 2rem; align-items: flex-start; }
+.lead figcaption { flex: 1 1 18rem; color: #222; }
+.glance table { font-size: .8rem; line-height: 1.3; margin: .3rem 0 .8rem; }
+.glance td, .glance th { padding: .1rem .4rem; }
+.glance td:nth-child(n+2):nth-child(-n+6) { white-space: nowrap; }  /* players to worst seat: short, kept whole */
+.glossary dl { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; font-size: .9rem; }
+.glossary dt { font-weight: 600; } .glossary dd { margin: 0; overflow-wrap: anywhere; }
+.glossary .caption { font-weight: 600; }
 .verdict-fair { color: #2a7a2a; } .verdict-unfair { color: #a33; }
+@media print {
+  @page { size: A4; margin: 10mm; }
+  body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.2; }
+  nav, summary, details:not([open]), .glossary, .provenance { display: none; }
+  h1 { font-size: 12pt; } h2 { font-size: 11pt; margin-top: .6rem; break-after: avoid; } h3 { font-size: 10pt; }
+  p { margin: .3rem 0; }
+  a { color: inherit; text-decoration: none; }
+  table, .glance table, .finding table { font-size: 7.5pt; margin: .3rem 0; }
+  th, td, .glance td, .glance th { padding: 0 .25rem; }
+  figure, tr, .finding p { break-inside: avoid; } figure { margin: .3rem 0; } figure img { border: none; }
+  .headline { display: flex; flex-wrap: wrap; gap: 0 .4rem; align-items: flex-start; }
+  .headline figure { width: min-content; }
+  .headline img { zoom: .7; max-width: none; }  /* charts.PRINT_WIDTH: their smallest text (11 pt) prints at 8.8 pt */
+  .lead img { zoom: .66; }  /* 8.3 pt */
+  .lead figure { gap: .2rem 1rem; } .lead figcaption { flex-basis: 11rem; font-size: 7.5pt; }
+  .glance table { font-size: 7pt; line-height: 1.2; }
+  figcaption { font-size: 7.5pt; } .finding p { flex-basis: 22rem; margin: .3rem 0; }
+}
 """

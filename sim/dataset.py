@@ -35,7 +35,7 @@ PARTS = "parts"
 CHUNK_ID = re.compile(r"P\d+-c\d{5,}(-l\d{4,})?")
 REQUIRED = {"experiment": str, "config_hash": str, "game": str, "finished": dict, "complete": bool}
 OPTIONAL = {"question": str, "headline": bool, "title": str, "lowest_wins": bool, "tie_breakers": list, "facts": dict,
-            "seed": int, "resolved": dict,
+            "strategies": dict, "seed": int, "resolved": dict,
             "versions": dict, "plan": dict, "games": dict, "started": str, "finished_at": (str, type(None))}
 FINISHED = {"games": int, "rows": int, "bytes": int, "sha256": str}
 CONSTANT_COLUMNS = ("experiment", "game")  # the report joins rows to their manifest by these: they must agree

@@ -198,10 +198,11 @@ def _presentation(experiment: Experiment) -> dict[str, Any]:
 
 
 def _game_facts(experiment: Experiment) -> dict[str, Any]:
-    """What the report needs to know of the game's rules: the reports import no rules, only read these."""
+    """What the report needs to know of the game's rules and players (each strategy's one line, as `atelier games`
+    prints it): the reports import no rules or strategies, only read these."""
     game = get_game(experiment.game)
     return {"title": game.rules.title, "lowest_wins": game.rules.lowest_wins,
-            "tie_breakers": list(game.rules.tie_breakers),
+            "tie_breakers": list(game.rules.tie_breakers), "strategies": dict(game.players.strategies),
             "facts": {str(p): game.rules.facts(experiment.params[p]) for p in experiment.players}}
 
 

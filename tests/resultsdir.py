@@ -6,6 +6,7 @@ for a registered game they come from its rules, and any of them can be overridde
 
 import functools
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -35,12 +36,13 @@ KALEIDO_TILES = {p: rules_facts("kaleido", p)["tiles_each"] for p in (2, 3, 4, 5
 def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, complete: bool = True, *,
                      title: str | None = None, lowest_wins: bool | None = None,
                      facts: Callable[[int], dict] | None = None, params: dict | None = None,
-                     question: str = "", headline: bool = False) -> None:
+                     question: str = "", headline: bool = False, strategies: dict | None = None) -> None:
     """manifest.json and one finished Parquet part per frame; the config hash follows the experiment name.
 
     title, lowest_wins and facts (a function of the player count) default to the game's own; params are the
     resolved Params recorded for every player count; question and headline say how the report presents the
-    experiment, as an experiment file's keys of those names do."""
+    experiment, as an experiment file's keys of those names do; strategies, each strategy's one line, are recorded
+    where given."""
     (directory / "parts").mkdir(parents=True)
     name = frames[0]["experiment"][0]
     rules = rules_of(game)
@@ -60,7 +62,7 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                 "resolved": {"params": {str(p): {"players": p, **(params or {})} for p in counts}},
                 "games": {str(p): sum(f.filter(pl.col("players") == p)["game_id"].n_unique() for f in frames)
                           for p in counts},
-                "finished": finished, "complete": complete}
+                "finished": finished, "complete": complete, **({"strategies": strategies} if strategies else {})}
     (directory / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -167,8 +169,9 @@ CONSTANT = ("95%", "5% level", "1/P", "1/k")  # the interval's level and fair-sh
 
 
 def summary_parts(summary: str) -> list[tuple[str, str, str]]:
-    """summary.md cut into (game, experiment, text): the overview's rows, each from the experiment it names in its
-    last cell; each experiment's section, named by its 'What was played.' finding; a comparison of experiments
+    """summary.md cut into (game, experiment, text): the overview's table rows, each from the experiment it names
+    in its 'Experiment' cell (the glance table's rows from those of the table that names their experiments, row by
+    row); each experiment's section, named by its 'What was played.' finding; a comparison of experiments
     (experiment '*': any of its game's). The text around them is ('*', '*', text): any record may carry it."""
     titles = dict(re.findall(r"^## (.+)\n\nEvery table and chart: \[(\w+)\.html\]", summary, re.M))
     parts, game = [], "*"
@@ -180,12 +183,30 @@ def summary_parts(summary: str) -> list[tuple[str, str, str]]:
         if heading.startswith("### "):
             parts.append((game, played.group(1) if played else "*", block))
             continue
-        rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| Game |")]
-        overview = [(row, row.rstrip(" |").rsplit("| ", 1)[1].strip()) for row in rows]
-        parts += [("*", experiment, row) for row, experiment in overview]
+        tables = markdown_tables(block)
+        sources = next(([cells(row)[header.index("Experiment")] for row in rows] for header, rows in tables
+                        if {"Experiment", "Players"} <= set(header)), [])
+        for header, rows in tables:  # a table without experiments is the glance table: row by row as the sources
+            experiments = [cells(row)[header.index("Experiment")] for row in rows] if "Experiment" in header \
+                else sources
+            parts += [("*", experiment, row) for row, experiment in zip(rows, experiments)]
+        rows = [row for _, table_rows in tables for row in table_rows]
         rest = "\n".join(line for line in block.splitlines() if line not in rows)
         parts.append((game, "*", rest))
     return parts
+
+
+def markdown_tables(block: str) -> list[tuple[list[str], list[str]]]:
+    """Each Markdown table of a block that starts at the line's start: its header's cells and its rows' lines."""
+    lines, tables = block.splitlines(), []
+    for i, line in enumerate(lines):
+        if line.startswith("| ") and (i == 0 or not lines[i - 1].startswith("|")):
+            tables.append((cells(line), list(itertools.takewhile(lambda row: row.startswith("| "), lines[i + 2:]))))
+    return tables
+
+
+def cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split(" | ")]
 
 
 def of_experiments(record: dict) -> list[str]:

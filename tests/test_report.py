@@ -211,15 +211,18 @@ def test_report_has_the_match_table_and_caveats(report):
 
 def test_the_overview_has_a_row_per_game_and_player_count_from_its_headline_experiment(report, numbers):
     rows = page_table(report.read_text(), "Seat balance at a glance")
-    assert [(r["Game"], r["Players"], r["From experiment"]) for r in rows] == [
+    sources = page_table(report.read_text(), "Where each row comes from")
+    assert [(r["Game"], r["Players"], r["Experiment"]) for r in sources] == [
         ("Kintsugi", "2", "synthetic2"),
         ("Kintsugi", "3", "synthetic3m"),  # marked as the headline, though synthetic3 has more games
         ("Kintsugi", "4", "synthetic4"),
         ("Mystery Game", "2", "mystery_big"),  # none marked: the one with the most games
     ]
-    for row in rows:  # the row's numbers are its experiment's
-        [start] = [r for r in numbers if r["experiment"] == row["From experiment"] and r["metric"] == "start_advantage"]
-        assert row["Start player's edge (95% CI)"] == f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})"
+    assert [r["Players"] for r in rows] == [r["Players"] for r in sources]
+    for row, source in zip(rows, sources):  # the row's numbers are its experiment's
+        [start] = [r for r in numbers if r["experiment"] == source["Experiment"] and r["metric"] == "start_advantage"]
+        edge = f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})".replace(" pp", "")
+        assert row["Start player's edge, pp (95% CI)"] == edge
 
 
 def test_findings_json_records_every_number_of_every_experiment(numbers):
@@ -464,9 +467,9 @@ def test_report_json_prints_findings_json_and_writes_nothing(two_params, joint_r
 
 
 def test_the_overview_names_the_headline_experiment_when_it_gives_every_row(joint_report):
-    rows = page_table(joint_report.read_text(), "Seat balance at a glance")
+    rows = page_table(joint_report.read_text(), "Where each row comes from")
     assert [r["Players"] for r in rows] == ["2", "3"]
-    assert [r.get("From experiment") for r in rows] == ["corners", "corners"]
+    assert [r.get("Experiment") for r in rows] == ["corners", "corners"]
 
 
 def test_every_number_of_the_summary_is_in_findings_json(report):
