@@ -147,7 +147,7 @@ def test_summary_names_the_planted_seat_advantage_and_its_compensation(report, s
         assert_start_advantage_above_zero(seats, players)
         handicaps = finding(part, "Handicaps.")
         assert handicaps.startswith(f"At {players} players this evens every player: ")
-        [chosen] = [r for r in json.loads((report.parent / "findings.json").read_text())
+        [chosen] = [r for r in json.loads((report.parent / "findings.json").read_text())["records"]
                     if r["metric"] == "compensation" and r["experiment"] == experiment]
         assert abs(chosen["points"][0] - float(np.median(chosen["points"][1:])) + 2) <= 0.5  # the 2 planted
         fair = re.search(r"\| 0 \| −(\d(?:\.5)?) points? \| [\d.]+% \| ([\d.]+)–([\d.]+)% \|", handicaps)

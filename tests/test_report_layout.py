@@ -58,7 +58,7 @@ def report(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def numbers(report) -> list[dict]:
-    return json.loads((report.parent / "findings.json").read_text())
+    return json.loads((report.parent / "findings.json").read_text())["records"]
 
 
 def first_at(page: str, *needles: str) -> int:
