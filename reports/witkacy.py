@@ -23,13 +23,9 @@ from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     CLUSTER_COLUMN,
-    MIN_CLUSTERS,
-    cluster_codes,
-    cluster_resampled_sums,
     cluster_unit,
-    columns,
     paired_difference,
-    percentile_interval,
+    paired_mean_intervals,
     ratio_ci,
     resampled_sums,
 )
@@ -577,17 +573,10 @@ def with_margin(rows: pl.DataFrame) -> pl.DataFrame:
 def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, seed: int,
                  keys: tuple[str, str, str]) -> dict:
     """The mean of `value` over the rows where mask a holds, over those where b holds, and a − b (named by `keys`),
-    each with a percentile interval from one cluster bootstrap over deals (matches in match mode): the same resampled
-    deals for all three, as stats.paired_difference draws them. No interval from fewer than MIN_CLUSTERS deals."""
-    cluster, n_clusters = cluster_codes(rows)
-    v, in_a, in_b = columns(rows, value, a, b)
-    units = np.column_stack([np.bincount(cluster, x, n_clusters) for x in (v * in_a, in_a, v * in_b, in_b)])
-    draws = np.vstack([units.sum(axis=0), cluster_resampled_sums(units, N_BOOT, seed)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.column_stack([draws[:, 0] / draws[:, 1], draws[:, 2] / draws[:, 3]])
-    means = np.column_stack([means, means[:, 0] - means[:, 1]])
-    lo, hi = percentile_interval(means[1:]) if n_clusters >= MIN_CLUSTERS else (np.full(3, np.nan),) * 2
-    return {k: float(x) for key, m, low, high in zip(keys, means[0], lo, hi)
+    each with its cluster-robust interval over the same deals (matches in match mode;
+    stats.paired_mean_intervals)."""
+    means, lo, hi = paired_mean_intervals(rows, value, a, b)
+    return {k: float(x) for key, m, low, high in zip(keys, means, lo, hi)
             for k, x in ((key, m), (f"{key}_lo", low), (f"{key}_hi", high))}
 
 
