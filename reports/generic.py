@@ -19,8 +19,17 @@ from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci
 from reports.handicap import fair_handicaps, handicap_findings, recommend, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
-from reports.stats import (CLUSTER_COLUMN, clusters, holm_min, mean_interval, paired_difference, paired_ratio,
-                           ratio_p_values, wilson, with_wilson)
+from reports.stats import (
+    CLUSTER_COLUMN,
+    clusters,
+    holm_min,
+    mean_interval,
+    paired_difference,
+    paired_ratio,
+    ratio_p_values,
+    wilson,
+    with_wilson,
+)
 
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 LEVEL = 0.05  # significance level of the seat tests
@@ -215,7 +224,8 @@ def ties_and_gaps(data: GameData) -> pl.DataFrame:
     """Per player count: games whose victory was shared (Wilson), and the mean over games of the start player's
     score minus the mean score of the other seats (bootstrap)."""
     games = data.rows.group_by(GAME_KEY).agg(
-        players=pl.col("players").first(), *(pl.col(c).first() for c in CLUSTER_COLUMN.values() if c in data.rows.columns), shared=pl.col("win").max() < 1 - 1e-9,
+        pl.col([c for c in CLUSTER_COLUMN.values() if c in data.rows.columns]).first(),
+        players=pl.col("players").first(), shared=pl.col("win").max() < 1 - 1e-9,
         gap=pl.col("score").filter(pl.col("seat") == 0).first() - pl.col("score").filter(pl.col("seat") > 0).mean())
     out = []
     for (players,), group in sorted(games.partition_by("players", as_dict=True).items()):

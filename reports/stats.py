@@ -316,21 +316,24 @@ def newcombe(won_a: float, n_a: float, won_b: float, n_b: float) -> tuple[float,
 
 
 def difference_interval(units: np.ndarray, level: float = LEVEL) -> dict:
-    """The difference of two ratios over the same clusters, from per-cluster sums units (C, 4) (value and weight
-    of a, value and weight of b): estimate = A / W_a - B / W_b, se by linearisation,
+    """The difference of two ratios over the same clusters, from per-cluster sums units (C, 4) or (C, 4, k) (value
+    and weight of a, value and weight of b; k pairs at once): estimate = A / W_a - B / W_b, se by linearisation,
     sqrt(G / (G - 1) * sum_c ((a_c - r_a w_a,c) / W_a - (b_c - r_b w_b,c) / W_b)^2), and r -+ t se on G - 1 degrees
-    of freedom, G the clusters where a or b has a row (method paired_cluster_t). Returns estimate, lo, hi, se,
-    clusters, share_a, share_b."""
-    va, wa, vb, wb = np.asarray(units, float).T
-    totals = units.sum(axis=0)
-    share_a, share_b = totals[0] / totals[1], totals[2] / totals[3]
-    residual = (va - share_a * wa) / totals[1] - (vb - share_b * wb) / totals[3]
-    g = int(((wa != 0) | (wb != 0) | (va != 0) | (vb != 0)).sum())
-    se = float(np.sqrt(g / (g - 1) * (residual**2).sum())) if g >= 2 else float("nan")
-    half = float(t_quantile(g, level)) * se
+    of freedom, G the clusters where a or b has a row (method paired_cluster_t; nan below 2 clusters). Returns
+    estimate, lo, hi, se, clusters, share_a, share_b: floats, or arrays of k."""
+    units = np.asarray(units, float)
+    va, wa, vb, wb = np.moveaxis(units, 1, 0)
+    (total_va, total_wa, total_vb, total_wb) = units.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_a, share_b = total_va / total_wa, total_vb / total_wb
+        residual = (va - share_a * wa) / total_wa - (vb - share_b * wb) / total_wb
+        g = (units != 0).any(axis=1).sum(axis=0)
+        se = np.sqrt(g / (g - 1) * (residual**2).sum(axis=0))
+        half = t_quantile(g, level) * se
     estimate = share_a - share_b
-    return {"estimate": estimate, "lo": estimate - half, "hi": estimate + half, "se": se, "clusters": g,
-            "share_a": share_a, "share_b": share_b}
+    found = {"estimate": estimate, "lo": estimate - half, "hi": estimate + half, "se": se, "clusters": g,
+             "share_a": share_a, "share_b": share_b}
+    return {key: value.item() if np.ndim(value) == 0 else value for key, value in found.items()}
 
 
 def cluster_units(cluster: np.ndarray, n_clusters: int, v: np.ndarray, in_a: np.ndarray,

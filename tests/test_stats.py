@@ -1,5 +1,4 @@
 import itertools
-import math
 import time
 
 import numpy as np
@@ -7,7 +6,6 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from scipy.stats import t as student_t
 
 from reports.ratings import ELO, bradley_terry, cycles, pairwise, ratings
