@@ -79,9 +79,8 @@ def per_strategy(rows: pl.DataFrame, measures: Measures) -> pl.DataFrame:
 
 
 def resampled(data: GameData, what: str) -> str:
-    """The method text of a clustered ratio: what it is and what the bootstrap resamples."""
-    one, many = UNITS[cluster_unit(data.rows)]
-    return f"{what}; cluster bootstrap over {many} ({N_BOOT} resamples, every game of a {one} drawn together)"
+    """The method text of a clustered ratio: what it is, the interval (a stats.METHODS id) and its clusters."""
+    return f"{what}; cluster_t over {UNITS[cluster_unit(data.rows)][1]}"
 
 
 def game_rows(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:

@@ -186,16 +186,14 @@ def distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[starts], np.diff(np.append(starts, len(ordered)))
 
 
-def ratio_ci(numerator, denominator, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval for sum(numerator) / sum(denominator), resampling the paired units."""
-    units = np.column_stack([np.asarray(numerator, float), np.asarray(denominator, float)])
-    if units.shape[0] == 0:
+def ratio_ci(numerator, denominator) -> tuple[float, float]:
+    """The interval of sum(numerator) / sum(denominator) where each pair (numerator, denominator) is one cluster's
+    sums (cluster_ratio_interval); (nan, nan) from fewer than two."""
+    numerator = np.asarray(numerator, float)
+    if numerator.size < 2:
         return float("nan"), float("nan")
-    sums = resampled_sums(units, seed=seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = sums[:, 0] / sums[:, 1]
-    lo, hi = np.nanquantile(ratios, [0.025, 0.975])
-    return float(lo), float(hi)
+    lo, hi = cluster_ratio_interval(numerator[:, None], np.asarray(denominator, float))
+    return float(lo[0]), float(hi[0])
 
 
 # ---------------------------------------------------------------- paired intervals over clusters of games
@@ -352,9 +350,9 @@ def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, n_boot: int = 
     Strategy A against B: a = strategy == "A", b = strategy == "B"; seat 0 against fair: a = seat == 0,
     b = pl.lit(True) (the seats of a game share one win, so all rows win 1 / players); a restricted variant
     against its base likewise. value: each row's share of a win, in [0, 1] (a k-way tie gives 1/k).
-    estimate, lo, hi: difference_interval over the clusters (paired_cluster_t); where that has zero width (no
-    cluster differs from the others in either share, as when one side never wins) and the values are shares,
-    Newcombe's interval instead (newcombe). lo_unpaired, hi_unpaired: Newcombe's interval as if the rows of a and
+    estimate, lo, hi: difference_interval over the clusters (paired_cluster_t), clipped to [-1, 1] for shares;
+    where that has zero width (no cluster differs from the others in either share, as when one side never wins)
+    and the values are shares, Newcombe's interval instead (newcombe). lo_unpaired, hi_unpaired: Newcombe's interval as if the rows of a and
     of b were independent samples. width_ratio = paired width / unpaired width, and games_factor = its inverse
     squared: how many times the games an unpaired analysis needs for the same width. No random draw: n_boot and
     seed change nothing. Fewer than min_clusters (at least 2) clusters give nan."""
@@ -367,8 +365,11 @@ def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, n_boot: int = 
     found = difference_interval(units, level)
     lo_u, hi_u = newcombe(won_a, n_a, won_b, n_b)
     lo, hi, method = found["lo"], found["hi"], "paired_cluster_t"
-    if found["se"] == 0 and np.all((v >= 0) & (v <= 1)):
+    shares = bool(np.all((v >= 0) & (v <= 1)))
+    if found["se"] == 0 and shares:
         lo, hi, method = lo_u, hi_u, "newcombe"
+    elif shares:  # a difference of two shares lies in [-1, 1]
+        lo, hi = max(lo, -1.0), min(hi, 1.0)
     if found["clusters"] < max(min_clusters, 2):
         lo = hi = float("nan")
     game = rows["game_id"].to_numpy()

@@ -101,9 +101,8 @@ def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame
 
 
 def over_deals(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a cluster bootstrap of `what` over the deals (matches) of these rows."""
-    unit = {"match": "matches", "deal": "deals"}[cluster_unit(rows)]
-    return f"cluster bootstrap over {unit} ({N_BOOT} resamples) of {what}"
+    """The method text of a cluster-robust interval (a stats.METHODS id) of `what` over the deals (matches)."""
+    return f"cluster_t over {({'match': 'matches', 'deal': 'deals'})[cluster_unit(rows)]} of {what}"
 
 
 def estimates(data: GameData, rows, metric: str, key: str, method: str, *fields: str, **about) -> list[dict]:
@@ -595,7 +594,7 @@ def token_worth(stratum: pl.DataFrame, variant: str, base: str, seed: int) -> di
             "win_method": wins["method"], "win_method_unpaired": wins["method_unpaired"],
             **paired_means(stratum, pl.col("margin"), is_base, is_variant, seed, ("base_points", "points",
                                                                                  "point_worth")),
-            "point_method": "paired " + over_deals(stratum, "the mean points over the table"),
+            "point_method": "paired_" + over_deals(stratum, "the mean points over the table"),
             "base_met": opponent_share(stratum, variant, is_base),
             "others_met": opponent_share(stratum, variant, variants & ~is_variant),
             "variants_met": opponent_share(stratum, base, variants)}

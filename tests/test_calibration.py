@@ -27,6 +27,7 @@ from reports.stats import (
     paired_ratio,
     ratio_interval,
     t_quantile,
+    wilson,
 )
 
 REPLICATES = 1000  # per cell: the coverage's standard error is 0.7 pp
@@ -134,6 +135,13 @@ def strategy_wins(rng: np.random.Generator, replicates: int, deals: int) -> np.n
     return top / top.sum(axis=-1, keepdims=True)
 
 
+def newcombe_intervals(won_a: np.ndarray, won_b: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's interval of won_a / n - won_b / n (stats.newcombe), for arrays."""
+    (lo_a, hi_a), (lo_b, hi_b) = wilson(won_a, n), wilson(won_b, n)
+    p_a, p_b = won_a / n, won_b / n
+    return p_a - p_b - np.hypot(p_a - lo_a, hi_b - p_b), p_a - p_b + np.hypot(hi_a - p_a, p_b - lo_b)
+
+
 @pytest.mark.parametrize("deals", SIZES)
 def test_strategy_shares_and_the_strategy_gap_are_calibrated(deals: int):
     is_a = np.tile(SEATINGS, (2, 1)) == "A"
@@ -147,11 +155,17 @@ def test_strategy_shares_and_the_strategy_gap_are_calibrated(deals: int):
     assert_calibrated("strategy share", deals, lo, hi, truth_a)
     gap = difference_interval(np.stack([a_sums, games, b_sums, games], axis=1))
     assert_calibrated("strategy gap", deals, gap["lo"], gap["hi"], truth_gap)
+    # the unpaired interval takes the games as independent: in a two-player game B loses what A wins, which it
+    # does not see, so it misses the gap far more often than 5% of the time
+    lo_u, hi_u = newcombe_intervals(a_sums.sum(axis=0), b_sums.sum(axis=0), games.sum(axis=0))
+    print(f"unpaired (Newcombe) strategy gap at {deals} deals: coverage {coverage(lo_u, hi_u, truth_gap):.3f}")
+    assert coverage(lo_u, hi_u, truth_gap) < NOMINAL - SLACK
     rows = rows_of(wins[0], np.tile(SEATINGS, (2, 1)))
     found = paired_ratio(rows, pl.col("win"), pl.lit(1), ["strategy"]).row(0, named=True)
     assert (found["lo"], found["hi"]) == pytest.approx((lo[0], hi[0]), rel=1e-9)
     difference = paired_difference(rows, pl.col("strategy") == "A", pl.col("strategy") == "B")
     assert (difference["lo"], difference["hi"]) == pytest.approx((gap["lo"][0], gap["hi"][0]), rel=1e-9)
+    assert (difference["lo_unpaired"], difference["hi_unpaired"]) == pytest.approx((lo_u[0], hi_u[0]))
 
 
 # ---------------------------------------------------------------- rates: guessing accuracy, stalls, at 0% and 100%

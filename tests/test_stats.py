@@ -13,6 +13,7 @@ from reports.stats import (
     METHODS,
     cluster_ratio_interval,
     clusters,
+    difference_interval,
     distinct_rows,
     holm,
     holm_min,
@@ -153,8 +154,8 @@ def test_clusters_are_deals_or_in_match_mode_matches():
     assert clusters(matches).tolist() == [7] * 6 + [3] * 2
     difference = paired_difference(matches, pl.col("seat") == 0, pl.lit(True))
     assert difference["clusters"] == 2 and difference["method"] == "paired_cluster_t"
-    # deal 0 and deal 1 split the games 4 : 4; the matches split them 6 : 2, so the intervals differ
-    assert difference["lo"] != paired_difference(TINY, pl.col("seat") == 0, pl.lit(True))["lo"]
+    # deal 0 and deal 1 split the games 4 : 4; the matches split them 6 : 2, so the standard errors differ
+    assert difference["se"] != paired_difference(TINY, pl.col("seat") == 0, pl.lit(True))["se"]
 
 
 def test_paired_ratio_matches_a_hand_computation():
@@ -289,10 +290,14 @@ def test_paired_difference_matches_a_hand_computation():
     # A: 1.5 of deal 0's 2 seats and 0 of deal 1's; B: 0.5 and 2. Residuals per deal: (1.5 - 0.75) / 4 -
     # (0.5 - 1.25) / 4 = 0.375 and -0.375, so se = sqrt(2 * 2 * 0.375^2) = 0.75, and the interval -0.25 -+ t * se
     assert (found["estimate"], found["se"]) == pytest.approx((-0.25, 0.75))
-    assert (found["lo"], found["hi"]) == pytest.approx((-0.25 - T_1 * 0.75, -0.25 + T_1 * 0.75))
+    # that is (-9.8, 9.3), clipped to [-1, 1], where a difference of two shares lies
+    assert (found["lo"], found["hi"]) == (-1.0, 1.0)
+    units = np.array([[1.5, 2, 0.5, 2], [0, 2, 2, 2]])
+    raw = difference_interval(units)
+    assert (raw["lo"], raw["hi"]) == pytest.approx((-0.25 - T_1 * 0.75, -0.25 + T_1 * 0.75))
     assert (found["lo_unpaired"], found["hi_unpaired"]) == pytest.approx(newcombe(1.5, 4, 2.5, 4))
     assert (found["games_a"], found["games_b"], found["games"], found["clusters"]) == (4, 4, 4, 2)
-    assert found["width_ratio"] == pytest.approx(2 * T_1 * 0.75 / (found["hi_unpaired"] - found["lo_unpaired"]))
+    assert found["width_ratio"] == pytest.approx(2 / (found["hi_unpaired"] - found["lo_unpaired"]))
     against_fair = paired_difference(TINY, pl.col("seat") == 0, pl.lit(True))
     # the share of all rows is 1/2 in every deal: only seat 0's residuals (-+0.25 / 4) count
     assert (against_fair["estimate"], against_fair["se"]) == pytest.approx((0.125, 0.125))
