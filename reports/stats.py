@@ -352,10 +352,11 @@ def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, n_boot: int = 
     against its base likewise. value: each row's share of a win, in [0, 1] (a k-way tie gives 1/k).
     estimate, lo, hi: difference_interval over the clusters (paired_cluster_t), clipped to [-1, 1] for shares;
     where that has zero width (no cluster differs from the others in either share, as when one side never wins)
-    and the values are shares, Newcombe's interval instead (newcombe). lo_unpaired, hi_unpaired: Newcombe's interval as if the rows of a and
-    of b were independent samples. width_ratio = paired width / unpaired width, and games_factor = its inverse
-    squared: how many times the games an unpaired analysis needs for the same width. No random draw: n_boot and
-    seed change nothing. Fewer than min_clusters (at least 2) clusters give nan."""
+    and the values are shares, Newcombe's interval instead (newcombe). lo_unpaired, hi_unpaired: Newcombe's
+    interval as if the rows of a and of b were independent samples. width_ratio = paired width / unpaired width,
+    and games_factor = its inverse squared: how many times the games an unpaired analysis needs for the same
+    width. No random draw: n_boot and seed change nothing. Fewer than min_clusters (at least 2) clusters give
+    nan."""
     cluster, n_clusters = cluster_codes(rows)
     v, in_a, in_b = columns(rows, value, a, b)
     units = cluster_units(cluster, n_clusters, v, in_a, in_b)

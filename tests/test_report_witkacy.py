@@ -14,7 +14,6 @@ import numpy as np
 import polars as pl
 import pytest
 import resultsdir
-from scipy.stats import t as student_t
 from resultsdir import (
     finding,
     game_data,
@@ -25,6 +24,7 @@ from resultsdir import (
     unrecorded_numbers,
     write_experiment,
 )
+from scipy.stats import t as student_t
 
 from reports import build
 from reports.analysis import GameData
