@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import t as student_t
 
+from reports.generic import seat_extremes, seat_win_shares
 from reports.ratings import ELO, bradley_terry, cycles, pairwise, ratings
 from reports.stats import (
     METHODS,
@@ -430,3 +431,18 @@ def test_a_cycle_is_found_in_either_orientation_and_is_clear_only_if_every_leg_i
     renamed = rows.with_columns(strategy=pl.col("strategy").replace({"R": "A", "P": "C", "S": "B"}))
     mirrored = cycles(renamed)
     assert len(mirrored) == 1 and mirrored[0]["cycle"] == ["A", "B", "C"] and mirrored[0]["verdict"] == "likely"
+
+
+def test_the_seat_verdict_is_holms_correction_of_every_seats_test_against_a_fair_share():
+    lineups = [("A", "B", "C")]
+    rows = pool_games(np.random.default_rng(19), 40, lineups, {"A": 0.0, "B": 0.0, "C": 0.0}, deal_spread=0.5)
+    rows = rows.with_columns(players=pl.lit(3, pl.Int8), experiment=pl.lit("e"))
+    shares = seat_win_shares(rows)
+    found = seat_extremes(shares, []).row(0, named=True)
+    each = ratio_p_values(*shares.select("share", "se", "n_eff", "clusters"), 1 / 3)
+    assert found["p"] == pytest.approx(min(1.0, 3 * each.min()))  # Holm's smallest adjusted p-value
+    assert found["clear"] == (found["p"] < 0.05)
+    tilted = pool_games(np.random.default_rng(20), 40, lineups, {"A": 0.0, "B": 0.0, "C": 0.0}, deal_spread=0.5)
+    tilted = tilted.with_columns(win=(pl.col("seat") == 0).cast(pl.Float32),  # the start player always wins
+                                 players=pl.lit(3, pl.Int8), experiment=pl.lit("e"))
+    assert seat_extremes(seat_win_shares(tilted), []).row(0, named=True)["clear"]
