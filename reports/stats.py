@@ -113,8 +113,9 @@ def ratio_interval(sum_v: np.ndarray, sum_w: np.ndarray, bounded, level: float =
     design effect makes n_eff exceed them), with the same t quantile (method cluster_t_wilson). Where se = 0
     n_eff is the trials: the rows show no variation between clusters to measure a design effect from, and a
     rate of exactly 0 or 1 is where that matters least; it gives 0 of 9,000 an upper bound of about t² / 9,000.
-    Returns estimate, lo, hi, se, n_eff (nan for unbounded groups), clusters, method (ids)."""
-    sum_v, sum_w = np.asarray(sum_v, float), np.asarray(sum_w, float)
+    Returns estimate, lo, hi, se, n_eff (nan for unbounded groups), clusters, method (ids). The clusters may come
+    in any order: each group's are summed in one order, so the same sums give the same floats."""
+    sum_v, sum_w = canonical_order(np.asarray(sum_v, float), np.asarray(sum_w, float))
     present = (sum_v != 0) | (sum_w != 0)
     g = present.sum(axis=0)
     total_v, total_w = sum_v.sum(axis=0), sum_w.sum(axis=0)
@@ -132,6 +133,13 @@ def ratio_interval(sum_v: np.ndarray, sum_w: np.ndarray, bounded, level: float =
     lo, hi = np.where(single, np.nan, lo), np.where(single, np.nan, hi)
     return {"estimate": estimate, "lo": lo, "hi": hi, "se": se, "n_eff": np.where(bounded, n_eff, np.nan),
             "clusters": g, "method": np.where(at_edge, "cluster_t_wilson", "cluster_t")}
+
+
+def canonical_order(*sums: np.ndarray) -> list[np.ndarray]:
+    """The per-cluster sums (C, k) of each array, every column's clusters sorted by their values (the arrays' in
+    turn), so that sums over clusters do not depend on the order the clusters came in."""
+    order = np.lexsort([s.T for s in reversed(sums)]).T
+    return [np.take_along_axis(s, order, axis=0) for s in sums]
 
 
 def cluster_ratio_interval(numerators, denominators, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
@@ -320,12 +328,13 @@ def difference_interval(units: np.ndarray, level: float = LEVEL) -> dict:
     of freedom, G the clusters where a or b has a row (method paired_cluster_t; nan below 2 clusters). Returns
     estimate, lo, hi, se, clusters, share_a, share_b: floats, or arrays of k."""
     units = np.asarray(units, float)
-    va, wa, vb, wb = np.moveaxis(units, 1, 0)
-    (total_va, total_wa, total_vb, total_wb) = units.sum(axis=0)
+    columns_of = np.moveaxis(units, 1, 0).reshape(4, len(units), -1)  # (4, C, k)
+    va, wa, vb, wb = (x.reshape(units.shape[:1] + units.shape[2:]) for x in canonical_order(*columns_of))
+    total_va, total_wa, total_vb, total_wb = (x.sum(axis=0) for x in (va, wa, vb, wb))
     with np.errstate(invalid="ignore", divide="ignore"):
         share_a, share_b = total_va / total_wa, total_vb / total_wb
         residual = (va - share_a * wa) / total_wa - (vb - share_b * wb) / total_wb
-        g = (units != 0).any(axis=1).sum(axis=0)
+        g = ((va != 0) | (wa != 0) | (vb != 0) | (wb != 0)).sum(axis=0)
         se = np.sqrt(g / (g - 1) * (residual**2).sum(axis=0))
         half = t_quantile(g, level) * se
     estimate = share_a - share_b
