@@ -149,7 +149,8 @@ def record(data: GameData, players: int, metric: str, estimate: float, low: floa
 
 
 def mean_ci(values, prefix: str = "") -> dict:
-    """{prefix, prefix_lo, prefix_hi}: a mean with its percentile bootstrap interval ({mean, lo, hi} without)."""
+    """{prefix, prefix_lo, prefix_hi}: a mean with its t interval, values as independent (stats.mean_interval;
+    {mean, lo, hi} without a prefix)."""
     values = np.asarray(values, dtype=float)
     lo, hi = mean_interval(values)
     mean = float(values.mean()) if values.size else float("nan")

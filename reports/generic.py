@@ -222,7 +222,7 @@ def around_zero(ax, players: int, xlabel: str) -> None:
 
 def ties_and_gaps(data: GameData) -> pl.DataFrame:
     """Per player count: games whose victory was shared (Wilson), and the mean over games of the start player's
-    score minus the mean score of the other seats (bootstrap)."""
+    score minus the mean score of the other seats (cluster_t over deals, matches in match mode)."""
     games = data.rows.group_by(GAME_KEY).agg(
         pl.col([c for c in CLUSTER_COLUMN.values() if c in data.rows.columns]).first(),
         players=pl.col("players").first(), shared=pl.col("win").max() < 1 - 1e-9,
@@ -242,7 +242,7 @@ def ties_table(ties: pl.DataFrame, data: GameData) -> list:
     return [table("Shared victories, and the start player's score minus the mean of the other seats (same game; "
                   f"{data.direction} scores win, so a {favours} gap favours the start player)", ties,
                   ("Players", "players"), ("Games", "games", count), *share_ci("Shared victory", "rate"),
-                  ("Score gap (start − others)", "gap", num), ("95% CI (bootstrap)", ("gap_lo", "gap_hi"), num_ci))]
+                  ("Score gap (start − others)", "gap", num), ("95% CI (clustered)", ("gap_lo", "gap_hi"), num_ci))]
 
 
 def score_bin_width(rows: pl.DataFrame, max_bins: int = 40) -> int:
@@ -473,7 +473,7 @@ def strategy_win_shares(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 
 
 def mean_scores(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Mean score per group with a bootstrap interval."""
+    """Mean score per group with its interval clustered by deal (match in match mode; stats.mean_interval)."""
     out = []
     for key, group in groups(rows, by):
         lo, hi = mean_interval(group["score"].to_numpy(), clusters(group))
@@ -560,7 +560,7 @@ def strategy_tables(result: dict, _) -> list:
     return [table("Win share and mean score by strategy and player count (95% cluster-bootstrap intervals)",
                   per_count, ("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count),
                   *share_ci("Win share"), ("× fair", "ratio", num), ("Mean score", "mean_score", num),
-                  ("95% CI (bootstrap)", ("score_lo", "score_hi"), num_ci))]
+                  ("95% CI (clustered)", ("score_lo", "score_hi"), num_ci))]
 
 
 def rating_analysis(data: GameData) -> dict[int, dict] | None:
