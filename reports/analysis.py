@@ -21,7 +21,7 @@ import polars as pl
 from reports.findings import unit_of
 from reports.load import ResultsError
 from reports.render import Chart, Finding, Heading, Section, Table
-from reports.stats import bootstrap_mean_ci
+from reports.stats import mean_interval
 
 GAME_KEY = ["experiment", "game_id"]  # identifies one game across experiments
 FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a name `atelier run` accepts: a plain file name
@@ -150,9 +150,10 @@ def record(data: GameData, players: int, metric: str, estimate: float, low: floa
 
 
 def mean_ci(values, prefix: str = "") -> dict:
-    """{prefix, prefix_lo, prefix_hi}: a mean with its percentile bootstrap interval ({mean, lo, hi} without)."""
+    """{prefix, prefix_lo, prefix_hi}: a mean with its t interval, values as independent (stats.mean_interval;
+    {mean, lo, hi} without a prefix)."""
     values = np.asarray(values, dtype=float)
-    lo, hi = bootstrap_mean_ci(values)
+    lo, hi = mean_interval(values)
     mean = float(values.mean()) if values.size else float("nan")
     return {prefix: mean, f"{prefix}_lo": lo, f"{prefix}_hi": hi} if prefix else {"mean": mean, "lo": lo, "hi": hi}
 

@@ -40,8 +40,9 @@ from reports.overview import glossary, headlines, overview_opening, overview_row
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
 
 GENERAL_CAVEATS = [
-    "Intervals are 95% intervals that cover sampling noise only, not modelling choices. Win shares, their "
-    "differences and the handicaps resample deals (matches in match mode) with replacement, a cluster bootstrap: "
+    "Intervals are 95% intervals that cover sampling noise only, not modelling choices. Win shares, rates, means "
+    "and their differences are clustered by deal (by match in match mode): a cluster-robust standard error with a t "
+    "quantile on deals − 1 degrees of freedom, and near 0% or 100% Wilson's interval on the effective sample; "
     "games of one deal are played under every seating and are not independent. A k-way tie counts 1/k of a win, "
     "summed as it is. Head-to-head meetings inside games of three or more players treat the meetings as "
     "independent (Wilson), so those intervals are somewhat too narrow.",

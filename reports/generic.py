@@ -20,7 +20,17 @@ from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci
 from reports.handicap import fair_handicaps, handicap_findings, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
-from reports.stats import bootstrap_mean_ci, paired_difference, paired_ratio, wilson, with_wilson
+from reports.stats import (
+    CLUSTER_COLUMN,
+    clusters,
+    holm_min,
+    mean_interval,
+    paired_difference,
+    paired_ratio,
+    ratio_p_values,
+    wilson,
+    with_wilson,
+)
 
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 LEVEL = 0.05  # significance level of the seat tests
@@ -44,7 +54,7 @@ def paired_shares(rows: pl.DataFrame, within: list[str], of: str) -> pl.DataFram
     shares = pl.concat(parts, how="diagonal_relaxed").rename({"estimate": "share"})
     return (shares.with_columns(fair=1 / pl.col("players"), wins=pl.col("share") * pl.col("games"))
             .select(*within, of, "games", "wins", "share", "fair", "lo", "hi", "lo_unpaired", "hi_unpaired",
-                    "method").sort(*within, of))
+                    "se", "n_eff", "clusters", "method").sort(*within, of))
 
 
 def first_player_advantage(seat_shares: pl.DataFrame) -> pl.DataFrame:
@@ -59,29 +69,27 @@ def seat_name(seat: int) -> str:
     return f"Player {seat + 1}"
 
 
-def seat_test(wins: np.ndarray, games: np.ndarray, fair: float | None = None) -> float:
-    """p-value of a chi-squared test that every seat wins the same share: with `fair`, a goodness-of-fit test of
-    which seat wins a game (seats of the same games); without, a test of equal shares over independent samples."""
-    if fair is not None:
-        expected = games * fair
-        stat = float(((wins - expected) ** 2 / expected).sum())
-    else:
-        pooled = wins.sum() / games.sum()
-        if pooled <= 0 or pooled >= 1:
-            return 1.0
-        stat = float(((wins - games * pooled) ** 2 / (games * pooled * (1 - pooled))).sum())
+def seat_test(wins: np.ndarray, games: np.ndarray) -> float:
+    """p-value of a chi-squared test that every seat wins the same share, over independent samples."""
+    pooled = wins.sum() / games.sum()
+    if pooled <= 0 or pooled >= 1:
+        return 1.0
+    stat = float(((wins - games * pooled) ** 2 / (games * pooled * (1 - pooled))).sum())
     return float(chi2.sf(stat, len(wins) - 1))
 
 
 def seat_extremes(shares: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Per group of seat shares: the best and worst seat, their shares, and the seat test's p-value."""
+    """Per group of seat shares: the best and worst seat, their shares, and the seat test's p-value: without `by`,
+    whether any seat's share differs from 1/P, Holm over the P seats' tests (stats.ratio_p_values); by strategy,
+    a chi-squared test of equal shares."""
     out = []
     for (*key, players), group in sorted(shares.partition_by(*by, "players", as_dict=True).items()):
         if group.height < 2:
             continue
         ranked = group.sort("share", "seat", descending=[True, False])
         wins, games = ranked["wins"].to_numpy().astype(float), ranked["games"].to_numpy().astype(float)
-        p = seat_test(wins, games, 1 / players if not by else None)
+        p = seat_test(wins, games) if by else holm_min(ratio_p_values(*ranked.select("share", "se", "n_eff",
+                                                                              "clusters"), 1 / players))
         best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
         out.append({**dict(zip(by, key)), "players": players, "best": best["seat"], "best_share": best["share"],
                     "worst": worst["seat"], "worst_share": worst["share"], "p": p, "clear": p < LEVEL,
@@ -216,15 +224,16 @@ def around_zero(ax, players: int, xlabel: str) -> None:
 
 def ties_and_gaps(data: GameData) -> pl.DataFrame:
     """Per player count: games whose victory was shared (Wilson), and the mean over games of the start player's
-    score minus the mean score of the other seats (bootstrap)."""
+    score minus the mean score of the other seats (cluster_t over deals, matches in match mode)."""
     games = data.rows.group_by(GAME_KEY).agg(
+        pl.col([c for c in CLUSTER_COLUMN.values() if c in data.rows.columns]).first(),
         players=pl.col("players").first(), shared=pl.col("win").max() < 1 - 1e-9,
         gap=pl.col("score").filter(pl.col("seat") == 0).first() - pl.col("score").filter(pl.col("seat") > 0).mean())
     out = []
     for (players,), group in sorted(games.partition_by("players", as_dict=True).items()):
         ties, n = int(group["shared"].sum()), group.height
         lo, hi = wilson(ties, n)
-        gap_lo, gap_hi = bootstrap_mean_ci(group["gap"].to_numpy())
+        gap_lo, gap_hi = mean_interval(group["gap"].to_numpy(), clusters(group))
         out.append({"players": players, "games": n, "rate": ties / n, "lo": lo, "hi": hi, "gap": group["gap"].mean(),
                     "gap_lo": gap_lo, "gap_hi": gap_hi})
     return pl.DataFrame(out)
@@ -235,7 +244,7 @@ def ties_table(ties: pl.DataFrame, data: GameData) -> list:
     return [table("Shared victories, and the start player's score minus the mean of the other seats (same game; "
                   f"{data.direction} scores win, so a {favours} gap favours the start player)", ties,
                   ("Players", "players"), ("Games", "games", count), *share_ci("Shared victory", "rate"),
-                  ("Score gap (start − others)", "gap", num), ("95% CI (bootstrap)", ("gap_lo", "gap_hi"), num_ci))]
+                  ("Score gap (start − others)", "gap", num), ("95% CI (clustered)", ("gap_lo", "gap_hi"), num_ci))]
 
 
 def score_bin_width(rows: pl.DataFrame, max_bins: int = 40) -> int:
@@ -485,10 +494,10 @@ def strategy_win_shares(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 
 
 def mean_scores(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Mean score per group with a bootstrap interval."""
+    """Mean score per group with its interval clustered by deal (match in match mode; stats.mean_interval)."""
     out = []
     for key, group in groups(rows, by):
-        lo, hi = bootstrap_mean_ci(group["score"].to_numpy())
+        lo, hi = mean_interval(group["score"].to_numpy(), clusters(group))
         out.append({**key, "mean_score": group["score"].mean(), "score_lo": lo, "score_hi": hi})
     return pl.DataFrame(out)
 
@@ -572,7 +581,7 @@ def strategy_tables(result: dict, _) -> list:
     return [table("Win share and mean score by strategy and player count (95% cluster-bootstrap intervals)",
                   per_count, ("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count),
                   *share_ci("Win share"), ("× fair", "ratio", num), ("Mean score", "mean_score", num),
-                  ("95% CI (bootstrap)", ("score_lo", "score_hi"), num_ci))]
+                  ("95% CI (clustered)", ("score_lo", "score_hi"), num_ci))]
 
 
 def rating_analysis(data: GameData) -> dict[int, dict] | None:

@@ -26,14 +26,12 @@ from reports.findings import select
 from reports.fmt import at_counts, by_phrase, count, effect, listing, num, pct, pct_ci, pp, pp_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
-    MIN_CLUSTERS,
     cluster_codes,
-    cluster_resampled_sums,
+    cluster_ratio_interval,
     cluster_unit,
     group_codes,
     paired_ratio,
     per_cluster,
-    percentile_interval,
     resampled_sums,
 )
 
@@ -81,9 +79,8 @@ def per_strategy(rows: pl.DataFrame, measures: Measures) -> pl.DataFrame:
 
 
 def resampled(data: GameData, what: str) -> str:
-    """The method text of a clustered ratio: what it is and what the bootstrap resamples."""
-    one, many = UNITS[cluster_unit(data.rows)]
-    return f"{what}; cluster bootstrap over {many} ({N_BOOT} resamples, every game of a {one} drawn together)"
+    """The method text of a clustered ratio: what it is, the interval (a stats.METHODS id) and its clusters."""
+    return f"{what}; cluster_t over {UNITS[cluster_unit(data.rows)][1]}"
 
 
 def game_rows(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
@@ -808,7 +805,7 @@ def board_cells(rows: pl.DataFrame) -> pl.DataFrame:
 
 def cell_shares(rows: pl.DataFrame) -> pl.DataFrame:
     """At one player count: boards at each cell / games (boards, games, share), lo and hi from resampling the
-    games' clusters (deals, or matches in match mode), every cell with the same draw."""
+    games' clusters (deals, or matches in match mode; stats.cluster_ratio_interval)."""
     games = rows.unique(GAME_KEY, maintain_order=True)
     cluster, n_clusters = cluster_codes(games)
     placed = (rows.select(*GAME_KEY, "board_q", "board_r").explode("board_q", "board_r").drop_nulls()
@@ -816,10 +813,7 @@ def cell_shares(rows: pl.DataFrame) -> pl.DataFrame:
     cells, cell = group_codes(placed, ["board_q", "board_r"])
     boards = per_cluster(placed["cluster"].to_numpy(), n_clusters, cell, cells.height, np.ones(placed.height))
     played = np.bincount(cluster, minlength=n_clusters)[:, None].astype(float)
-    boot = cluster_resampled_sums(np.hstack([boards, played]), N_BOOT, seed=0)
-    lo, hi = percentile_interval(boot[:, :-1] / boot[:, -1:])
-    if n_clusters < MIN_CLUSTERS:
-        lo, hi = np.full(cells.height, np.nan), np.full(cells.height, np.nan)
+    lo, hi = cluster_ratio_interval(boards, played)
     total = boards.sum(axis=0)
     return cells.with_columns(boards=pl.Series(total.astype(np.int64)), games=pl.lit(games.height),
                               share=pl.Series(total / games.height), lo=pl.Series(lo), hi=pl.Series(hi))

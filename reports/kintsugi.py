@@ -44,9 +44,9 @@ def clustered(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str]
 
 
 def resampled(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a clustered ratio that counts no wins: what it is and what the bootstrap resamples."""
-    one, many = UNITS[cluster_unit(rows)]
-    return f"{what}; cluster bootstrap over {many} ({N_BOOT} resamples, every game of a {one} drawn together)"
+    """The method text of a clustered ratio that counts no wins: what it is, the interval (a stats.METHODS id) and
+    its clusters."""
+    return f"{what}; cluster_t over {UNITS[cluster_unit(rows)][1]}"
 
 
 def cluster_columns(rows: pl.DataFrame) -> list[str]:
@@ -397,10 +397,10 @@ def match_finding(result: dict, data: GameData) -> Finding:
     rows = [{**leader, **{f"second_{k}": (runner_up or {}).get(k) for k in ("strategy", "share", "lo", "hi")}}
             for leader, runner_up in leaders]
     numbers = [record(data, r["players"], "match_win_share", r["share"], r["lo"], r["hi"], r["matches"] * r["players"],
-                      f"match wins / matches; {r['method']}", strategy=r["strategy"], matches=r["matches"],
+                      f"match wins / matches; {r['method']} over matches", strategy=r["strategy"], matches=r["matches"],
                       fair=r["fair"]) for pair in leaders for r in pair if r is not None]
     numbers += [record(data, r["players"], "match_win_share_by_first_seat", r["share"], r["lo"], r["hi"],
-                       r["matches"] * r["players"], f"match wins / matches; {r['method']}", seat=r["seat"],
+                       r["matches"] * r["players"], f"match wins / matches; {r['method']} over matches", seat=r["seat"],
                        matches=r["matches"], fair=r["fair"]) for r in result["first_seat"].iter_rows(named=True)]
     return Finding("Matches.", text, table("", rows, ("Players", "players"), ("Strongest", "strategy"),
                                            ("Matches", "matches", count), *share_ci("Match win share"),

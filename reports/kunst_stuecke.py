@@ -62,8 +62,8 @@ def counts_phrase(data: GameData) -> str:
 
 
 def cluster_method(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a cluster bootstrap of these rows that is not of win shares."""
-    return f"cluster bootstrap over {PLURAL[cluster_unit(rows)]} ({N_BOOT} resamples; {what})"
+    """The method text of a clustered ratio of these rows that is not of win shares (a stats.METHODS id)."""
+    return f"cluster_t over {PLURAL[cluster_unit(rows)]} ({what})"
 
 
 def tile_method(rows: pl.DataFrame) -> str:

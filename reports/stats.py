@@ -1,26 +1,53 @@
 """Confidence intervals for the rates and means in the reports.
 
-Wilson intervals for proportions (successes may be fractional, e.g. tie shares), a percentile bootstrap for
-means, and paired intervals (paired_ratio, paired_difference): a cluster bootstrap over deals (matches in match
-mode), since the games of one deal are correlated. The bootstrap resamples the counts of distinct values (a
-multinomial draw), which is the same distribution as resampling the values one by one but costs
-O(n_boot * distinct values), so it stays fast on a million integer scores. resampled_sums does the same for rows
-of several columns (e.g. per-game or per-deal totals), from which ratio_ci and paired differences are built.
-"""
+The games of one deal (every deal is played under every seating: common random numbers), and in match mode the
+games of one match, are correlated: the unit of every interval is the cluster, the deal or the match. Rates, shares
+and means are ratios of cluster sums, sum(v) / sum(w) per group, and their intervals are cluster-robust: the
+standard error of the ratio by linearisation (the delta method, CR1: the residual sums v - r w of the clusters,
+times G / (G - 1)) and a t quantile on G - 1 degrees of freedom, G the clusters the group appears in. With few
+clusters the t quantile, not the normal one, is what keeps 95% coverage (tests/test_calibration.py measures it at
+10, 30 and 300 deals). Near 0% or 100% that interval degenerates (zero width at 0 of n) or leaves [0, 1]; there a
+proportion gets Wilson's score interval on the effective sample size (see ratio_interval). Nothing is drawn at
+random: the same rows give the same floats, in any row order.
 
-import warnings
+Every function that returns an interval names its method by a key of METHODS, with its `level` and `clusters`.
+"""
 
 import numpy as np
 import polars as pl
+from scipy.stats import t as student_t
 
 Z_95 = 1.959963984540054
+LEVEL = 0.95
 _MAX_CELLS = 4_000_000  # largest (resamples x distinct values) block drawn at once
+
+METHODS = {
+    "cluster_t": "ratio of cluster sums; cluster-robust (CR1, delta-method) standard error; t on G − 1 degrees of "
+                 "freedom (G: clusters, deals or in match mode matches)",
+    "cluster_t_wilson": "a proportion at or near 0% or 100%: Wilson score interval on the effective sample size "
+                        "p(1 − p) / se² of the cluster-robust standard error (capped by the trials; the trials where "
+                        "se = 0), with the t quantile on G − 1 degrees of freedom",
+    "paired_cluster_t": "difference of two ratios of cluster sums over the same clusters; linearised cluster-robust "
+                        "standard error; t on G − 1 degrees of freedom",
+    "newcombe": "Newcombe's hybrid score interval of a difference of two proportions (from their Wilson intervals), "
+                "rows as independent samples",
+    "wilson": "Wilson score interval of a proportion, rows as independent trials",
+    "normal": "normal interval of a ratio by the delta method, rows as independent trials",
+    "bradley_terry_sandwich": "Bradley–Terry by MM (no prior) on pairwise rank comparisons, Elo scale; "
+                              "cluster-robust sandwich standard error of the log-strengths, t on G − 1 degrees of "
+                              "freedom",
+    "bradley_terry_bound": "Bradley–Terry, a strategy that never wins (never loses): no finite rating; the one-sided "
+                           "bound is the rating at which its expected share of its comparisons reaches its Wilson "
+                           "bound (cluster_t_wilson)",
+    "cluster_bootstrap": "percentile cluster bootstrap over deals (matches in match mode): code not yet moved to the "
+                         "cluster-robust intervals",
+}
 
 
 def wilson(successes, n, z: float = Z_95):
     """Wilson score interval for a proportion successes / n.
 
-    Works on scalars or numpy arrays (elementwise). `successes` may be fractional (a tie shared by k
+    Works on scalars or numpy arrays (elementwise, z too). `successes` may be fractional (a tie shared by k
     players counts 1/k). Where n == 0 there is no information and the interval is (0, 1), the limit of
     the formula as n -> 0. Returns (lo, hi), clipped to [0, 1]."""
     successes = np.asarray(successes, dtype=float)
@@ -44,24 +71,109 @@ def with_wilson(frame: pl.DataFrame, successes: str, trials: str) -> pl.DataFram
     return frame.with_columns(lo=pl.Series(lo, dtype=pl.Float64), hi=pl.Series(hi, dtype=pl.Float64))
 
 
-def bootstrap_mean_ci(values, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval for the mean of `values`.
+def t_quantile(clusters, level: float = LEVEL):
+    """The two-sided t quantile of `level` on clusters - 1 degrees of freedom (nan below 2 clusters)."""
+    clusters = np.asarray(clusters, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return student_t.ppf((1 + level) / 2, np.where(clusters >= 2, clusters - 1, np.nan))
 
-    Returns (nan, nan) for an empty sample. Deterministic for a given seed."""
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of p-values for testing them together (family-wise error): the i-th smallest
+    times (m - i + 1), made non-decreasing in that order, capped at 1. nan p-values are left out of m and stay
+    nan."""
+    p = np.asarray(p_values, dtype=float)
+    tested = np.flatnonzero(~np.isnan(p))
+    order = tested[np.argsort(p[tested], kind="stable")]
+    stepped = np.maximum.accumulate(p[order] * (len(order) - np.arange(len(order))))
+    adjusted = np.full(p.shape, np.nan)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
+
+
+def holm_min(p_values) -> float:
+    """The p-value of a family of tests that some null is false: its smallest Holm-adjusted p-value (1 where none
+    was tested)."""
+    return float(np.nanmin(holm(p_values), initial=1.0))
+
+
+# ---------------------------------------------------------------- ratios of cluster sums
+
+
+def ratio_interval(sum_v: np.ndarray, sum_w: np.ndarray, bounded, level: float = LEVEL) -> dict[str, np.ndarray]:
+    """The estimate sum(v) / sum(w) of each of k groups and its interval, from per-cluster sums (C, k).
+
+    A group's clusters are those where it has a value or a weight (G). Standard error by linearisation:
+    se = sqrt(G / (G - 1) * sum_c (V_c - r W_c)^2) / W, and lo, hi = r -+ t se, t on G - 1 degrees of freedom
+    (method cluster_t). A group of one cluster gets nan.
+
+    `bounded` (k,) marks proportions, groups whose rows all lie in [0, weight]. Where such a group's interval
+    would have zero width (every cluster at the same rate, above all 0 of n or n of n) or leave [0, 1], it is
+    Wilson's score interval on the effective sample size n_eff = r (1 - r) / se^2 (the trials, sum(w), where the
+    design effect makes n_eff exceed them), with the same t quantile (method cluster_t_wilson). Where se = 0
+    n_eff is the trials: the rows show no variation between clusters to measure a design effect from, and a
+    rate of exactly 0 or 1 is where that matters least; it gives 0 of 9,000 an upper bound of about t² / 9,000.
+    Returns estimate, lo, hi, se, n_eff (nan for unbounded groups), clusters, method (ids). The clusters may come
+    in any order: each group's are summed in one order, so the same sums give the same floats."""
+    sum_v, sum_w = canonical_order(np.asarray(sum_v, float), np.asarray(sum_w, float))
+    present = (sum_v != 0) | (sum_w != 0)
+    g = present.sum(axis=0)
+    total_v, total_w = sum_v.sum(axis=0), sum_w.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = total_v / total_w
+        residual = np.where(present, sum_v - estimate * sum_w, 0.0)
+        se = np.sqrt(g / (g - 1) * (residual**2).sum(axis=0)) / np.abs(total_w)
+        q = t_quantile(g, level)
+        lo, hi = estimate - q * se, estimate + q * se
+        n_eff = np.where(se > 0, np.minimum(estimate * (1 - estimate) / se**2, total_w), total_w)
+    at_edge = np.asarray(bounded) & ((se == 0) | (lo < 0) | (hi > 1))
+    edge_lo, edge_hi = wilson(estimate * n_eff, n_eff, np.where(np.isnan(q), 0.0, q))
+    lo, hi = np.where(at_edge, edge_lo, lo), np.where(at_edge, edge_hi, hi)
+    single = g < 2
+    lo, hi = np.where(single, np.nan, lo), np.where(single, np.nan, hi)
+    return {"estimate": estimate, "lo": lo, "hi": hi, "se": se, "n_eff": np.where(bounded, n_eff, np.nan),
+            "clusters": g, "method": np.where(at_edge, "cluster_t_wilson", "cluster_t")}
+
+
+def canonical_order(*sums: np.ndarray) -> list[np.ndarray]:
+    """The per-cluster sums (C, k) of each array, every column's clusters sorted by their values (the arrays' in
+    turn), so that sums over clusters do not depend on the order the clusters came in."""
+    order = np.lexsort([s.T for s in reversed(sums)]).T
+    return [np.take_along_axis(s, order, axis=0) for s in sums]
+
+
+def cluster_ratio_interval(numerators, denominators, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi), arrays of k: the interval of sum(numerators[:, j]) / sum(denominators) from per-cluster sums,
+    numerators (C, k), denominators (C,) or (C, k) (ratio_interval). A column is a proportion, with Wilson's
+    interval near 0 and 1, where every cluster's numerator lies in [0, its denominator]."""
+    numerators = np.asarray(numerators, float)
+    denominators = np.broadcast_to(np.asarray(denominators, float).reshape(len(numerators), -1), numerators.shape)
+    bounded = ((numerators >= 0) & (numerators <= denominators)).all(axis=0)
+    found = ratio_interval(numerators, denominators, bounded, level)
+    return found["lo"], found["hi"]
+
+
+def mean_interval(values, cluster=None, level: float = LEVEL) -> tuple[float, float]:
+    """The cluster_t interval of the mean of `values`, clustered by `cluster` (e.g. each value's deal); without,
+    every value is its own cluster (the t interval). (nan, nan) from fewer than two clusters."""
     values = np.asarray(values, dtype=float).ravel()
     if values.size == 0:
         return float("nan"), float("nan")
-    means = resampled_sums(values[:, None], n_boot, seed)[:, 0] / values.size
-    tail = (1 - level) / 2
-    lo, hi = np.quantile(means, [tail, 1 - tail])
-    return float(lo), float(hi)
+    distinct, code = np.unique(np.arange(values.size) if cluster is None else np.asarray(cluster),
+                               return_inverse=True)
+    order = np.lexsort((values, code.ravel()))
+    code, values = code.ravel()[order], values[order]
+    found = ratio_interval(np.bincount(code, values, len(distinct))[:, None],
+                           np.bincount(code, minlength=len(distinct))[:, None].astype(float), [False], level)
+    return float(found["lo"][0]), float(found["hi"][0])
 
 
 def resampled_sums(units: np.ndarray, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
-    """Column sums of n_boot bootstrap resamples of the rows of units (n, k): an (n_boot, k) array.
+    """Column sums of n_boot bootstrap resamples of the rows of units (n, k): an (n_boot, k) array, for the
+    analyses still on the bootstrap (cluster_bootstrap).
 
-    A resample draws n rows with replacement; like bootstrap_mean_ci it draws multinomial
-    counts of the distinct rows, so it is fast when rows repeat (small integer counts do)."""
+    A resample draws n rows with replacement, as multinomial counts of the distinct rows, so it is fast when rows
+    repeat (small integer counts do)."""
     distinct, counts = distinct_rows(np.asarray(units, dtype=float))
     n = int(counts.sum())
     rng = np.random.default_rng(seed)
@@ -82,26 +194,20 @@ def distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[starts], np.diff(np.append(starts, len(ordered)))
 
 
-def ratio_ci(numerator, denominator, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval for sum(numerator) / sum(denominator), resampling the paired units."""
-    units = np.column_stack([np.asarray(numerator, float), np.asarray(denominator, float)])
-    if units.shape[0] == 0:
+def ratio_ci(numerator, denominator) -> tuple[float, float]:
+    """The interval of sum(numerator) / sum(denominator) where each pair (numerator, denominator) is one cluster's
+    sums (cluster_ratio_interval); (nan, nan) from fewer than two."""
+    numerator = np.asarray(numerator, float)
+    if numerator.size < 2:
         return float("nan"), float("nan")
-    sums = resampled_sums(units, seed=seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = sums[:, 0] / sums[:, 1]
-    lo, hi = np.nanquantile(ratios, [0.025, 0.975])
-    return float(lo), float(hi)
-
+    lo, hi = cluster_ratio_interval(numerator[:, None], np.asarray(denominator, float))
+    return float(lo[0]), float(hi[0])
 
 
 # ---------------------------------------------------------------- paired intervals over clusters of games
-# Rows of one game, and the games of one deal (every deal is played under every seating: common random numbers),
-# are not independent. The unit of resampling is the cluster, the deal or in match mode the match; every group of
-# one call is resampled with the same draw of clusters, so that differences between groups keep their pairing.
+# Every group of one call is summed over the same clusters, so that differences between groups keep their pairing.
 
 WIN = pl.col("win")
-MIN_CLUSTERS = 10  # fewer deals (matches) than this give no bootstrap interval: the resamples cannot vary enough
 CLUSTER_COLUMN = {"match": "match_id", "deal": "deal"}
 
 
@@ -115,15 +221,6 @@ def clusters(rows: pl.DataFrame) -> np.ndarray:
     return rows[CLUSTER_COLUMN[cluster_unit(rows)]].to_numpy()
 
 
-def bootstrap_method(rows: pl.DataFrame, n_boot: int) -> str:
-    """The method text of a cluster bootstrap of these rows."""
-    unit = {"match": "matches", "deal": "deals"}[cluster_unit(rows)]
-    too_few = len(np.unique(clusters(rows))) < MIN_CLUSTERS
-    few = f"; no interval from fewer than {MIN_CLUSTERS} {unit}" if too_few else ""
-    return (f"cluster bootstrap over {unit} ({n_boot} resamples, the same draw for every group; a k-way tie's 1/k "
-            f"of a win is summed as it is){few}")
-
-
 def columns(rows: pl.DataFrame, *exprs: pl.Expr) -> list[np.ndarray]:
     """Expressions over the rows, as floats (a mask gives 0 and 1; a literal is broadcast)."""
     zeros = pl.repeat(0.0, pl.len())
@@ -132,7 +229,7 @@ def columns(rows: pl.DataFrame, *exprs: pl.Expr) -> list[np.ndarray]:
 
 
 def cluster_codes(rows: pl.DataFrame) -> tuple[np.ndarray, int]:
-    """Every row's cluster as a code 0..n-1, and n."""
+    """Every row's cluster as a code 0..n-1 (in sorted order of the clusters), and n."""
     distinct, codes = np.unique(clusters(rows), return_inverse=True)
     return codes.ravel(), len(distinct)
 
@@ -154,38 +251,6 @@ def per_cluster(cluster: np.ndarray, n_clusters: int, group: np.ndarray, n_group
     return flat.reshape(n_clusters, n_groups)
 
 
-def cluster_resampled_sums(units: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """(n_boot, k): the column sums of n_boot resamples, with replacement, of the per-cluster rows units (n, k).
-
-    resampled_sums draws multinomial counts of the distinct rows, fast where rows repeat (small clusters); where
-    most clusters differ, drawing the clusters themselves (a block of resamples at a time) costs less. Both are
-    the same bootstrap."""
-    units = np.asarray(units, dtype=float)
-    n = len(units)
-    if n == 0:
-        return np.zeros((n_boot, units.shape[1]))
-    if len(distinct_rows(units)[0]) * 3 <= n:
-        return resampled_sums(units, n_boot, seed)
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_CELLS // n)
-    sums = []
-    for start in range(0, n_boot, block):
-        size = min(block, n_boot - start)
-        drawn = rng.integers(0, n, (size, n)) + n * np.arange(size)[:, None]
-        sums.append(np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n) @ units)
-    return np.concatenate(sums)
-
-
-def percentile_interval(draws: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """The column-wise percentile interval of bootstrap draws (n_boot, k), leaving out resamples where a ratio is
-    undefined (no row of the group drawn)."""
-    tail = (1 - level) / 2
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a column with no defined draw gives nan
-        lo, hi = np.nanquantile(draws, [tail, 1 - tail], axis=0)
-    return lo, hi
-
-
 def distinct_games(rows: pl.DataFrame, group: np.ndarray, n_groups: int) -> np.ndarray:
     """The number of distinct games in each group."""
     counts = (pl.DataFrame({"group": group, "game": rows["game_id"]}).group_by("group")
@@ -194,29 +259,46 @@ def distinct_games(rows: pl.DataFrame, group: np.ndarray, n_groups: int) -> np.n
 
 
 def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str], n_boot: int = 2000,
-                 seed: int = 0, min_clusters: int = MIN_CLUSTERS) -> pl.DataFrame:
-    """Per group of `by`: estimate = sum(value) / sum(weight), with a cluster bootstrap interval (lo, hi).
+                 seed: int = 0, min_clusters: int = 2, level: float = LEVEL) -> pl.DataFrame:
+    """Per group of `by`: estimate = sum(value) / sum(weight), with its cluster-robust interval (lo, hi; see
+    ratio_interval: cluster_t, or cluster_t_wilson for a proportion near 0 or 1), its standard error se, n_eff
+    and clusters. No random draw: n_boot and seed, from when this was a bootstrap, change nothing.
 
     Seat win shares: value win, weight 1, by ["seat"]; strategy win shares: by ["strategy"] (a strategy at several
-    seats of one game is still one cluster). Every group is resampled with the same clusters, so their differences
-    are paired (see paired_difference). lo_unpaired, hi_unpaired: the interval as if rows were independent trials,
-    Wilson where every value lies in [0, weight] (a proportion), else the normal interval of a ratio. games: the
-    distinct games of the group. One row per group, sorted by `by`."""
+    seats of one game is still one cluster). Every group is summed over the same clusters, so their differences
+    are paired (see paired_difference). A group is a proportion where every row's value lies in [0, weight].
+    lo_unpaired, hi_unpaired: the interval as if rows were independent trials, Wilson for a proportion, else the
+    normal interval of a ratio. games: the distinct games of the group. Fewer than min_clusters (at least 2)
+    clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of METHODS."""
     cluster, n_clusters = cluster_codes(rows)
     groups, group = group_codes(rows, by)
     n_groups = groups.height
     v, w = columns(rows, value, weight)
-    sums_v, sums_w = (per_cluster(cluster, n_clusters, group, n_groups, x) for x in (v, w))
-    boot = cluster_resampled_sums(np.hstack([sums_v, sums_w]), n_boot, seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo, hi = percentile_interval(boot[:, :n_groups] / boot[:, n_groups:])
-        estimate = sums_v.sum(axis=0) / sums_w.sum(axis=0)
-    if n_clusters < min_clusters:
-        lo, hi = np.full(n_groups, np.nan), np.full(n_groups, np.nan)
+    games = distinct_games(rows, group, n_groups)
+    order = np.lexsort((w, v, group, cluster))  # sums in one order, whatever the rows' order: the same floats
+    cluster, group, v, w = cluster[order], group[order], v[order], w[order]
+    bounded = np.bincount(group, (v < 0) | (v > w), n_groups) == 0
+    found = ratio_interval(*(per_cluster(cluster, n_clusters, group, n_groups, x) for x in (v, w)), bounded, level)
+    too_few = found["clusters"] < max(min_clusters, 2)
     lo_u, hi_u, method_u = unpaired_ratio(v, w, group, n_groups)
-    return pl.DataFrame({**groups.to_dict(), "estimate": estimate, "lo": lo, "hi": hi, "lo_unpaired": lo_u,
-                         "hi_unpaired": hi_u, "games": distinct_games(rows, group, n_groups),
-                         "method": bootstrap_method(rows, n_boot), "method_unpaired": method_u})
+    return pl.DataFrame({**groups.to_dict(), "estimate": found["estimate"],
+                         "lo": np.where(too_few, np.nan, found["lo"]), "hi": np.where(too_few, np.nan, found["hi"]),
+                         "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
+                         "lo_unpaired": lo_u, "hi_unpaired": hi_u, "games": games,
+                         "method": found["method"], "method_unpaired": method_u})
+
+
+def ratio_p_values(estimate, se, n_eff, clusters, null) -> np.ndarray:
+    """Two-sided p-values that each ratio equals `null`, matching the intervals of ratio_interval: the t test
+    (estimate - null) / se on clusters - 1 degrees of freedom; where n_eff is given (a proportion), the score test
+    of the Wilson interval, (estimate - null) / sqrt(null (1 - null) / n_eff), on the same degrees of freedom.
+    nan below 2 clusters."""
+    estimate, se, n_eff, null = (np.asarray(x, float) for x in (estimate, se, n_eff, null))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spread = np.where(np.isnan(n_eff), se, np.sqrt(null * (1 - null) / n_eff))
+        statistic = np.where(estimate == null, 0.0, np.abs(estimate - null) / spread)
+        g = np.asarray(clusters, float)
+        return np.where(g >= 2, 2 * student_t.sf(statistic, np.where(g >= 2, g - 1, 1)), np.nan)
 
 
 def unpaired_ratio(v: np.ndarray, w: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, ...]:
@@ -224,11 +306,11 @@ def unpaired_ratio(v: np.ndarray, w: np.ndarray, group: np.ndarray, n_groups: in
     sum_v, sum_w = np.bincount(group, v, n_groups), np.bincount(group, w, n_groups)
     if np.all((v >= 0) & (v <= w)):
         lo, hi = wilson(sum_v, sum_w)
-        return np.atleast_1d(lo), np.atleast_1d(hi), "Wilson (unpaired: rows as independent trials)"
+        return np.atleast_1d(lo), np.atleast_1d(hi), "wilson"
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = sum_v / sum_w
         spread = Z_95 * np.sqrt(np.bincount(group, (v - ratio[group] * w) ** 2, n_groups)) / sum_w
-    return ratio - spread, ratio + spread, "normal, delta method (unpaired: rows as independent trials)"
+    return ratio - spread, ratio + spread, "normal"
 
 
 def newcombe(won_a: float, n_a: float, won_b: float, n_b: float) -> tuple[float, float]:
@@ -239,35 +321,85 @@ def newcombe(won_a: float, n_a: float, won_b: float, n_b: float) -> tuple[float,
     return p_a - p_b - float(np.hypot(p_a - lo_a, hi_b - p_b)), p_a - p_b + float(np.hypot(hi_a - p_a, p_b - lo_b))
 
 
+def difference_interval(units: np.ndarray, level: float = LEVEL) -> dict:
+    """The difference of two ratios over the same clusters, from per-cluster sums units (C, 4) or (C, 4, k) (value
+    and weight of a, value and weight of b; k pairs at once): estimate = A / W_a - B / W_b, se by linearisation,
+    sqrt(G / (G - 1) * sum_c ((a_c - r_a w_a,c) / W_a - (b_c - r_b w_b,c) / W_b)^2), and r -+ t se on G - 1 degrees
+    of freedom, G the clusters where a or b has a row (method paired_cluster_t; nan below 2 clusters). Returns
+    estimate, lo, hi, se, clusters, share_a, share_b: floats, or arrays of k."""
+    units = np.asarray(units, float)
+    columns_of = np.moveaxis(units, 1, 0).reshape(4, len(units), -1)  # (4, C, k)
+    va, wa, vb, wb = (x.reshape(units.shape[:1] + units.shape[2:]) for x in canonical_order(*columns_of))
+    total_va, total_wa, total_vb, total_wb = (x.sum(axis=0) for x in (va, wa, vb, wb))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_a, share_b = total_va / total_wa, total_vb / total_wb
+        residual = (va - share_a * wa) / total_wa - (vb - share_b * wb) / total_wb
+        g = ((va != 0) | (wa != 0) | (vb != 0) | (wb != 0)).sum(axis=0)
+        se = np.sqrt(g / (g - 1) * (residual**2).sum(axis=0))
+        half = t_quantile(g, level) * se
+    estimate = share_a - share_b
+    found = {"estimate": estimate, "lo": estimate - half, "hi": estimate + half, "se": se, "clusters": g,
+             "share_a": share_a, "share_b": share_b}
+    return {key: value.item() if np.ndim(value) == 0 else value for key, value in found.items()}
+
+
+def cluster_units(cluster: np.ndarray, n_clusters: int, v: np.ndarray, in_a: np.ndarray,
+                  in_b: np.ndarray) -> np.ndarray:
+    """(n_clusters, 4): per cluster, the sums of v where mask a holds, of a, of v where b holds, of b; summed in one
+    order whatever the rows' order, so the same rows give the same floats."""
+    order = np.lexsort((in_b, in_a, v, cluster))
+    cluster, v, in_a, in_b = cluster[order], v[order], in_a[order], in_b[order]
+    return np.column_stack([np.bincount(cluster, x, n_clusters) for x in (v * in_a, in_a, v * in_b, in_b)])
+
+
 def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, n_boot: int = 2000, seed: int = 0,
-                      value: pl.Expr = WIN, min_clusters: int = MIN_CLUSTERS) -> dict:
+                      value: pl.Expr = WIN, min_clusters: int = 2, level: float = LEVEL) -> dict:
     """The difference of two win shares: the share of the rows where mask a holds minus that where b holds.
 
     Strategy A against B: a = strategy == "A", b = strategy == "B"; seat 0 against fair: a = seat == 0,
     b = pl.lit(True) (the seats of a game share one win, so all rows win 1 / players); a restricted variant
     against its base likewise. value: each row's share of a win, in [0, 1] (a k-way tie gives 1/k).
-    estimate, lo, hi: both shares from the same resampled clusters; lo_unpaired, hi_unpaired: Newcombe's interval
-    as if the rows of a and of b were independent samples. width_ratio = paired width / unpaired width, and
-    games_factor = its inverse squared: how many times the games an unpaired analysis needs for the same width."""
+    estimate, lo, hi: difference_interval over the clusters (paired_cluster_t), clipped to [-1, 1] for shares;
+    where that has zero width (no cluster differs from the others in either share, as when one side never wins)
+    and the values are shares, Newcombe's interval instead (newcombe). lo_unpaired, hi_unpaired: Newcombe's
+    interval as if the rows of a and of b were independent samples. width_ratio = paired width / unpaired width,
+    and games_factor = its inverse squared: how many times the games an unpaired analysis needs for the same
+    width. No random draw: n_boot and seed change nothing. Fewer than min_clusters (at least 2) clusters give
+    nan."""
     cluster, n_clusters = cluster_codes(rows)
     v, in_a, in_b = columns(rows, value, a, b)
-    units = np.column_stack([np.bincount(cluster, x, n_clusters) for x in (v * in_a, in_a, v * in_b, in_b)])
-    boot = cluster_resampled_sums(units, n_boot, seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        differences = boot[:, 0] / boot[:, 1] - boot[:, 2] / boot[:, 3]
-    lo, hi = (float(q[0]) for q in percentile_interval(differences[:, None]))
-    if n_clusters < min_clusters:
-        lo = hi = float("nan")
+    units = cluster_units(cluster, n_clusters, v, in_a, in_b)
     won_a, n_a, won_b, n_b = (float(x) for x in units.sum(axis=0))
     if n_a == 0 or n_b == 0:
         raise ValueError(f"paired_difference: no row where mask {'a' if n_a == 0 else 'b'} holds")
+    found = difference_interval(units, level)
     lo_u, hi_u = newcombe(won_a, n_a, won_b, n_b)
+    lo, hi, method = found["lo"], found["hi"], "paired_cluster_t"
+    shares = bool(np.all((v >= 0) & (v <= 1)))
+    if found["se"] == 0 and shares:
+        lo, hi, method = lo_u, hi_u, "newcombe"
+    elif shares:  # a difference of two shares lies in [-1, 1]
+        lo, hi = max(lo, -1.0), min(hi, 1.0)
+    if found["clusters"] < max(min_clusters, 2):
+        lo = hi = float("nan")
     game = rows["game_id"].to_numpy()
-    return {"estimate": won_a / n_a - won_b / n_b, "lo": lo, "hi": hi, "share_a": won_a / n_a, "share_b": won_b / n_b,
-            "games_a": len(np.unique(game[in_a > 0])), "games_b": len(np.unique(game[in_b > 0])),
-            "games": len(np.unique(game[(in_a > 0) | (in_b > 0)])), "clusters": n_clusters,
-            **widths(lo, hi, lo_u, hi_u), "method": "paired " + bootstrap_method(rows, n_boot),
-            "method_unpaired": "Newcombe hybrid score (Wilson) interval, unpaired: rows as independent samples"}
+    return {"estimate": found["estimate"], "lo": lo, "hi": hi, "se": found["se"], "share_a": found["share_a"],
+            "share_b": found["share_b"], "games_a": len(np.unique(game[in_a > 0])),
+            "games_b": len(np.unique(game[in_b > 0])), "games": len(np.unique(game[(in_a > 0) | (in_b > 0)])),
+            "clusters": found["clusters"], "level": level, **widths(lo, hi, lo_u, hi_u), "method": method,
+            "method_unpaired": "newcombe"}
+
+
+def paired_mean_intervals(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr,
+                          level: float = LEVEL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """estimate, lo, hi (3,): the mean of `value` over the rows where mask a holds, over those where b holds, and
+    the first minus the second, each with its cluster-robust interval over the same clusters (cluster_t for the
+    means, paired_cluster_t for the difference)."""
+    cluster, n_clusters = cluster_codes(rows)
+    units = cluster_units(cluster, n_clusters, *columns(rows, value, a, b))
+    means = ratio_interval(units[:, [0, 2]], units[:, [1, 3]], [False, False], level)
+    difference = difference_interval(units, level)
+    return tuple(np.append(means[key], difference[key]) for key in ("estimate", "lo", "hi"))
 
 
 def widths(lo: float, hi: float, lo_unpaired: float, hi_unpaired: float) -> dict:

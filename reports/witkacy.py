@@ -39,13 +39,9 @@ from reports.fmt import (
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     CLUSTER_COLUMN,
-    MIN_CLUSTERS,
-    cluster_codes,
-    cluster_resampled_sums,
     cluster_unit,
-    columns,
     paired_difference,
-    percentile_interval,
+    paired_mean_intervals,
     ratio_ci,
     resampled_sums,
 )
@@ -121,9 +117,8 @@ def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame
 
 
 def over_deals(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a cluster bootstrap of `what` over the deals (matches) of these rows."""
-    unit = {"match": "matches", "deal": "deals"}[cluster_unit(rows)]
-    return f"cluster bootstrap over {unit} ({N_BOOT} resamples) of {what}"
+    """The method text of a cluster-robust interval (a stats.METHODS id) of `what` over the deals (matches)."""
+    return f"cluster_t over {({'match': 'matches', 'deal': 'deals'})[cluster_unit(rows)]} of {what}"
 
 
 def estimates(data: GameData, rows, metric: str, key: str, method: str, *fields: str, **about) -> list[dict]:
@@ -607,17 +602,10 @@ def with_margin(rows: pl.DataFrame) -> pl.DataFrame:
 def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, seed: int,
                  keys: tuple[str, str, str]) -> dict:
     """The mean of `value` over the rows where mask a holds, over those where b holds, and a − b (named by `keys`),
-    each with a percentile interval from one cluster bootstrap over deals (matches in match mode): the same resampled
-    deals for all three, as stats.paired_difference draws them. No interval from fewer than MIN_CLUSTERS deals."""
-    cluster, n_clusters = cluster_codes(rows)
-    v, in_a, in_b = columns(rows, value, a, b)
-    units = np.column_stack([np.bincount(cluster, x, n_clusters) for x in (v * in_a, in_a, v * in_b, in_b)])
-    draws = np.vstack([units.sum(axis=0), cluster_resampled_sums(units, N_BOOT, seed)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.column_stack([draws[:, 0] / draws[:, 1], draws[:, 2] / draws[:, 3]])
-    means = np.column_stack([means, means[:, 0] - means[:, 1]])
-    lo, hi = percentile_interval(means[1:]) if n_clusters >= MIN_CLUSTERS else (np.full(3, np.nan),) * 2
-    return {k: float(x) for key, m, low, high in zip(keys, means[0], lo, hi)
+    each with its cluster-robust interval over the same deals (matches in match mode;
+    stats.paired_mean_intervals)."""
+    means, lo, hi = paired_mean_intervals(rows, value, a, b)
+    return {k: float(x) for key, m, low, high in zip(keys, means, lo, hi)
             for k, x in ((key, m), (f"{key}_lo", low), (f"{key}_hi", high))}
 
 
@@ -636,7 +624,7 @@ def token_worth(stratum: pl.DataFrame, variant: str, base: str, seed: int) -> di
             "win_method": wins["method"], "win_method_unpaired": wins["method_unpaired"],
             **paired_means(stratum, pl.col("margin"), is_base, is_variant, seed, ("base_points", "points",
                                                                                  "point_worth")),
-            "point_method": "paired " + over_deals(stratum, "the mean points over the table"),
+            "point_method": "paired_" + over_deals(stratum, "the mean points over the table"),
             "base_met": opponent_share(stratum, variant, is_base),
             "others_met": opponent_share(stratum, variant, variants & ~is_variant),
             "variants_met": opponent_share(stratum, base, variants)}

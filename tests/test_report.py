@@ -330,7 +330,7 @@ def test_guess_accuracy_resamples_deals_not_guesses():
     right = np.random.default_rng(1).random(3000) < 0.5  # the four guesses of a game are right or wrong together
     rows = rows.with_columns(guess_correct=pl.Series(right[rows["deal"].to_numpy()]))
     accuracy = guess_accuracy(rows, ["players"]).row(0, named=True)
-    assert accuracy["games"] == 3000 and "cluster bootstrap over deals" in accuracy["method"]
+    assert accuracy["games"] == 3000 and "cluster_t over deals" in accuracy["method"]
     lo, hi = wilson(accuracy["correct"], accuracy["guesses"])
     assert accuracy["hi"] - accuracy["lo"] > 1.7 * (hi - lo)  # about √4 = 2 times the width of guesses as trials
 
@@ -340,7 +340,7 @@ def test_kintsugi_intervals_resample_deals_or_matches(numbers):
                                                  "match_win_share_by_first_seat"}]
     for r in own:
         unit = "matches" if r["experiment"] == "synthetic3m" else "deals"
-        assert f"cluster bootstrap over {unit}" in r["method"] and "independent" not in r["method"], r
+        assert f"cluster_t over {unit}" in r["method"] and "independent" not in r["method"], r
         assert r["low"] <= r["estimate"] <= r["high"]
 
 
@@ -367,7 +367,7 @@ def test_the_match_win_share_by_first_seat_finds_a_planted_edge_of_the_first_sta
     records = {r["seat"]: r for r in found.numbers if r["metric"] == "match_win_share_by_first_seat"}
     assert sorted(records) == [0, 1, 2] and sum(r["estimate"] for r in records.values()) == pytest.approx(1)
     assert {(r["matches"], r["games"], round(r["fair"], 9)) for r in records.values()} == {(1500, 4500, 0.333333333)}
-    assert "cluster bootstrap over matches" in records[0]["method"]
+    assert "cluster_t over matches" in records[0]["method"]
     start = records[0]
     if edge:
         assert 1 / 3 < start["low"] < start["estimate"] < start["high"]

@@ -246,8 +246,10 @@ def test_tiles_rates_by_size_and_by_bonus(tmp_path):
     assert by_size == {1: (2, 1.0), 2: (1, 0.0), 3: (2, 0.5), 6: (2, 0.5)}
     by_bonus = correct_rates(taken, ["players", "bonus"])
     assert by_bonus["rate"].to_list() == pytest.approx([2 / 3, 0.5, 0.5])  # bonus 5, 10, 15
-    assert by_bonus["lo"].is_nan().all()  # two deals: too few for a cluster bootstrap interval
-    assert by_bonus["method"][0].startswith("cluster bootstrap over deals")
+    # two deals: an interval all the same, t on 1 degree of freedom, so wide
+    assert (by_bonus["lo"] <= by_bonus["rate"]).all() and (by_bonus["rate"] <= by_bonus["hi"]).all()
+    assert ((by_bonus["hi"] - by_bonus["lo"]) > 0.5).all()
+    assert by_bonus["method"][0].startswith("cluster_t over deals")
 
 
 def test_target_finding_reads_the_rates(tmp_path):
@@ -299,14 +301,15 @@ def test_discards_per_player_have_bootstrap_intervals(tmp_path):
     rows = synthetic_kunst(4, 200, 1, TOURNAMENT, "e")
     result = discards(game_data(rows, "kunst_stuecke", tmp_path))
     by_strategy = {r["strategy"]: r for r in result.iter_rows(named=True)}
-    for strategy, count in DISCARDS.items():  # a constant: the interval collapses onto it
-        row = by_strategy[strategy]
-        assert (row["discards_lo"], row["discards"], row["discards_hi"]) == pytest.approx((count,) * 3)
+    for strategy, count in DISCARDS.items():  # a constant: the interval collapses onto it, or nearly
+        row = by_strategy[strategy]  # (a count of 0 or 1 reads as a share at 0% or 100%: Wilson on the rows)
+        assert row["discards"] == count and row["discards_lo"] <= count <= row["discards_hi"]
+        assert row["discards_hi"] - row["discards_lo"] < 0.03
     everyone = by_strategy["all"]
     # every deal seats every strategy equally often, so resampling deals leaves no noise
     assert (everyone["discards_lo"], everyone["discards"], everyone["discards_hi"]) == pytest.approx((1.2,) * 3)
     assert everyone["share"] == pytest.approx(1.2 / 13)
-    assert everyone["method"].startswith("cluster bootstrap over deals")
+    assert everyone["method"].startswith("cluster_t over deals")
 
 
 def test_the_sweep_is_the_experiments_that_differ_only_in_chips(results, everything, tmp_path):

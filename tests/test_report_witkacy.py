@@ -24,11 +24,12 @@ from resultsdir import (
     unrecorded_numbers,
     write_experiment,
 )
+from scipy.stats import t as student_t
 
 from reports import build
 from reports.analysis import GameData
 from reports.load import load_results
-from reports.stats import newcombe
+from reports.stats import newcombe, wilson
 from reports.witkacy import (
     ANALYSES,
     action_use,
@@ -178,8 +179,10 @@ def test_completion_counts_cards_per_copy_and_leaves_the_advanced_variant_out(tm
     everyone = result.filter(pl.col("strategy") == "all").row(0, named=True)
     assert everyone["completed"] == pytest.approx(0.75) and everyone["copies"] == pytest.approx(1.0)
     assert everyone["cards_per_copy"] == pytest.approx(48 / 4)
-    # deal 0 completes 1 of 2, deal 1 2 of 2: resampling the two deals gives 1/2, 3/4 or 1, never a row alone
-    assert (everyone["completed_lo"], everyone["completed_hi"]) == pytest.approx((0.5, 1.0))
+    # deal 0 completes 1 of 2, deal 1 2 of 2: residuals -+0.5, se = sqrt(2 * 0.5) / 4 = 0.25, so 0.75 -+ t se on 1
+    # degree of freedom leaves [0, 1]: Wilson on n_eff = 0.75 * 0.25 / 0.25^2 = 3 with that t quantile
+    expected = wilson(0.75 * 3, 3, student_t.ppf(0.975, 1))
+    assert (everyone["completed_lo"], everyone["completed_hi"]) == pytest.approx(expected)
     b = result.filter(pl.col("strategy") == "b").row(0, named=True)
     assert b["cards_per_copy"] == pytest.approx(24 / 1)
     advanced = game_data(rows, "witkacy", tmp_path / "advanced", facts=advanced_facts)
@@ -237,7 +240,8 @@ def test_an_even_spread_is_called_even(tmp_path):
         copies_by_painting=pl.lit([1] * 5, dtype=pl.List(pl.Int8)))
     data = game_data(rows, "witkacy", tmp_path)
     text = ANALYSES[2].finding(painting_shares(data), data).text
-    assert "(20.0% of the completed copies, 95% CI 20.0–20.0%)" in text
+    # every deal gives 20.0%: no variation between deals, so Wilson's interval on the copies, which still holds 20%
+    assert "(20.0% of the completed copies, 95% CI 18.7–21.4%)" in text
     assert "neither interval excludes the even share" in text and text.endswith(", not above the even share.")
 
 
@@ -317,13 +321,15 @@ HAND_MADE = pl.DataFrame({  # two deals at 2 players: base wins deal 0's games b
 
 
 def test_token_worth_on_hand_made_deals(tmp_path):
-    """At 2 players the points over the table are the lead over the one opponent; two deals give no interval."""
+    """At 2 players the points over the table are the lead over the one opponent; two deals give an interval on t
+    with one degree of freedom, wide: the win share's fills [-1, 1]."""
     assert restricted_variants(HAND_MADE) == [("b-no-gift", "b", "gift")]
     worth = token_values(game_data(HAND_MADE, "witkacy", tmp_path)).row(0, named=True)
     assert worth["seats"] == 4 and worth["share"] == pytest.approx(0.5) and worth["base_share"] == pytest.approx(0.5)
     assert (worth["points"], worth["base_points"], worth["point_worth"]) == pytest.approx((1.0, -1.0, -2.0))
     assert worth["base_met"] == worth["variants_met"] == 1.0 and worth["others_met"] == 0.0
-    assert all(np.isnan(worth[k]) for k in ("point_worth_lo", "point_worth_hi", "win_worth_lo", "win_worth_hi"))
+    assert (worth["win_worth_lo"], worth["win_worth_hi"]) == (-1.0, 1.0)
+    assert worth["point_worth_lo"] < -10 and worth["point_worth_hi"] > 6
 
 
 def many_deals(deals: int, repeats: int) -> pl.DataFrame:
@@ -397,10 +403,10 @@ def test_findings_json_holds_the_token_worths_with_both_intervals(report):
     assert rush["estimate"] == pytest.approx(rush["share_base"] - rush["share_variant"])
     assert rush["low"] < rush["estimate"] < rush["high"] and rush["low_unpaired"] < rush["high_unpaired"]
     assert rush["games_factor"] == pytest.approx(1 / rush["width_ratio"] ** 2)
-    assert "cluster bootstrap over deals" in rush["method"] and "Newcombe" in rush["method_unpaired"]
+    assert rush["method"] == "paired_cluster_t" and rush["method_unpaired"] == "newcombe"
     points = worth["token_worth_points", "rush"]
     assert points["estimate"] == pytest.approx(points["points_base"] - points["points_variant"])
-    assert points["low"] < points["estimate"] < points["high"] and "cluster bootstrap over deals" in points["method"]
+    assert points["low"] < points["estimate"] < points["high"] and "paired_cluster_t over deals" in points["method"]
     met = {(n["strategy"], n["opponent"]): n["estimate"] for n in numbers if n["metric"] == "opponent_share"}
     assert met["saboteur-no-rush", "saboteur"] == pytest.approx(0.2)
     assert met["saboteur", "saboteur-no-TOKEN"] == pytest.approx(1.0)
