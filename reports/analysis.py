@@ -15,13 +15,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from reports.findings import unit_of
 from reports.load import ResultsError
 from reports.render import Chart, Finding, Heading, Section, Table
-from reports.stats import mean_interval
 
 GAME_KEY = ["experiment", "game_id"]  # identifies one game across experiments
 FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a name `atelier run` accepts: a plain file name
@@ -147,15 +145,6 @@ def record(data: GameData, players: int, metric: str, estimate: float, low: floa
     return {"game": data.name, "experiment": data.experiment, "players": int(players), **about, "metric": metric,
             "unit": unit_of(metric), "estimate": float(estimate), "low": float(low), "high": float(high),
             "games": int(games), "method": method}
-
-
-def mean_ci(values, prefix: str = "") -> dict:
-    """{prefix, prefix_lo, prefix_hi}: a mean with its t interval, values as independent (stats.mean_interval;
-    {mean, lo, hi} without a prefix)."""
-    values = np.asarray(values, dtype=float)
-    lo, hi = mean_interval(values)
-    mean = float(values.mean()) if values.size else float("nan")
-    return {prefix: mean, f"{prefix}_lo": lo, f"{prefix}_hi": hi} if prefix else {"mean": mean, "lo": lo, "hi": hi}
 
 
 def opponent_share(rows: pl.DataFrame, player: str, opponent: pl.Expr) -> float:

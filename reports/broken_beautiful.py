@@ -6,7 +6,7 @@ items at the end), `items` (items in the collection, broken ones counted) and `p
 (they sum to `score`); the manifest's facts give the scored `types` and the `rounds` per player count. Strategies
 are named `base[@knob][-no-TYPE]`, e.g. "greedy", "hater@3", "greedy-no-teapot".
 
-Every interval is a cluster bootstrap over deals (matches in match mode), reports.stats.paired_ratio and
+Every interval is cluster-robust over deals (matches in match mode), reports.stats.paired_ratio and
 paired_difference: the games of one deal share its cards, so they are not independent.
 """
 
@@ -57,7 +57,7 @@ def games_at(data: GameData, players: int) -> int:
 
 def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]) -> pl.DataFrame:
     """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
-    and NAME_hi: one cluster bootstrap over deals (matches in match mode) for every measure and group, the same
+    and NAME_hi: one cluster-robust interval over deals (matches in match mode) for every measure and group, the same
     draw; with the group's games and the method."""
     keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
     named = pl.Enum(list(measures))  # an Enum groups faster than a string
@@ -278,11 +278,11 @@ def type_tables(result: dict, data: GameData) -> list:
     keys = sorted({(p, s) for p, s, _ in means}, key=lambda k: (k[0], rank.get(k[1], len(rank))))
     kinds = result["kinds"]
     return [
-        table("Points by card type and player count (all strategies together; 95% cluster-bootstrap intervals over "
+        table("Points by card type and player count (all strategies together; 95% cluster-robust intervals over "
               "deals)", joined, ("Players", "players"), ("Type", "type", type_name),
               *est("Mean points per player", "mean"), *est("Share of points", "share", pct, pct_ci),
               *est("Winner − others (same game)", "edge")),
-        table(f"Mean points per player by strategy and card type (every mean's 95% cluster-bootstrap interval lies "
+        table(f"Mean points per player by strategy and card type (every mean's 95% cluster-robust interval lies "
               f"within ±{num(half)} points of it)", [{"p": p, "s": s} for p, s in keys], ("Players", "p"),
               ("Strategy", "s"), *((type_name(t), lambda r, t=t: num(means[(r["p"], r["s"], t)], 1)) for t in kinds),
               ("Total", lambda r: num(sum(means[(r["p"], r["s"], t)] for t in kinds), 1))),
@@ -348,7 +348,7 @@ def breakage_finding(breakage: pl.DataFrame, data: GameData) -> Finding:
 
 
 def breakage_table(breakage: pl.DataFrame, _) -> list:
-    return [table("Breakage and repair by player count and strategy ('all' = every player; 95% cluster-bootstrap "
+    return [table("Breakage and repair by player count and strategy ('all' = every player; 95% cluster-robust "
                   "intervals over deals)", breakage, ("Players", "players"), ("Strategy", "strategy"),
                   ("Games", "games", count), *est("Broken at end", "broken"), *est("Repaired", "repaired"),
                   *est("Kept items ending broken", "ended_broken", pct, pct_ci),
@@ -368,7 +368,7 @@ def breakage_chart(breakage: pl.DataFrame, data: GameData) -> Chart:
         ax.set_xlim(0, 1)
         ax.set(title=f"{players} players", xlabel="Share of items")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[-1], f"{data.title}: breakage and repair (95% cluster-bootstrap intervals)",
+    return finished_chart(fig, axes[-1], f"{data.title}: breakage and repair (95% cluster-robust intervals)",
                           data.out_dir, f"{data.slug}_breakage.png",
                           "Per strategy and player count: the share of kept items that are broken at the end of the "
                           "game, and the share of the items that broke which were repaired; 'all' is every player.")
@@ -412,7 +412,7 @@ def ingot_finding(ingots: pl.DataFrame, data: GameData) -> Finding:
 
 
 def ingot_table(ingots: pl.DataFrame, _) -> list:
-    return [table("Ingots held at the end, and storage boxes ('all' = every player; 95% cluster-bootstrap intervals "
+    return [table("Ingots held at the end, and storage boxes ('all' = every player; 95% cluster-robust intervals "
                   "over deals)", ingots, ("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count),
                   *est("Ingots at end", "ingots"), *est("Held with no scoring box", "idle"),
                   *est("Scores a storage box", "box_share", pct, pct_ci), *est("Box points", "box_points"))]
@@ -436,7 +436,7 @@ def ingot_chart(ingots: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[-1], f"{data.title}: ingots left at the end of the game",
                           data.out_dir, f"{data.slug}_ingots.png",
                           "Mean ingots per player at the end of the game, split by whether the player scores a "
-                          "storage box (which counts ingots, up to a cap); error bars are 95% cluster-bootstrap "
+                          "storage box (which counts ingots, up to a cap); error bars are 95% cluster-robust "
                           "intervals on the total.")
 
 
@@ -452,7 +452,7 @@ def restricted_variants(rows: pl.DataFrame) -> pl.DataFrame:
 
 def restricted_play(rows: pl.DataFrame, variants: pl.DataFrame) -> pl.DataFrame:
     """Each variant against its base in every experiment and player count where both played (never pooled): the
-    difference of their win shares, variant − base, with its paired interval (a cluster bootstrap over deals,
+    difference of their win shares, variant − base, with its paired interval (a cluster-robust interval over deals,
     matches in match mode: reports.stats.paired_difference) and the unpaired one beside it; and how their games
     are made up (make_up)."""
     out = []
@@ -608,7 +608,7 @@ def restricted_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
 def restricted_table(result: pl.DataFrame, _) -> list:
     """Each variant against its base, per player count, largest change first."""
     return [table("Restricted play: win share of BASE-no-TYPE against BASE (difference = variant − base; paired: a "
-                  "cluster bootstrap over deals, matches in match mode; unpaired: Newcombe, games as independent)",
+                  "cluster-robust over deals, matches in match mode; unpaired: Newcombe, games as independent)",
                   by_size(result), ("Players", "players"), ("Variant", "strategy"),
                   ("Type never kept", "banned", type_name), ("Base", "base"), ("Variant games", "games_a", count),
                   ("Base games", "games_b", count), ("Deals", "clusters", count), ("Variant wins", "share_a", pct),
@@ -639,7 +639,7 @@ def restricted_chart(result: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[-1], f"{data.title}: restricted play\nwin share of BASE-no-TYPE minus BASE "
                           "(95% intervals)", data.out_dir, f"{data.slug}_restricted_play.png",
                           "How much each BASE-no-TYPE strategy's win share differs from its unrestricted BASE's, in "
-                          "percentage points, with the paired interval (cluster bootstrap over deals) and the unpaired "
+                          "percentage points, with the paired interval (cluster-robust over deals) and the unpaired "
                           "one (Newcombe) on the same estimate; bars left of zero mean the type is worth wins to that "
                           "strategy. Largest change first.")
 
@@ -665,7 +665,7 @@ ANALYSES = [
              intro="Where the points come from: the mean points per player from each card type (broken pottery "
                    "scores nothing). 'Winner − others' compares, within each game with a single winner, the winner's "
                    "points from a type with the mean of the other players' points from it. Intervals resample deals "
-                   "(a cluster bootstrap), since the games of one deal share its cards.", leading_only=True),
+                   "(cluster-robust intervals), since the games of one deal share its cards.", leading_only=True),
     Analysis("Breakage and repair", breakage_rates, chart=breakage_chart, tables=breakage_table,
              finding=breakage_finding, caveats=caveats,
              intro="Items are the cards kept in a collection (trays and boxes included; they never break). After "
@@ -673,7 +673,7 @@ ANALYSES = [
                    "never-repaired item of their type in every collection, so the items of one collection break "
                    "together. An item 'ends broken' if it is broken and unrepaired at the end; of the items that "
                    "broke, 'mended' is the share repaired (repaired items never break again). The intervals on these "
-                   "shares resample deals (a cluster bootstrap), not items.", leading_only=True),
+                   "shares resample deals (cluster-robust intervals), not items.", leading_only=True),
     Analysis("Ingots", ingot_flow, chart=ingot_chart, tables=ingot_table, finding=ingot_finding,
              intro="Ingots held at the end of the game are worth nothing, except through a storage box (each box "
                    "scores its owner's ingots, up to a cap). A player 'scores a box' if the box points are above "
@@ -684,7 +684,7 @@ ANALYSES = [
                    "something else). Its win share minus BASE's, in each experiment and player count where both "
                    "played (never pooled over experiments or player counts), shows what the type is worth to BASE's "
                    "way of playing: a clear loss means the type is worth wins to it, a clear gain that it wins more "
-                   "without the type. The interval of each difference is paired: a cluster bootstrap over deals "
+                   "without the type. The interval of each difference is paired: a cluster-robust interval over deals "
                    "(matches in match mode) that draws both win shares from the same resampled deals, a k-way tie's "
                    "1/k of a win summed as it is. Beside it stands the unpaired interval (Newcombe), which treats "
                    "every game as an independent sample.",

@@ -29,7 +29,6 @@ import polars as pl
 from reports.analysis import GameData, record
 from reports.fmt import listing, pp
 from reports.handicap import (
-    N_BOOT,
     Compensation,
     Games,
     SeatCurve,
@@ -146,14 +145,14 @@ def fractions(steps: np.ndarray) -> list[np.ndarray]:
     return [np.rint(steps * k / FRACTIONS).astype(np.int64) for k in range(1, FRACTIONS)]
 
 
-def evaluated(games: Games, compensations: list[Compensation], n_boot: int) -> dict[Compensation, Candidate]:
-    """Every seat's share under each compensation, with intervals from one bootstrap for them all."""
+def evaluated(games: Games, compensations: list[Compensation]) -> dict[Compensation, Candidate]:
+    """Every seat's share under each compensation, with its interval."""
     if not compensations:
         return {}
     counts = cluster_sums(games, np.ones(len(games.game_id)))
     shares = [win_shares(games, compensation) for compensation in compensations]
     wins = np.column_stack([cluster_sums(games, s[:, seat]) for s in shares for seat in range(games.players)])
-    lo, hi = share_intervals(counts, wins, n_boot)
+    lo, hi = share_intervals(counts, wins)
     seats = games.players
     return {compensation: Candidate(compensation, s.mean(axis=0), lo[i * seats:(i + 1) * seats],
                                     hi[i * seats:(i + 1) * seats])
@@ -170,22 +169,21 @@ def preference(candidate: Candidate) -> tuple:
     return (1, gap, candidate.total, rule)
 
 
-def compensate(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...] | list[str] = (),
-               n_boot: int = N_BOOT) -> Found:
+def compensate(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...] | list[str] = ()) -> Found:
     """The compensation that evens every seat with the smallest total adjustment, or the closest (module doc), for
     the rows of one experiment at one player count."""
     games = prepare(rows, lowest_wins, tie_breakers)
     searched = {order: balanced_steps(games, order) for order in tie_orders(games.players)}
     ends = [Compensation.of_steps(steps, order) for order, vector in searched.items()
             for steps in (0 * vector, vector)]
-    candidates = evaluated(games, list(dict.fromkeys(ends)), n_boot)
+    candidates = evaluated(games, list(dict.fromkeys(ends)))
     evening = [order for order, vector in searched.items() if candidates[Compensation.of_steps(vector, order)].evens]
     between = [Compensation.of_steps(steps, order) for order in evening for steps in fractions(searched[order])]
-    candidates |= evaluated(games, [c for c in dict.fromkeys(between) if c not in candidates], n_boot)
+    candidates |= evaluated(games, [c for c in dict.fromkeys(between) if c not in candidates])
     return Found(chosen=min(candidates.values(), key=preference),
                  without=candidates[Compensation.of_steps(np.zeros(games.players, np.int64))],
                  closest=tuple(candidates[Compensation.of_steps(vector, order)] for order, vector in searched.items()),
-                 games=len(games.game_id), method=method_text(games, n_boot))
+                 games=len(games.game_id), method=method_text(games))
 
 
 # ---------------------------------------------------------------- records and words

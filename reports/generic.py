@@ -40,7 +40,7 @@ LEVEL = 0.05  # significance level of the seat tests
 
 
 def seat_win_shares(rows: pl.DataFrame, by: tuple[str, ...] = ()) -> pl.DataFrame:
-    """Win share by (*by, players, seat) and the fair share 1/players; lo, hi: the 95% cluster-bootstrap interval
+    """Win share by (*by, players, seat) and the fair share 1/players; lo, hi: the 95% cluster-robust interval
     over deals (matches in match mode), each (*by, players) group on its own; lo_unpaired, hi_unpaired: Wilson's,
     as if the rows were independent."""
     return paired_shares(rows, [*by, "players"], "seat")
@@ -184,7 +184,7 @@ def seat_tables(result: dict, _) -> list:
               ("Games", "games", count), ("Start player wins", "share", pct), ("95% CI", ("lo", "hi"), pct_ci),
               ("Fair share", "fair", pct), *est("Advantage", "advantage", pp, pp_ci),
               ("Clear?", ("advantage_lo", "advantage_hi"), lambda lo, hi: yes(clear(lo, hi)))),
-        table("Win share by seat (95% cluster-bootstrap intervals over deals; ties count 1/k)", shares,
+        table("Win share by seat (95% cluster-robust intervals over deals; ties count 1/k)", shares,
               ("Players", "players"),
               ("Seat", "seat", seat_name), ("Games", "games", count), *share_ci("Win share"),
               ("Fair share", "fair", pct),
@@ -200,7 +200,7 @@ def seat_tables(result: dict, _) -> list:
 
 def seat_win_share_chart(result: dict, data: GameData) -> Chart:
     """Each seat's gap from its fair share 1/P in percentage points around a zero line, one panel per player
-    count, with 95% cluster-bootstrap error bars."""
+    count, with 95% cluster-robust error bars."""
     shares = result["shares"]
     fig, axes = panels(len(data.player_counts), 3.2 * len(data.player_counts) + 0.6, 3.8, sharey=True)
     for ax, players in zip(axes, data.player_counts):
@@ -212,7 +212,7 @@ def seat_win_share_chart(result: dict, data: GameData) -> Chart:
     return finished_chart(fig, axes[0], f"{data.title}: each seat's gap from a fair share",
                           data.out_dir, f"{data.slug}_seat_win_share.png",
                           "Each seat's win share minus its fair share 1/P, in percentage points, at each player count; "
-                          "error bars are 95% cluster-bootstrap intervals over deals. Bars above zero win more than "
+                          "error bars are 95% cluster-robust intervals over deals. Bars above zero win more than "
                           "fair.")
 
 
@@ -366,7 +366,7 @@ def handicap_table(result: dict[int, dict], data: GameData) -> list[Table]:
     grid = pl.concat([found["grid"] for found in result.values()], how="diagonal_relaxed")
     shown = [{**r, "player": r["seat"] + 1, "compensation": changes(r)} for r in handicap_numbers(result, data)
              if r["metric"] == "compensated_win_share"]
-    return [table("Win share with points in the seat's favour (95% cluster-bootstrap intervals)", grid.sort(
+    return [table("Win share with points in the seat's favour (95% cluster-robust intervals)", grid.sort(
                   "players", "seat", "points"), ("Players", "players"), ("Seat", "seat"),
                   ("Points", "points", points_words), *share_ci("Win share", "estimate", "low", "high")),
             table("Win share of every player under the compensation chosen (first) and the others shown: none, "
@@ -393,7 +393,7 @@ def handicap_chart(result: dict[int, dict], data: GameData) -> Chart:
     return finished_chart(fig, axes[-1], f"{data.title}: the handicap that makes each seat fair",
                           data.out_dir, f"{data.slug}_handicaps.png",
                           "Each seat's win share minus its fair share (percentage points) with points in its favour, "
-                          "re-scored from the recorded games; bands are 95% cluster-bootstrap intervals. Where a line "
+                          "re-scored from the recorded games; bands are 95% cluster-robust intervals. Where a line "
                           "crosses zero, that handicap makes the seat fair.")
 
 
@@ -468,7 +468,7 @@ def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:
     return finished_chart(fig, axes[-1], f"{data.title}: each seat's gap from a fair share, experiment by experiment",
                           data.out_dir, f"{data.slug}_seat_by_experiment.png",
                           "Each seat's win share minus 1/P (percentage points), one bar per experiment, each from its "
-                          "own games, one panel per player count; error bars are 95% cluster-bootstrap intervals. "
+                          "own games, one panel per player count; error bars are 95% cluster-robust intervals. "
                           "Strategy pools: " + "; ".join(f"{e}: {pool}" for e, pool in names.items()) + ".")
 
 
@@ -485,7 +485,7 @@ def mixed_games(rows: pl.DataFrame) -> pl.DataFrame:
 
 def strategy_win_shares(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """Win share of each strategy (per group of `by`, one player count and experiment at a time) against its fair
-    share 1/P, with cluster-bootstrap intervals; strongest first within each group."""
+    share 1/P, with cluster-robust intervals; strongest first within each group."""
     within = ["experiment", "players", *(b for b in by if b not in ("experiment", "players"))]
     shares = paired_shares(rows, within, "strategy").with_columns(ratio=pl.col("share") / pl.col("fair"))
     keep = [*by, "strategy"]
@@ -578,7 +578,7 @@ def strategy_numbers(result: dict, data: GameData) -> list[dict]:
 
 def strategy_tables(result: dict, _) -> list:
     per_count = result["per_count"].sort("players", "ratio", descending=[False, True])
-    return [table("Win share and mean score by strategy and player count (95% cluster-bootstrap intervals)",
+    return [table("Win share and mean score by strategy and player count (95% cluster-robust intervals)",
                   per_count, ("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count),
                   *share_ci("Win share"), ("× fair", "ratio", num), ("Mean score", "mean_score", num),
                   ("95% CI (clustered)", ("score_lo", "score_hi"), num_ci))]
@@ -641,7 +641,7 @@ def strategy_win_share_chart(result: dict, data: GameData) -> Chart:
         ax.axvline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
         ax.set(title=f"{players} players", xlabel="Share of victories")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[-1], f"{data.title}: win share by strategy (95% cluster-bootstrap intervals)",
+    return finished_chart(fig, axes[-1], f"{data.title}: win share by strategy (95% cluster-robust intervals)",
                           data.out_dir, f"{data.slug}_strategy_win_share.png",
                           "Win share per game played, by strategy and player count; the dashed line is the fair share "
                           "1/P.")

@@ -9,7 +9,7 @@ top of it:
   search (its bisection finds the seat's fair points whatever the score range; reports/compensation.py builds
   the compensation that evens every seat on it);
 - `seat_handicaps`: for every seat, its win share under each handicap on a half-point grid around its fair point
-  (every step, or MAX_GRID steps spread evenly over a wider range), with cluster-bootstrap intervals, the fair
+  (every step, or MAX_GRID steps spread evenly over a wider range), with cluster-robust intervals, the fair
   point (the share closest to 1/P) and the confidence set of fair handicaps (the grid's points whose 95% interval
   holds 1/P);
 - `handicap_findings`: the handicap grid as findings records.
@@ -17,7 +17,7 @@ top of it:
 Points are always "in the seat's favour": added to its score where the highest score wins, subtracted where the
 lowest wins. Scores are compared doubled, so a half point is a whole step: with integer scores +h.5 never ties, it
 beats everyone the seat ties at +h and loses to everyone above, and no tie-breaker applies to that pair.
-Intervals: `share_intervals`, the one place they come from (a cluster bootstrap over deals, or matches in match
+Intervals: `share_intervals`, the one place they come from (a cluster-robust interval over deals, or matches in match
 mode, the same cluster draws for every column)."""
 
 from __future__ import annotations
@@ -29,10 +29,8 @@ import numpy as np
 import polars as pl
 
 from reports.load import ResultsError
-from reports.stats import resampled_sums
+from reports.stats import cluster_ratio_interval, ratio_interval
 
-N_BOOT = 2000
-SEED = 0
 LEVEL = 0.95
 MAX_GRID = 81  # most half-point steps shown per seat; a wider range is sampled evenly
 MARGIN_SE = 4.0  # a grid ends where the share is this many (cluster) standard errors off fair
@@ -176,34 +174,21 @@ def cluster_sums(games: Games, values: np.ndarray) -> np.ndarray:
 
 
 def cluster_se(wins: np.ndarray, counts: np.ndarray) -> float:
-    """Cluster-robust standard error of sum(wins) / sum(counts), from per-cluster sums (a quick guide for the
-    grid's width; the intervals themselves are bootstrapped)."""
-    share = wins.sum() / counts.sum()
-    spread = ((wins - share * counts) ** 2).sum() * len(wins) / max(len(wins) - 1, 1)
-    return float(np.sqrt(spread) / counts.sum())
+    """The cluster-robust standard error of sum(wins) / sum(counts), from per-cluster sums (the grid's guide to
+    where a share is clearly off fair)."""
+    return float(ratio_interval(wins[:, None], counts[:, None], [True])["se"][0])
 
 
-def bootstrap_shares(counts: np.ndarray, wins: np.ndarray, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile intervals (lo, hi) of sum(wins[:, j]) / sum(counts) for every column j of wins (C, k), from one
-    cluster bootstrap (the same resampled clusters for every column)."""
-    sums = resampled_sums(np.column_stack([counts, wins]), n_boot, seed)
-    tail = (1 - LEVEL) / 2
-    lo, hi = np.quantile(sums[:, 1:] / sums[:, :1], [tail, 1 - tail], axis=0)
-    return lo, hi
-
-
-def share_intervals(counts: np.ndarray, wins: np.ndarray, n_boot: int = N_BOOT) -> tuple[np.ndarray, np.ndarray]:
+def share_intervals(counts: np.ndarray, wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The 95% intervals (lo, hi) of every win share sum(wins[:, j]) / sum(counts), wins (C, k) summed per cluster:
-    the one place every handicap and compensation interval comes from (to become reports.stats'
-    cluster_ratio_interval once it exists)."""
-    return bootstrap_shares(counts, wins, n_boot, SEED)
+    the one place every handicap and compensation interval comes from (stats.cluster_ratio_interval, method
+    cluster_t, or cluster_t_wilson near 0% and 100%)."""
+    return cluster_ratio_interval(wins, counts)
 
 
-def method_text(games: Games, n_boot: int) -> str:
-    over = "matches" if games.cluster_by == "match_id" else "deals"
-    scored = "scores and tie-breakers" if games.tie_breakers else "scores"
-    return (f"re-scored from the recorded {scored}; cluster bootstrap over {over} ({n_boot} resamples, 95% "
-            "percentile); a k-way tie counts 1/k of a win, resampled as it is")
+def method_text(games: Games) -> str:
+    """The method of a re-scored share: cluster_t over deals (matches in match mode)."""
+    return "cluster_t"
 
 
 class SeatCurve:
@@ -288,10 +273,10 @@ class SeatCurve:
 # ---------------------------------------------------------------- handicaps per seat
 
 
-def seat_handicaps(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...] | list[str] = (),
-                   n_boot: int = N_BOOT) -> pl.DataFrame:
+def seat_handicaps(rows: pl.DataFrame, lowest_wins: bool,
+                   tie_breakers: tuple[str, ...] | list[str] = ()) -> pl.DataFrame:
     """For every seat, its win share with each number of points in its favour on a half-point grid, from 0 out
-    past its fair point, with 95% cluster-bootstrap intervals.
+    past its fair point, with 95% cluster-robust intervals (share_intervals).
 
     Columns: players, seat, points (float, x.0 or x.5), estimate, low, high, games, method; plausible (the
     interval holds 1/P); fair_point (the grid's share closest to 1/P, the smaller |points| on a tie: a half point
@@ -302,23 +287,23 @@ def seat_handicaps(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[st
     curves = [SeatCurve(games, seat) for seat in range(games.players)]
     margin = MARGIN_SE
     while True:
-        grid = handicap_grid(curves, margin, n_boot)
+        grid = handicap_grid(curves, margin)
         if not open_ends(grid, games.bound):
             return grid
         margin *= 2
 
 
-def handicap_grid(curves: list[SeatCurve], margin: float, n_boot: int) -> pl.DataFrame:
-    """The grid of every seat's curve with its intervals (one bootstrap for all seats and points)."""
+def handicap_grid(curves: list[SeatCurve], margin: float) -> pl.DataFrame:
+    """The grid of every seat's curve with its intervals."""
     games = curves[0].games
     cells = [(curve.seat, step) for curve in curves for step in curve.steps(margin)]
     wins = np.column_stack([curves[seat].wins(step) for seat, step in cells])
-    lo, hi = share_intervals(curves[0].counts, wins, n_boot)
+    lo, hi = share_intervals(curves[0].counts, wins)
     fair = 1 / games.players
     grid = pl.DataFrame({
         "players": games.players, "seat": [seat for seat, _ in cells], "points": [step / 2 for _, step in cells],
         "estimate": wins.sum(axis=0) / len(games.game_id), "low": lo, "high": hi, "games": len(games.game_id),
-        "method": method_text(games, n_boot)}, schema_overrides={"players": pl.Int8, "seat": pl.Int8})
+        "method": method_text(games)}, schema_overrides={"players": pl.Int8, "seat": pl.Int8})
     grid = grid.with_columns(plausible=(pl.col("low") <= fair) & (fair <= pl.col("high")),
                              gap=(pl.col("estimate") - fair).abs().round(12), size=pl.col("points").abs())
     closest = pl.col("gap") == pl.col("gap").min().over("seat")

@@ -8,7 +8,7 @@ scored there); newer results also carry `board_q` / `board_r`, the axial positio
 The manifest's facts give the colours in play, `tiles_each` (tiles a player places in a full game), `boards_each`,
 `whites_each` and the `starting_boards`. Games with the same `deal` are the same game under different seatings.
 
-Every interval is a cluster bootstrap over deals (matches in match mode): the games of one deal share its random
+Every interval is cluster-robust over deals (matches in match mode): the games of one deal share its random
 numbers, and the rows of one game its board, so neither is independent.
 """
 
@@ -29,15 +29,14 @@ from reports.stats import (
     cluster_codes,
     cluster_ratio_interval,
     cluster_unit,
+    difference_interval,
     group_codes,
     paired_ratio,
     per_cluster,
-    resampled_sums,
 )
 
 ROTATOR, BASE = "rotator", "greedy"  # rotator plays exactly like greedy but turns the boards it scores
 KEEPS = 0.005  # a strategy leaves boards unplaced if, at some player count, more of its players end so than this
-N_BOOT = 2000  # resamples of every cluster bootstrap here
 ONE = pl.lit(1.0)  # the weight of a mean per row
 UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster in words (stats.cluster_unit)
 Measures = dict[str, tuple[pl.Expr, pl.Expr]]  # name: (value, weight), a ratio sum(value) / sum(weight)
@@ -53,7 +52,7 @@ def cluster_columns(rows: pl.DataFrame) -> list[str]:
 
 def clustered(rows: pl.DataFrame, measures: Measures, by: list[str], within: list[str]) -> pl.DataFrame:
     """Per group of `within` and `by`, each measure NAME: (value, weight) as sum(value) / sum(weight) in NAME, with
-    NAME_lo and NAME_hi its cluster bootstrap interval over deals (matches in match mode; stats.paired_ratio), and
+    NAME_lo and NAME_hi its cluster-robust interval over deals (matches in match mode; stats.paired_ratio), and
     the group's games. Every group of `within` (which holds players: the deals of one player count are not another's)
     is resampled apart, its measures and groups of `by` with the same draw."""
     keys = [*cluster_columns(rows), "game_id", *by]
@@ -61,7 +60,7 @@ def clustered(rows: pl.DataFrame, measures: Measures, by: list[str], within: lis
     for key, group in groups(rows, within):
         long = pl.concat([group.select(*keys, measure=pl.lit(name), value=value.cast(pl.Float64),
                                        weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
-        found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"], N_BOOT)
+        found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
         # every measure has the groups of `by` that the rows have, sorted alike
         wide = [found.filter(pl.col("measure") == name).select(*by, "games", **{
             name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"}) for name in measures]
@@ -100,7 +99,7 @@ def two_colour_sentence(data: GameData) -> str:
 
 def point_split(rows: pl.DataFrame) -> pl.DataFrame:
     """Per player count and strategy ('all' = every player): mean mid-game and end-game points and score, and the
-    end-game points' share of all points (a ratio of sums), each with its cluster bootstrap interval."""
+    end-game points' share of all points (a ratio of sums), each with its cluster-robust interval."""
     mid, end = pl.col("midgame_points"), pl.col("endgame_points")
     return per_strategy(rows, {"mid": (mid, ONE), "end": (end, ONE), "score": (mid + end, ONE),
                                "share": (end, mid + end)})
@@ -109,7 +108,7 @@ def point_split(rows: pl.DataFrame) -> pl.DataFrame:
 def endgame_decides(rows: pl.DataFrame) -> pl.DataFrame:
     """Per player count, how the end-game hexagons change the result against mid-game points alone: games
     won by a player who was behind on mid-game points (`comeback`: rate, lo, hi), and games whose mid-game lead was
-    tied and the end-game hexagons settled it (`settled`: settled_rate, settled_lo, settled_hi); cluster bootstrap
+    tied and the end-game hexagons settled it (`settled`: settled_rate, settled_lo, settled_hi); cluster-robust
     intervals on both."""
     leader = pl.col("midgame_points") == pl.col("midgame_points").max().over(GAME_KEY)
     games = (game_rows(rows.with_columns(leader=leader, winner=pl.col("win") > 0),
@@ -233,8 +232,8 @@ def point_split_chart(result: dict, data: GameData) -> Chart:
 def rotation_value(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment and player count, over the games with both ROTATOR and BASE at the table: each one's
     win share and mean end-game points, and the differences ROTATOR − BASE in win share, end-game and mid-game
-    points, all with bootstrap intervals that resample deals (all seatings of one game index); who else sat at those
-    tables (rotation_company)."""
+    points, all with cluster-robust intervals over deals (all seatings of one game index; the differences paired);
+    who else sat at those tables (rotation_company)."""
     is_rot, is_base = pl.col("strategy") == ROTATOR, pl.col("strategy") == BASE
     sums = {f"{who}{what}": (pl.col(column).filter(is_) if column else is_).sum()
             for who, is_ in (("r", is_rot), ("b", is_base))
@@ -248,18 +247,18 @@ def rotation_value(rows: pl.DataFrame) -> pl.DataFrame:
     deals = games.group_by("experiment", "players", "deal").agg(
         games=pl.len(), **{k: pl.col(k).sum().cast(pl.Float64) for k in sums})
     out = []
-    for i, (key, group) in enumerate(groups(deals, ["experiment", "players"])):
-        units = group.select(*sums).to_numpy()
-        b = dict(zip(sums, resampled_sums(units, seed=i).T))
-        t = dict(zip(sums, units.sum(axis=0)))
-        diffs = (bootstrapped("share", t["rw"] / t["rn"], b["rw"] / b["rn"])
-                 | bootstrapped("base_share", t["bw"] / t["bn"], b["bw"] / b["bn"]))
-        for what, name in (("w", "diff"), ("e", "end_diff"), ("m", "mid_diff")):
-            diffs |= bootstrapped(name, t[f"r{what}"] / t["rn"] - t[f"b{what}"] / t["bn"],
-                                  b[f"r{what}"] / b["rn"] - b[f"b{what}"] / b["bn"])
+    for key, group in groups(deals, ["experiment", "players"]):
+        t = {k: group[k].to_numpy() for k in sums}
+        shares = estimated(("share", "base_share"), cluster_ratio_interval(np.column_stack([t["rw"], t["bw"]]),
+                                                                           np.column_stack([t["rn"], t["bn"]])),
+                           (t["rw"].sum() / t["rn"].sum(), t["bw"].sum() / t["bn"].sum()))
+        paired = difference_interval(np.stack([np.column_stack([t[f"r{w}"], t["rn"], t[f"b{w}"], t["bn"]])
+                                               for w in "wem"], axis=2))
+        diffs = estimated(("diff", "end_diff", "mid_diff"), (paired["lo"], paired["hi"]), paired["estimate"])
         out.append({**key, "games": int(group["games"].sum()), "deals": group.height,
-                    "rot_seats": int(t["rn"]), "base_seats": int(t["bn"]), "fair": 1 / key["players"],
-                    "end": t["re"] / t["rn"], "base_end": t["be"] / t["bn"], **diffs})
+                    "rot_seats": int(t["rn"].sum()), "base_seats": int(t["bn"].sum()), "fair": 1 / key["players"],
+                    "end": t["re"].sum() / t["rn"].sum(), "base_end": t["be"].sum() / t["bn"].sum(),
+                    **shares, **diffs})
     return pl.DataFrame(out).join(company, on=["experiment", "players"], how="left")
 
 
@@ -274,10 +273,11 @@ def rotation_company(rows: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
             .with_columns(others=pl.col("others").fill_null(pl.lit([], dtype=pl.List(pl.String)))))
 
 
-def bootstrapped(name: str, value: float, boot: np.ndarray) -> dict:
-    """{name, name_lo, name_hi}: a value and its percentile bootstrap interval from the resampled values boot."""
-    lo, hi = np.nanquantile(boot, [0.025, 0.975])
-    return {name: float(value), f"{name}_lo": float(lo), f"{name}_hi": float(hi)}
+def estimated(names: tuple[str, ...], interval: tuple, estimates) -> dict:
+    """{name, name_lo, name_hi} for each name: its estimate and interval, as floats."""
+    lo, hi = interval
+    return {key: float(value) for i, name in enumerate(names)
+            for key, value in ((name, estimates[i]), (f"{name}_lo", lo[i]), (f"{name}_hi", hi[i]))}
 
 
 def rotation(data: GameData) -> pl.DataFrame | None:
@@ -319,7 +319,7 @@ def rotation_finding(rotation: pl.DataFrame, data: GameData) -> Finding:
 
 def rotation_records(rotation: pl.DataFrame, data: GameData) -> list[dict]:
     """Per player count, ROTATOR − BASE in the games with both: win share, end-game and mid-game points."""
-    method = f"{ROTATOR} − {BASE}; percentile bootstrap over deals (2000 resamples, every seating of a deal together)"
+    method = "paired_cluster_t"
     return [record(data, r["players"], metric, r[key], r[f"{key}_lo"], r[f"{key}_hi"], r["games"], method,
                    strategy=ROTATOR, against=BASE)
             for r in rotation.iter_rows(named=True)
@@ -344,7 +344,7 @@ def rotation_table(rotation: pl.DataFrame, _) -> list:
 
 def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
     """Two panels of horizontal bars per player count, one bar per experiment: the win-share difference
-    and the end-game points difference, rotator − greedy, with 95% bootstrap intervals over deals."""
+    and the end-game points difference, rotator − greedy, with 95% cluster-robust intervals over deals."""
     counts = rotation["players"].unique().sort().to_list()
     experiments = rotation["experiment"].unique().sort().to_list()
     fig, axes = panels(2, 10.0, 2.2 + 0.3 * len(counts) * max(2, len(experiments)), sharey=True)
@@ -363,7 +363,7 @@ def rotation_chart(rotation: pl.DataFrame, data: GameData) -> Chart:
     axes[1].set_title("End-game points per player")
     return finished_chart(fig, axes[-1],
                           f"{data.title}: what turning scored boards is worth "
-                          f"({ROTATOR} − {BASE}, 95% intervals, bootstrap over deals)",
+                          f"({ROTATOR} − {BASE}, 95% intervals clustered by deal)",
                           data.out_dir, f"{data.slug}_rotation.png",
                           f"{ROTATOR} minus {BASE} in the games where both played: the difference in win share "
                           "(percentage points) and in end-game points per player, per player count, one bar per "
@@ -374,7 +374,7 @@ ROTATION_INTRO = (
     f"{ROTATOR} plays exactly like {BASE} but turns every board it scores to set up end-game hexagons, so the "
     "difference between the two is what rotation is worth. Only games with both at the table count, so both meet "
     "the same opponents in the same games. Win shares are per seat played; their intervals and those of the "
-    f"differences ({ROTATOR} − {BASE}) are percentile bootstrap intervals that resample whole deals, i.e. every "
+    f"differences ({ROTATOR} − {BASE}) are cluster-robust intervals over whole deals, i.e. every "
     "seating of one game index together, so the comparison stays paired. In an experiment whose pool is just the "
     "two they are alone at the table under every seating; in a tournament they also meet the other strategies.")
 
@@ -390,7 +390,7 @@ def with_stuck(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def stall_rates(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per experiment and player count: share of games that stalled (rate, lo, hi: a cluster bootstrap interval),
+    """Per experiment and player count: share of games that stalled (rate, lo, hi: a cluster-robust interval),
     and in those games the share of players left holding tiles and their mean tiles in hand."""
     by = ["experiment", "players"]
     games = game_rows(with_stuck(rows), stalled=pl.col("stalled").any(), stuck=pl.col("stuck").sum(),
@@ -414,7 +414,7 @@ def rule_holes(numbers: list[dict]) -> tuple[str, list[dict]]:
 
 def part_rates(parts: pl.DataFrame, value: pl.Expr, within: list[str], names: tuple[str, ...]) -> pl.DataFrame:
     """Per group of `within`, for each NAME of `names`, over the rows whose `part` is NAME: NAME_n (their number),
-    NAME (the mean of value) and NAME_lo, NAME_hi (its cluster bootstrap interval, every part of a group with the
+    NAME (the mean of value) and NAME_lo, NAME_hi (its cluster-robust interval, every part of a group with the
     same draw); a part without rows has NAME_n 0 and nulls."""
     found = clustered(parts, {"rate": (value, ONE)}, ["part"], within).join(
         parts.group_by(*within, "part").agg(n=pl.len()), on=[*within, "part"])
@@ -434,7 +434,7 @@ STALL_PARTS = {"stuck": pl.col("stalled") & pl.col("stuck"), "free": pl.col("sta
 def stall_winners(rows: pl.DataFrame, by: tuple[str, ...] = ("players",)) -> pl.DataFrame:
     """Per group (default: player count): in stalled games, the win share of players left
     holding tiles and of the others; and the start player's win share in stalled and in completed games
-    (part_rates: cluster bootstrap intervals). `by` must include "players"."""
+    (part_rates: cluster-robust intervals). `by` must include "players"."""
     rows = with_stuck(rows)
     parts = pl.concat([rows.filter(mask).with_columns(part=pl.lit(name)) for name, mask in STALL_PARTS.items()])
     return part_rates(parts, pl.col("win"), list(by), tuple(STALL_PARTS)).with_columns(
@@ -450,7 +450,7 @@ def stall_split(games: pl.DataFrame, by: list[str], split: pl.Expr, names: tuple
 
 def stalls_by_strategy(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment, player count and strategy: the stall rate of games with and without it at the table
-    (cluster bootstrap intervals); only where some games of that experiment and player count lack it."""
+    (cluster-robust intervals); only where some games of that experiment and player count lack it."""
     games = game_rows(rows, stalled=pl.col("stalled").any(), strategies=pl.col("strategy").unique())
     out = []
     for strategy in sorted(rows["strategy"].unique()):
@@ -465,7 +465,7 @@ def stalls_by_strategy(rows: pl.DataFrame) -> pl.DataFrame:
 
 def board_keepers(rows: pl.DataFrame) -> pl.DataFrame:
     """Per player count and strategy: the share of its player results that end with a board unplaced (the
-    `boards_each` fact; kept, kept_lo, kept_hi: a cluster bootstrap interval); `keeps` marks a strategy that does so
+    `boards_each` fact; kept, kept_lo, kept_hi: a cluster-robust interval); `keeps` marks a strategy that does so
     in more than KEEPS of them at some player count."""
     unplaced = pl.col("boards_placed") < pl.col("boards_each")
     return (clustered(rows, {"kept": (unplaced, ONE)}, ["strategy"], ["players"])
@@ -666,7 +666,7 @@ def stall_chart(result: dict, data: GameData) -> Chart:
     right.set(xlabel="Players", ylabel="Win share in stalled games", title="Who wins a stalled game")
     right.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     right.legend(loc="upper right", frameon=False, fontsize="small")
-    fig.suptitle(f"{data.title}: stalls (95% intervals, bootstrap over deals)")
+    fig.suptitle(f"{data.title}: stalls (95% intervals clustered by deal)")
     return save_chart(fig, data.out_dir, f"{data.slug}_stalls.png",
                       "Left: share of games in which every hole filled while everyone still holding tiles had placed "
                       "all their boards, per player count. Right: in those games, "
@@ -679,7 +679,7 @@ def stall_chart(result: dict, data: GameData) -> Chart:
 
 def board_usage(data: GameData) -> pl.DataFrame:
     """Per player count and strategy ('all' = every player): mean boards placed, white tiles used and own tiles
-    placed (cluster bootstrap intervals), and each player's boards and white tiles (the manifest's facts)."""
+    placed (cluster-robust intervals), and each player's boards and white tiles (the manifest's facts)."""
     means = per_strategy(data.rows, {name: (pl.col(column), ONE) for name, column in (
         ("boards", "boards_placed"), ("whites", "whites_used"), ("turns", "turns"))})
     each = {f"{kind}_each": pl.col("players").replace_strict({p: data.fact(f"{kind}_each", p)
@@ -775,7 +775,7 @@ def usage_chart(usage: pl.DataFrame, data: GameData) -> Chart:
             if row == 0:
                 ax.set_title(f"{players} players")
     axes[0, 0].set_xlim(0, 0.3 + max(data.fact(f"{m}_each", p) for m in ("boards", "whites") for p in counts))
-    fig.suptitle(f"{data.title}: boards placed and white tiles used per player (95% intervals, bootstrap over deals)")
+    fig.suptitle(f"{data.title}: boards placed and white tiles used per player (95% intervals clustered by deal)")
     return save_chart(fig, data.out_dir, f"{data.slug}_boards_whites.png",
                       "Mean boards placed (top) and white tiles used (bottom) per player, by strategy and player "
                       "count; the dashed line is what each player has. 'all' is every player.")
@@ -794,7 +794,7 @@ def experiments_without_positions(rows: pl.DataFrame) -> list[str]:
 
 def board_cells(rows: pl.DataFrame) -> pl.DataFrame:
     """Per player count and axial cell (q, r): the share of games in which a player placed a board there (a cell
-    holds one board at most), with its cluster bootstrap interval (cell_shares). Only games whose rows carry
+    holds one board at most), with its cluster-robust interval (cell_shares). Only games whose rows carry
     positions count."""
     rows = rows.filter(pl.col("board_q").is_not_null())  # experiments without positions do not count
     shares = [cell_shares(group).with_columns(players=pl.lit(key["players"], rows.schema["players"]))
@@ -890,7 +890,7 @@ def board_map_chart(result: dict, data: GameData, floor: float = 0.002) -> Chart
 
 def seat_profile(data: GameData) -> pl.DataFrame:
     """Per experiment, player count and seat: boards placed (mean; and the share of the seat's boards), the end-game
-    share of points (a ratio of sums) and the win share, with cluster bootstrap intervals."""
+    share of points (a ratio of sums) and the win share, with cluster-robust intervals."""
     rows = data.with_facts(data.rows, "boards_each")
     by = ["experiment", "players", "seat"]
     profile = clustered(rows, {"boards": (pl.col("boards_placed"), ONE), "end_share": (pl.col("endgame_points"),

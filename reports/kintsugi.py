@@ -5,7 +5,7 @@ Kintsugi rows carry `color` (secret colour, an index into the manifest's `colour
 guessing), `guess` (colour guessed for the next seat), `guess_correct` and `target_color`; strategies are named
 "policy+guesser", e.g. "camouflage@0.8+bayes". The manifest's `guess_chance` fact is a blind guess's chance.
 
-Every interval is a cluster bootstrap over deals (matches in match mode), reports.stats.paired_ratio: the games of
+Every interval is cluster-robust over deals (matches in match mode), reports.stats.paired_ratio: the games of
 one deal share its colours and tiles, and the guesses of one game its board, so neither is independent.
 """
 
@@ -20,7 +20,6 @@ from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import CLUSTER_COLUMN, cluster_unit, paired_ratio
 
 MATCH_KEY = ["experiment", "players", "lineup", "match_id"]  # one match: its games under one seating
-N_BOOT = 2000  # resamples of every cluster bootstrap here
 ONE = pl.lit(1.0)  # the weight of a share per row
 UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster in words (stats.cluster_unit)
 
@@ -29,16 +28,16 @@ UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster 
 
 
 def clustered(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
-    """Per group of `by`: estimate = sum(value) / sum(weight), lo and hi its cluster bootstrap interval over deals
+    """Per group of `by`: estimate = sum(value) / sum(weight), lo and hi its cluster-robust interval over deals
     (matches in match mode, stats.paired_ratio), games and method. A cluster is a deal of one player count: where
     `by` holds players each player count is resampled apart; a group that pools player counts draws the deals of
     every count together."""
     if "players" not in by:
         unit = CLUSTER_COLUMN[cluster_unit(rows)]
         apart = rows.with_columns((pl.col("players").cast(pl.Int64) * 2**32 + pl.col(unit).cast(pl.Int64)).alias(unit))
-        return paired_ratio(apart, value, weight, by, N_BOOT)
+        return paired_ratio(apart, value, weight, by)
     rest = [c for c in by if c != "players"]
-    parts = [paired_ratio(group, value, weight, rest, N_BOOT).with_columns(
+    parts = [paired_ratio(group, value, weight, rest).with_columns(
              players=pl.lit(key["players"], rows.schema["players"])) for key, group in groups(rows, ["players"])]
     return pl.concat(parts, how="diagonal_relaxed").sort(by)
 
@@ -68,7 +67,7 @@ def with_target_policy(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Share of correct guesses per group, with its cluster bootstrap interval (clustered), the games it rests on
+    """Share of correct guesses per group, with its cluster-robust interval (clustered), the games it rests on
     and the mean chance level of its guesses (a `guess_chance` column; 1/3 without one). `by` may include
     "target_policy"."""
     if "target_policy" in by:
@@ -107,7 +106,7 @@ def key_finding(numbers: list[dict], players: int) -> str | None:
 def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
     """Per player count: the share of games whose winner set differs from the winners by pieces alone (rate, lo,
     hi), overall and among games with at least one correct guess (rate_correct, lo_correct, hi_correct), each with
-    its cluster bootstrap interval; the method."""
+    its cluster-robust interval; the method."""
     games = (rows.with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY),
                                actual_winner=pl.col("win") > 0)
              .group_by(GAME_KEY).agg(pl.col("players", *cluster_columns(rows)).first(),
@@ -257,7 +256,7 @@ def guess_accuracy_chart(result: dict, data: GameData) -> Chart:
     axes[0].set_ylabel("Correct guesses")
     return finished_chart(fig, axes[-1],
                           f"{data.title}: guessing accuracy against the target's placement policy "
-                          f"(95% intervals, bootstrap over {UNITS[cluster_unit(data.rows)][1]})",
+                          f"(95% intervals clustered by {UNITS[cluster_unit(data.rows)][1]})",
                           data.out_dir, f"{data.slug}_guess_accuracy.png",
                           "Share of correct colour guesses by guesser (bar colour) against the placement policy of "
                           "the player guessed, one panel per player count; the dashed line is chance.")
@@ -273,7 +272,7 @@ def winner_change_table(changes: pl.DataFrame, _) -> list:
 
 
 def colour_win_shares(data: GameData) -> pl.DataFrame:
-    """Win share by secret colour and player count, with its cluster bootstrap interval, the games the colour was
+    """Win share by secret colour and player count, with its cluster-robust interval, the games the colour was
     held in and the colour's name from the facts."""
     rows = (data.with_facts(data.rows, "colours")
             .with_columns(colour=pl.col("colours").list.get(pl.col("color").cast(pl.Int64), null_on_oob=True)
@@ -309,7 +308,7 @@ def match_totals(data: GameData) -> pl.DataFrame | None:
 
 def match_standings(totals: pl.DataFrame) -> pl.DataFrame:
     """Per player count and strategy: the matches it played, its match win share and its mean match total, each
-    with its cluster bootstrap interval over matches; best share first."""
+    with its cluster-robust interval over matches; best share first."""
     by = ["players", "strategy"]
     shares = clustered(totals, pl.col("win"), ONE, by).select(*by, "lo", "hi", "method", share="estimate")
     means = clustered(totals, pl.col("total"), ONE, by).select(*by, total="estimate", total_lo="lo", total_hi="hi")
@@ -319,7 +318,7 @@ def match_standings(totals: pl.DataFrame) -> pl.DataFrame:
 
 def first_seat_shares(totals: pl.DataFrame) -> pl.DataFrame:
     """Per player count and the seat held in a match's first game: the share of matches won from it, with its
-    cluster bootstrap interval over matches, the matches and the fair share."""
+    cluster-robust interval over matches, the matches and the fair share."""
     return (clustered(totals, pl.col("win"), ONE, ["players", "first_seat"])
             .select("players", "lo", "hi", "method", seat="first_seat", share="estimate", matches="games")
             .with_columns(fair=1 / pl.col("players")))

@@ -8,7 +8,7 @@ Kunst Stücke rows carry `targets_taken`, `targets_correct`, `target_points` (th
 `space_sizes` (the size of the tile there, 0 if empty) and `space_correct`. The manifest's facts give `pieces_each`
 (a game lasts players × pieces_each turns), `chips` (each player's at the start) and `spaces` (each space's bonus).
 A chips sweep is a set of experiments that play the same pool in the same seatings with the same resolved Params
-but for `chips`. Shares of wins and of tiles carry cluster bootstrap intervals over deals (matches in match mode):
+but for `chips`. Shares of wins and of tiles carry cluster-robust intervals over deals (matches in match mode):
 the players and the tiles of one deal are not independent.
 """
 
@@ -18,11 +18,11 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import Analysis, GameData, groups, mean_ci, record, with_all
+from reports.analysis import Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels, save_chart
 from reports.fmt import UNKNOWN, at_counts, by_phrase, count, listing, num, pct, pct_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import cluster_unit, paired_ratio, wilson
+from reports.stats import cluster_unit, paired_ratio
 
 SPENT_LIMITS = (0, 1, 2, 4, 7, 10)  # the largest number of chips spent in each bucket but the last
 SPENT_LABELS = ("0", "1", "2", "3–4", "5–7", "8–10", "11+")
@@ -35,7 +35,7 @@ FEW_WORDS = "a hundred"  # FEW_PLAYERS as the summary writes it (a constant, not
 SWEEP = "kunst_stuecke_chips0, kunst_stuecke_chips5, kunst_stuecke_chips10 and kunst_stuecke_chips15"
 CLUSTERS = ("game_id", "deal", "match_id")  # the columns paired_ratio resamples by, where the rows have them
 PLURAL = {"deal": "deals", "match": "matches"}
-N_BOOT = 2000  # paired_ratio's resamples
+ONE = pl.lit(1.0)  # the weight of a mean per player result
 
 
 def size_name(size: int) -> str:
@@ -47,10 +47,17 @@ def times(x: float) -> str:
     return UNKNOWN if np.isnan(x) else f"{x:.2f}×"
 
 
-def share(name: str, successes: float, n: int) -> dict:
-    """{name_n, name, name_lo, name_hi}: a proportion with its Wilson interval (None when n is 0)."""
-    lo, hi = wilson(successes, n) if n else (None, None)
-    return {f"{name}_n": n, name: successes / n if n else None, f"{name}_lo": lo, f"{name}_hi": hi}
+def profile(rows: pl.DataFrame, **measures: tuple[pl.Expr, pl.Expr]) -> pl.DataFrame:
+    """Per player count and strategy ('all' = every player, first): the player results (`n`) and each measure NAME:
+    (value, weight), sum(value) / sum(weight), as NAME with its cluster-robust interval NAME_lo, NAME_hi
+    (stats.paired_ratio)."""
+    by = ["players", "strategy"]
+    everyone = pl.concat([rows.with_columns(strategy=pl.lit("all")), rows])
+    found = everyone.group_by(by).agg(n=pl.len())
+    for name, (value, weight) in measures.items():
+        found = found.join(paired_ratio(everyone, value, weight, by).select(
+            *by, **{name: pl.col("estimate"), f"{name}_lo": pl.col("lo"), f"{name}_hi": pl.col("hi")}), on=by)
+    return found.sort("players", pl.col("strategy") != "all", "strategy")
 
 
 def counts_phrase(data: GameData) -> str:
@@ -73,10 +80,10 @@ def tile_method(rows: pl.DataFrame) -> str:
 def standing(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """Per group of `by` (players among them): its player results (`n`) and games, their win share (`win`) and
     its ratio to the fair share 1/P (`vs_fair`), and the share of their target tiles that came true (`correct`),
-    each with a cluster bootstrap interval (`_lo`, `_hi`); `method` and `tile_method` say how."""
-    wins = paired_ratio(rows, pl.col("win"), 1 / pl.col("players"), by, N_BOOT).select(
+    each with a cluster-robust interval (`_lo`, `_hi`); `method` and `tile_method` say how."""
+    wins = paired_ratio(rows, pl.col("win"), 1 / pl.col("players"), by).select(
         *by, "games", "method", vs_fair=pl.col("estimate"), vs_fair_lo=pl.col("lo"), vs_fair_hi=pl.col("hi"))
-    tiles = paired_ratio(rows, pl.col("targets_correct"), pl.col("targets_taken"), by, N_BOOT).select(
+    tiles = paired_ratio(rows, pl.col("targets_correct"), pl.col("targets_taken"), by).select(
         *by, correct=pl.col("estimate"), correct_lo=pl.col("lo"), correct_hi=pl.col("hi"))
     fair = 1 / pl.col("players").cast(pl.Float64)
     return (rows.group_by(by).agg(n=pl.len()).join(wins, on=by).join(tiles, on=by).sort(by)
@@ -124,7 +131,7 @@ def pattern(ordered: pl.DataFrame, key: str) -> str:
 
 def comparable(frame: pl.DataFrame) -> pl.DataFrame:
     """Per player count, the groups (rows with `n` players) large enough to compare, or all of that count's if
-    none is: a handful of players gives a bootstrap interval of no width, not a finding."""
+    none is: a handful of players gives an interval of little meaning, not a finding."""
     parts = []
     for _, group in groups(frame, ["players"]):
         large = group.filter(pl.col("n") >= FEW_PLAYERS)
@@ -195,11 +202,11 @@ def group_numbers(frame: pl.DataFrame, data: GameData, about, tiles: bool = Fals
 
 def means(rows: pl.DataFrame, column: str, extra: tuple[pl.Expr, ...] = ()) -> pl.DataFrame:
     """Per player count and strategy ('all' = every player, first): player results (`n`), games, the mean of
-    `column` with its cluster bootstrap interval (`column`, `column_lo`, `column_hi`), its `method`, and the
+    `column` with its cluster-robust interval (`column`, `column_lo`, `column_hi`), its `method`, and the
     `extra` aggregates."""
     by = ["players", "strategy"]
     everyone = rows.with_columns(strategy=pl.lit("all"))
-    frames = [paired_ratio(r, pl.col(column), pl.lit(1.0), by, N_BOOT).join(r.group_by(by).agg(pl.len().alias("n"),
+    frames = [paired_ratio(r, pl.col(column), pl.lit(1.0), by).join(r.group_by(by).agg(pl.len().alias("n"),
                                                                                                  *extra), on=by)
               for r in (everyone, rows)]
     return (pl.concat(frames).select(*by, "n", "games", *(e.meta.output_name() for e in extra),
@@ -217,7 +224,7 @@ def by_bucket(rows: pl.DataFrame) -> pl.DataFrame:
 
 def bucket_chart(frame: pl.DataFrame, data: GameData, file: str, xlabel: str, title: str, caption: str) -> Chart:
     """Per player count a panel of bars over buckets: win share and the share of tiles correct (cluster
-    bootstrap), with the fair share 1/P dashed."""
+    cluster-robust), with the fair share 1/P dashed."""
     counts = data.player_counts
     labels = frame.sort("bucket_index")["bucket"].unique(maintain_order=True).to_list()
     fig, axes = panels(len(counts), max(7.0, 3.6 * len(counts) + 1.2), 4.4, sharey=True)
@@ -229,7 +236,7 @@ def bucket_chart(frame: pl.DataFrame, data: GameData, file: str, xlabel: str, ti
         ax.axhline(1 / players, color="#555", linestyle="--", linewidth=1.2, label="fair share 1/P")
         ax.set(title=f"{players} players", xlabel=xlabel, ylim=(0, 1.02))
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[0], f"{data.title}: {title} (95% cluster bootstrap intervals)",
+    return finished_chart(fig, axes[0], f"{data.title}: {title} (95% cluster-robust intervals)",
                           data.out_dir, f"{data.slug}_{file}.png", caption)
 
 
@@ -260,22 +267,19 @@ def tiles(data: GameData) -> pl.DataFrame:
 
 def correct_rates(tiles: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """Per group of `by` (players among them): tiles taken, the share that came true (`rate`) with its cluster
-    bootstrap interval (lo, hi), the games and the `method`, in the groups' order."""
-    rates = paired_ratio(tiles, pl.col("correct"), pl.lit(1.0), by, N_BOOT).select(
+    cluster-robust interval (lo, hi), the games and the `method`, in the groups' order."""
+    rates = paired_ratio(tiles, pl.col("correct"), pl.lit(1.0), by).select(
         *by, "games", rate=pl.col("estimate"), lo=pl.col("lo"), hi=pl.col("hi"))
     taken = tiles.group_by(by).agg(tiles=pl.len())
     return rates.join(taken, on=by).sort(by).with_columns(method=pl.lit(tile_method(tiles)))
 
 
 def target_profile(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per player count and strategy ('all' = every player): tiles taken and score (bootstrap means), and the
-    share of tiles correct (Wilson)."""
-    out = []
-    for key, group in with_all(rows):
-        out.append({**key, "n": group.height, **mean_ci(group["targets_taken"].to_numpy(), "taken"),
-                    **share("correct", int(group["targets_correct"].sum()), int(group["targets_taken"].sum())),
-                    **mean_ci(group["score"].to_numpy(), "score")})
-    return pl.DataFrame(out)
+    """Per player count and strategy ('all' = every player): tiles taken and score per player, and the share of
+    tiles correct, with cluster-robust intervals (profile)."""
+    return profile(rows, taken=(pl.col("targets_taken"), ONE), correct=(pl.col("targets_correct"),
+                                                                         pl.col("targets_taken")),
+                   score=(pl.col("score"), ONE))
 
 
 def targets(data: GameData) -> dict | None:
@@ -291,7 +295,7 @@ def target_intro(_, data: GameData) -> str:
     return ("Each player may take up to five target tiles, each onto its own space of the score board (bonuses "
             f"{spaces}). A tile comes true if at the end a block of exactly that many connected pieces of its colour "
             "lies on the board (6+: six or more), and then scores its number plus its space's bonus; otherwise it "
-            "scores nothing. Rates are shares of tiles taken that came true, with cluster bootstrap intervals over "
+            "scores nothing. Rates are shares of tiles taken that came true, with cluster-robust intervals over "
             "deals; spaces with the same bonus are pooled.")
 
 
@@ -365,8 +369,8 @@ def target_tables(result: dict, _) -> list:
         table("Target tiles correct by the bonus of their space and player count", result["bonus"],
               ("Players", "players"), ("Bonus", "bonus"), ("Tiles taken", "tiles", count),
               *share_ci("Correct", "rate")),
-        table("Target tiles per player by player count and strategy ('all' = every player; means with 95% bootstrap "
-              "intervals, the share correct with a Wilson interval)", result["profile"], ("Players", "players"),
+        table("Target tiles per player by player count and strategy ('all' = every player; means and the share "
+              "correct with 95% cluster-robust intervals)", result["profile"], ("Players", "players"),
               ("Strategy", "strategy"), ("Player results", "n", count), *est("Tiles taken", "taken"),
               *share_ci("Correct", "correct", "correct_lo", "correct_hi"), *est("Score", "score")),
     ]
@@ -388,7 +392,7 @@ def target_chart(result: dict, data: GameData) -> Chart:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     axes[0].set(ylabel="Target tiles that came true", title="By size")
     axes[1].set_title("By score space")
-    return finished_chart(fig, axes[0], f"{data.title}: target tiles that come true (95% cluster bootstrap "
+    return finished_chart(fig, axes[0], f"{data.title}: target tiles that come true (95% cluster-robust "
                                         "intervals)", data.out_dir, f"{data.slug}_targets.png",
                           "The share of target tiles taken that came true, by the tile's size (left) and by the bonus "
                           "of the space it was placed on (right; spaces with the same bonus pooled), one bar per "
@@ -471,9 +475,10 @@ def spending_numbers(result: dict, data: GameData) -> list[dict]:
 def spending_tables(result: dict, _) -> list:
     return [
         table("Win share and target tiles correct by chips spent and player count (× fair is the win share over "
-              "1/P; 95% cluster bootstrap intervals)", result["by_count"], ("Players", "players"),
+              "1/P; 95% cluster-robust intervals)", result["by_count"], ("Players", "players"),
               ("Chips spent", "bucket"), ("Strategies in the group", "who", who), *STANDING),
-        table("Chips spent per player by player count and strategy ('all' = every player; 95% bootstrap intervals)",
+        table("Chips spent per player by player count and strategy ('all' = every player; 95% cluster-robust "
+              "intervals)",
               result["by_strategy"], ("Players", "players"), ("Strategy", "strategy"),
               ("Chips at the start", "chips"), *est("Chips spent", "spent"), ("Most spent", "most")),
     ]
@@ -488,7 +493,7 @@ def spending_chart(result: dict, data: GameData) -> Chart:
 SPENDING_INTRO = (
     "Sliding a piece costs a chip. Players are grouped by the chips they spent (the chips they started with, as the "
     "manifest records, minus those left), at each player count. '× fair' is the win share over the fair share 1/P; "
-    "intervals are cluster bootstrap intervals over deals. Who spends is up to the strategy, so this describes how "
+    "intervals are cluster-robust intervals over deals. Who spends is up to the strategy, so this describes how "
     "spenders fare, not what a chip is worth: the chips sweep, where the experiments that differ only in chips are "
     "compared, measures that.")
 
@@ -521,8 +526,8 @@ def sweep_experiments(data: GameData) -> list[str]:
 
 
 def chips_standing(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """standing() per group of `by`, with the mean score and chips spent (cluster bootstrap intervals)."""
-    means = [paired_ratio(rows, pl.col(c), pl.lit(1.0), by, N_BOOT).select(
+    """standing() per group of `by`, with the mean score and chips spent (cluster-robust intervals)."""
+    means = [paired_ratio(rows, pl.col(c), pl.lit(1.0), by).select(
         *by, **{c: pl.col("estimate"), f"{c}_lo": pl.col("lo"), f"{c}_hi": pl.col("hi")}) for c in ("score", "spent")]
     return standing(rows, by).join(means[0], on=by).join(means[1], on=by)
 
@@ -548,7 +553,7 @@ def sweep(data: GameData) -> dict | None:
 def sweep_intro(result: dict, _) -> str:
     return (f"The chips sweep ({listing(result['experiments'])}) plays the same strategies in the same seatings "
             "with the same Params but for the chips each player starts with, so the difference between its "
-            "experiments is what chips are worth. Win shares carry cluster bootstrap intervals over deals; '× fair' "
+            "experiments is what chips are worth. Win shares carry cluster-robust intervals over deals; '× fair' "
             "is the win share over 1/P.")
 
 
@@ -622,8 +627,8 @@ def sweep_numbers(result: dict, data: GameData) -> list[dict]:
 
 
 def sweep_tables(result: dict, _) -> list:
-    return [table("The chips sweep by chips each, player count and strategy ('all' = every player; 95% cluster "
-                  "bootstrap intervals)", result["by_count"], ("Chips each", "chips"), ("Players", "players"),
+    return [table("The chips sweep by chips each, player count and strategy ('all' = every player; 95% cluster-"
+                  "robust intervals)", result["by_count"], ("Chips each", "chips"), ("Players", "players"),
                   ("Strategy", "strategy"), *STANDING, *est("Chips spent", "spent"), *est("Score", "score"))]
 
 
@@ -642,7 +647,7 @@ def sweep_chart(result: dict, data: GameData) -> Chart:
         ax.set(title=f"{players} players", xlabel="Chips each at the start", ylim=(0, 1.02),
                xticks=frame["chips"].unique().sort().to_list())
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[0], f"{data.title}: win share against chips each\n(95% cluster bootstrap "
+    return finished_chart(fig, axes[0], f"{data.title}: win share against chips each\n(95% cluster-robust "
                                         "intervals over deals)", data.out_dir, f"{data.slug}_chips_sweep.png",
                           "The chips sweep: each strategy's win share against the chips every player starts with, one "
                           "panel per player count; the dashed line is the fair share 1/P.")
@@ -669,13 +674,10 @@ def look_bounds(index: int) -> dict:
 
 
 def look_profile(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per player count and strategy ('all' = every player): the share that never looked (Wilson) and, of those
-    that did, the first look's mean share of the game (bootstrap)."""
-    out = []
-    for key, group in with_all(rows):
-        looked = group["look_share"].drop_nulls().to_numpy()
-        out.append({**key, **share("never", group.height - looked.size, group.height), **mean_ci(looked, "when")})
-    return pl.DataFrame(out)
+    """Per player count and strategy ('all' = every player): the share that never looked and, of those that did,
+    the first look's mean share of the game, with cluster-robust intervals (profile)."""
+    looked = pl.col("look_share").is_not_null()
+    return profile(rows, never=(~looked, ONE), when=(pl.col("look_share").fill_null(0.0), looked))
 
 
 def looks(data: GameData) -> dict | None:
@@ -689,7 +691,7 @@ LOOK_INTRO = (
     "A look takes a target tile from a stack. An early look chooses among more tiles but knows little of the board; a "
     "late one sees the board take shape. Players are grouped by the turn of their first look as a share of the game "
     "(players × pieces each turns, every player's turns counted), at each player count. Tile success and win share "
-    "carry cluster bootstrap intervals over deals; '× fair' is the win share over 1/P. Players who never look take "
+    "carry cluster-robust intervals over deals; '× fair' is the win share over 1/P. Players who never look take "
     "no tile and score nothing.")
 
 
@@ -727,12 +729,12 @@ def look_finding(result: dict, data: GameData) -> Finding:
 
 def look_tables(result: dict, _) -> list:
     return [
-        table("Target tiles correct and win share by the timing of the first look and player count (95% cluster "
-              "bootstrap intervals)", result["by_count"], ("Players", "players"), ("First look", "bucket"),
+        table("Target tiles correct and win share by the timing of the first look and player count (95% cluster-"
+              "robust intervals)", result["by_count"], ("Players", "players"), ("First look", "bucket"),
               ("Strategies in the group", "who", who), *STANDING),
         table("When strategies first look, by player count ('all' = every player; the mean is over players who "
-              "looked, with a 95% bootstrap interval)", result["profile"], ("Players", "players"),
-              ("Strategy", "strategy"), ("Player results", "never_n", count),
+              "looked, with a 95% cluster-robust interval)", result["profile"], ("Players", "players"),
+              ("Strategy", "strategy"), ("Player results", "n", count),
               *share_ci("Never looked", "never", "never_lo", "never_hi"),
               *est("First look (share of the game)", "when", pct, pct_ci)),
     ]
@@ -791,14 +793,14 @@ def discard_finding(result: pl.DataFrame, data: GameData) -> Finding:
 
 
 def discard_table(result: pl.DataFrame, _) -> list:
-    return [table("Pieces discarded per player by player count and strategy ('all' = every player; 95% cluster "
-                  "bootstrap intervals)", result, ("Players", "players"), ("Strategy", "strategy"),
+    return [table("Pieces discarded per player by player count and strategy ('all' = every player; 95% cluster-"
+                  "robust intervals)", result, ("Players", "players"), ("Strategy", "strategy"),
                   ("Player results", "n", count), ("Pieces each", "pieces_each"), *est("Discarded", "discards"),
                   ("Share of pieces", "share", pct))]
 
 
 def discard_chart(result: pl.DataFrame, data: GameData) -> Chart:
-    """Horizontal bars of mean discards per strategy with bootstrap intervals, one panel per player count."""
+    """Horizontal bars of mean discards per strategy with cluster-robust intervals, one panel per player count."""
     labels, counts = ["all", *data.order], data.player_counts
     fig, axes = panels(len(counts), 3.4 * len(counts) + 1.8, 1.8 + 0.36 * len(labels), sharey=True)
     for ax, players in zip(axes, counts):
@@ -807,7 +809,7 @@ def discard_chart(result: pl.DataFrame, data: GameData) -> Chart:
                      horizontal=True)
         ax.set(title=f"{players} players", xlabel="Pieces discarded per player")
         ax.set_xlim(0, max(1.0, 1.1 * float(np.nanmax(result["discards_hi"].to_numpy()))))
-    fig.suptitle(f"{data.title}: pieces discarded per player (95% cluster bootstrap intervals)")
+    fig.suptitle(f"{data.title}: pieces discarded per player (95% cluster-robust intervals)")
     return save_chart(fig, data.out_dir, f"{data.slug}_discards.png",
                       "Mean pieces a player discards instead of placing, by strategy and player count; 'all' is every "
                       "player, strategies in order of win share.")
@@ -833,7 +835,7 @@ ANALYSES = [
              finding=look_finding, absent="No player ever looked at the target tiles.", leading_only=True),
     Analysis("Discards", discards, chart=discard_chart, tables=discard_table, finding=discard_finding,
              intro="A player may discard a piece instead of placing it (it leaves the game). Means per player with "
-                   "95% cluster bootstrap intervals over deals; the share is of the pieces each player is dealt.",
+                   "95% cluster-robust intervals over deals; the share is of the pieces each player is dealt.",
              leading_only=True),
 ]
 COMPARED = [  # across the game's experiments, each number from its own experiment

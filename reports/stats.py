@@ -19,7 +19,6 @@ from scipy.stats import t as student_t
 
 Z_95 = 1.959963984540054
 LEVEL = 0.95
-_MAX_CELLS = 4_000_000  # largest (resamples x distinct values) block drawn at once
 
 METHODS = {
     "cluster_t": "ratio of cluster sums; cluster-robust (CR1, delta-method) standard error; t on G − 1 degrees of "
@@ -39,8 +38,6 @@ METHODS = {
     "bradley_terry_bound": "Bradley–Terry, a strategy that never wins (never loses): no finite rating; the one-sided "
                            "bound is the rating at which its expected share of its comparisons reaches its Wilson "
                            "bound (cluster_t_wilson)",
-    "cluster_bootstrap": "percentile cluster bootstrap over deals (matches in match mode): code not yet moved to the "
-                         "cluster-robust intervals",
 }
 
 
@@ -168,32 +165,6 @@ def mean_interval(values, cluster=None, level: float = LEVEL) -> tuple[float, fl
     return float(found["lo"][0]), float(found["hi"][0])
 
 
-def resampled_sums(units: np.ndarray, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
-    """Column sums of n_boot bootstrap resamples of the rows of units (n, k): an (n_boot, k) array, for the
-    analyses still on the bootstrap (cluster_bootstrap).
-
-    A resample draws n rows with replacement, as multinomial counts of the distinct rows, so it is fast when rows
-    repeat (small integer counts do)."""
-    distinct, counts = distinct_rows(np.asarray(units, dtype=float))
-    n = int(counts.sum())
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_CELLS // len(distinct))
-    sums = [
-        rng.multinomial(n, counts / n, size=min(block, n_boot - start)) @ distinct for start in range(0, n_boot, block)
-    ]
-    return np.concatenate(sums)
-
-
-def distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(units, axis=0, return_counts=True), the same rows in the same order, by sorting the columns
-    (lexsort) rather than rows as records, which was most of the report's time."""
-    if len(units) == 0:
-        return units, np.zeros(0, np.int64)
-    ordered = units[np.lexsort(units.T[::-1])]
-    starts = np.flatnonzero(np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)]))
-    return ordered[starts], np.diff(np.append(starts, len(ordered)))
-
-
 def ratio_ci(numerator, denominator) -> tuple[float, float]:
     """The interval of sum(numerator) / sum(denominator) where each pair (numerator, denominator) is one cluster's
     sums (cluster_ratio_interval); (nan, nan) from fewer than two."""
@@ -258,11 +229,11 @@ def distinct_games(rows: pl.DataFrame, group: np.ndarray, n_groups: int) -> np.n
     return np.bincount(counts["group"].to_numpy(), counts["game"].to_numpy(), n_groups).astype(np.int64)
 
 
-def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str], n_boot: int = 2000,
-                 seed: int = 0, min_clusters: int = 2, level: float = LEVEL) -> pl.DataFrame:
+def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str], min_clusters: int = 2,
+                 level: float = LEVEL) -> pl.DataFrame:
     """Per group of `by`: estimate = sum(value) / sum(weight), with its cluster-robust interval (lo, hi; see
     ratio_interval: cluster_t, or cluster_t_wilson for a proportion near 0 or 1), its standard error se, n_eff
-    and clusters. No random draw: n_boot and seed, from when this was a bootstrap, change nothing.
+    and clusters.
 
     Seat win shares: value win, weight 1, by ["seat"]; strategy win shares: by ["strategy"] (a strategy at several
     seats of one game is still one cluster). Every group is summed over the same clusters, so their differences
@@ -352,8 +323,8 @@ def cluster_units(cluster: np.ndarray, n_clusters: int, v: np.ndarray, in_a: np.
     return np.column_stack([np.bincount(cluster, x, n_clusters) for x in (v * in_a, in_a, v * in_b, in_b)])
 
 
-def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, n_boot: int = 2000, seed: int = 0,
-                      value: pl.Expr = WIN, min_clusters: int = 2, level: float = LEVEL) -> dict:
+def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, value: pl.Expr = WIN, min_clusters: int = 2,
+                      level: float = LEVEL) -> dict:
     """The difference of two win shares: the share of the rows where mask a holds minus that where b holds.
 
     Strategy A against B: a = strategy == "A", b = strategy == "B"; seat 0 against fair: a = seat == 0,
@@ -364,7 +335,7 @@ def paired_difference(rows: pl.DataFrame, a: pl.Expr, b: pl.Expr, n_boot: int = 
     and the values are shares, Newcombe's interval instead (newcombe). lo_unpaired, hi_unpaired: Newcombe's
     interval as if the rows of a and of b were independent samples. width_ratio = paired width / unpaired width,
     and games_factor = its inverse squared: how many times the games an unpaired analysis needs for the same
-    width. No random draw: n_boot and seed change nothing. Fewer than min_clusters (at least 2) clusters give
+    width. Fewer than min_clusters (at least 2) clusters give
     nan."""
     cluster, n_clusters = cluster_codes(rows)
     v, in_a, in_b = columns(rows, value, a, b)

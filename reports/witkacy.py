@@ -10,7 +10,7 @@ A completed painting scores the number of its copies in all collections together
 `paintings`, the `actions`, the `cards` in the deck and whether the game is `advanced` (the Advanced Variant: a new
 card must overlap at least 2 of its 4 cells). Strategies named BASE-no-ACTION never use that action token. Games
 with the same `deal` are the same shuffle under different seatings, so every interval here resamples whole deals
-(matches in match mode), as reports/stats.py does: a cluster bootstrap over the per-deal sums of what it counts.
+(matches in match mode), as reports/stats.py does: cluster-robust intervals over the per-deal sums of what it counts.
 """
 
 import numpy as np
@@ -39,15 +39,15 @@ from reports.fmt import (
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     CLUSTER_COLUMN,
+    cluster_ratio_interval,
     cluster_unit,
+    difference_interval,
     paired_difference,
     paired_mean_intervals,
     ratio_ci,
-    resampled_sums,
 )
 
 RESTRICTED = "-no-"  # "saboteur-no-gift" = saboteur that never uses the gift token
-N_BOOT = 2000  # resamples of every bootstrap here, as reports.stats draws them
 BASIC_ONLY = ("Experiments that play the Advanced Variant are left out here; it is compared with the basic game "
               "where the game's experiments are compared.")
 NO_BASIC = "Every experiment here plays the Advanced Variant; this part describes the basic game."
@@ -90,15 +90,9 @@ def by_strength(frame: pl.DataFrame, data: GameData, *first: str) -> pl.DataFram
     return frame.sort(*first, pl.col("strategy").replace_strict(order, list(range(len(order))), default=len(order)))
 
 
-def estimate(name: str, value: float, boot: np.ndarray) -> dict:
-    """{name, name_lo, name_hi}: an estimate and the percentile interval of its bootstrap replicates."""
-    lo, hi = np.nanquantile(boot, [0.025, 0.975])
-    return {name: float(value), f"{name}_lo": float(lo), f"{name}_hi": float(hi)}
-
-
 def ratio(name: str, numerator, denominator) -> dict:
-    """{name, name_lo, name_hi}: sum(numerator) / sum(denominator), bootstrapping the paired units (None when the
-    denominator sums to 0)."""
+    """{name, name_lo, name_hi}: sum(numerator) / sum(denominator) with its cluster-robust interval, each pair of
+    numerator and denominator one cluster's sums (None when the denominator sums to 0)."""
     numerator, denominator = np.asarray(numerator, float), np.asarray(denominator, float)
     if not denominator.sum():
         return dict.fromkeys((name, f"{name}_lo", f"{name}_hi"))
@@ -109,7 +103,7 @@ def ratio(name: str, numerator, denominator) -> dict:
 def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame:
     """Per group of `by` and cluster (the deal at its player count; the match in match mode): the rows (`n`), the
     distinct games (`games`) and the sum of each expression of `sums`, as floats. Its rows are the units of a
-    cluster bootstrap."""
+    cluster-robust interval."""
     keys = list(dict.fromkeys([*by, "players", CLUSTER_COLUMN[cluster_unit(rows)]]))
     return rows.group_by(keys).agg(
         n=pl.len().cast(pl.Float64), games=pl.col("game_id").n_unique(),
@@ -146,7 +140,7 @@ def heatmap(fig, ax, grid: np.ndarray, rows: list[str], columns: list[str], labe
 
 def seat_copies(data: GameData) -> dict | None:
     """Completed copies per player by seat, and per game the start player's copies minus the mean of the other
-    seats', per player count (ratios of per-deal sums, cluster bootstrap over deals)."""
+    seats', per player count (ratios of per-deal sums, cluster-robust over deals)."""
     rows = basic_rows(data)
     if rows.is_empty():
         return None
@@ -192,7 +186,7 @@ def gap_phrase(gap: dict, level: float) -> str:
 
 
 def seat_tables(result: dict, _) -> list:
-    return [table("Completed copies per player by seat (0 = start player; 95% intervals: cluster bootstrap over "
+    return [table("Completed copies per player by seat (0 = start player; 95% intervals: cluster-robust over "
                   "deals)", result["by_seat"], ("Players", "players"), ("Seat", "seat"),
                   ("Player results", "n", count), *est("Copies", "copies"))]
 
@@ -208,7 +202,7 @@ SEAT_INTRO = ("Every player takes the same number of turns: the game ends after 
 
 def completion(data: GameData) -> pl.DataFrame | None:
     """Per player count and strategy ('all' = every player): the share completing at least one painting, completed
-    copies per player and cards played per completed copy, each a ratio of per-deal sums (cluster bootstrap)."""
+    copies per player and cards played per completed copy, each a ratio of per-deal sums (cluster-robust)."""
     rows = basic_rows(data)
     if rows.is_empty():
         return None
@@ -291,7 +285,7 @@ def completion_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
 
 def completion_tables(result: pl.DataFrame, data: GameData) -> list:
     return [table("Completed paintings by player count and strategy ('all' = every player; 95% intervals: cluster "
-                  "bootstrap over deals)", by_strength(result, data, "players"),
+                  "clustered by deal)", by_strength(result, data, "players"),
                   ("Players", "players"), ("Strategy", "strategy"), ("Player results", "n", count),
                   *share_ci("Complete one or more", "completed", "completed_lo", "completed_hi"),
                   *est("Copies per player", "copies"), *est("Cards per copy", "cards_per_copy"))]
@@ -337,7 +331,7 @@ def with_painting_columns(rows: pl.DataFrame, paintings: list[str]) -> pl.DataFr
 
 def copy_shares(units: pl.DataFrame, paintings: list[str], by: list[str]) -> pl.DataFrame:
     """Per group of `by`: games, completed copies, and each painting's share of them (columns P, P_lo, P_hi) with a
-    bootstrap interval that resamples the units (the per-deal sums of the copies of each painting, columns P)."""
+    cluster-robust interval over the units (the per-deal sums of the copies of each painting, columns P)."""
     out = []
     for key, group in groups(units, by):
         copies = group.select(paintings).to_numpy().astype(float)
@@ -351,7 +345,7 @@ def copy_shares(units: pl.DataFrame, paintings: list[str], by: list[str]) -> pl.
 
 def painting_shares(data: GameData) -> dict | None:
     """Each painting's share of the completed copies per player count, and per player count and strategy (cluster
-    bootstrap over deals)."""
+    cluster-robust over deals)."""
     rows = basic_rows(data)
     if rows.is_empty():
         return None
@@ -484,7 +478,7 @@ def painting_intro(result: dict, _) -> str:
     return ("A completed painting is worth as many points as there are copies of it in all collections together. "
             f"Shares of all completed copies by painting ({listing(result['paintings'])}); an even spread gives each "
             f"{pct(1 / len(result['paintings']))}. The copies of one deal are tied together (the same shuffle under "
-            "every seating), so intervals resample whole deals (cluster bootstrap). " + BASIC_ONLY)
+            "every seating), so intervals resample whole deals (cluster-robust). " + BASIC_ONLY)
 
 
 # ---------------------------------------------------------------- action tokens: use
@@ -492,7 +486,7 @@ def painting_intro(result: dict, _) -> str:
 
 def use_rates(rows: pl.DataFrame, actions: list[str], by: list[str]) -> pl.DataFrame:
     """Per group of `by`: player results, games, tokens used per game and, per action, the share of games in which
-    it was used (columns ACTION, ACTION_lo, ACTION_hi), each a ratio of per-deal sums (cluster bootstrap)."""
+    it was used (columns ACTION, ACTION_lo, ACTION_hi), each a ratio of per-deal sums (cluster-robust)."""
     used = {action: pl.col("actions_used").list.get(i).cast(pl.Int64) for i, action in enumerate(actions)}
     out = []
     for key, group in groups(rows, by):
@@ -599,8 +593,7 @@ def with_margin(rows: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(margin=pl.col("score") - others)
 
 
-def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, seed: int,
-                 keys: tuple[str, str, str]) -> dict:
+def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, keys: tuple[str, str, str]) -> dict:
     """The mean of `value` over the rows where mask a holds, over those where b holds, and a − b (named by `keys`),
     each with its cluster-robust interval over the same deals (matches in match mode;
     stats.paired_mean_intervals)."""
@@ -609,21 +602,20 @@ def paired_means(rows: pl.DataFrame, value: pl.Expr, a: pl.Expr, b: pl.Expr, see
             for k, x in ((key, m), (f"{key}_lo", low), (f"{key}_hi", high))}
 
 
-def token_worth(stratum: pl.DataFrame, variant: str, base: str, seed: int) -> dict:
+def token_worth(stratum: pl.DataFrame, variant: str, base: str) -> dict:
     """One experiment and player count: the variant's and the base's win shares and mean points over the table, and
     what the token is worth, base − variant, in win share (stats.paired_difference, with its unpaired Newcombe
-    interval) and in points (the same clusters and bootstrap); and whom the two sides met."""
+    interval) and in points (over the same clusters); and whom the two sides met."""
     is_base, is_variant = pl.col("strategy") == base, pl.col("strategy") == variant
     variants = pl.col("strategy").str.starts_with(base + RESTRICTED)
-    wins = paired_difference(stratum, is_base, is_variant, n_boot=N_BOOT, seed=seed)
+    wins = paired_difference(stratum, is_base, is_variant)
     unpaired = ("lo_unpaired", "hi_unpaired", "width_ratio", "games_factor")
     return {"seats": int(stratum["strategy"].eq(variant).sum()), "games": wins["games"], "deals": wins["clusters"],
             "games_variant": wins["games_b"], "games_base": wins["games_a"], "share": wins["share_b"],
             "base_share": wins["share_a"], "win_worth": wins["estimate"], "win_worth_lo": wins["lo"],
             "win_worth_hi": wins["hi"], **{f"win_worth_{k}": wins[k] for k in unpaired},
             "win_method": wins["method"], "win_method_unpaired": wins["method_unpaired"],
-            **paired_means(stratum, pl.col("margin"), is_base, is_variant, seed, ("base_points", "points",
-                                                                                 "point_worth")),
+            **paired_means(stratum, pl.col("margin"), is_base, is_variant, ("base_points", "points", "point_worth")),
             "point_method": "paired_" + over_deals(stratum, "the mean points over the table"),
             "base_met": opponent_share(stratum, variant, is_base),
             "others_met": opponent_share(stratum, variant, variants & ~is_variant),
@@ -635,10 +627,10 @@ def token_values(data: GameData) -> pl.DataFrame | None:
     BASE-no-ACTION played."""
     out, rows = [], with_margin(data.rows)
     for variant, base, action in restricted_variants(rows):
-        for seed, (key, stratum) in enumerate(groups(rows, ["experiment", "players"])):
+        for key, stratum in groups(rows, ["experiment", "players"]):
             if {variant, base} <= set(stratum["strategy"].unique()):
                 out.append({**key, "strategy": variant, "base": base, "action": action,
-                            **token_worth(stratum, variant, base, seed)})
+                            **token_worth(stratum, variant, base)})
     return pl.DataFrame(out) if out else None
 
 
@@ -717,7 +709,7 @@ def worth_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
 
 def worth_tables(result: pl.DataFrame, _) -> list:
     return [table("What each action token is worth: BASE against BASE-no-TOKEN (worth = base − variant; 95% "
-                  "intervals: paired cluster bootstrap over deals; unpaired: Newcombe), and whom the variant met",
+                  "intervals: paired, cluster-robust over deals; unpaired: Newcombe), and whom the variant met",
                   result.sort("base", "experiment", "players", "point_worth", descending=[False, False, False, True]),
                   ("Players", "players"), ("Base", "base"), ("Token", "action"), ("Variant seats", "seats", count),
                   ("Variant wins", "share", pct), ("Base wins", "base_share", pct),
@@ -767,7 +759,7 @@ WORTH_INTRO = (
     "meets BASE in only some of its opponent seats (the finding gives the make-up). "
     "Points over the table, not raw points: a Stash, a Gift and a Rush each take one card more from the deck or the "
     "display (Solvent and Correction take none), so the game may end sooner for everyone at the table; subtracting "
-    "the table's mean cancels what falls on all its players. Both differences carry a paired cluster bootstrap: "
+    "the table's mean cancels what falls on all its players. Both differences carry a paired cluster-robust interval: "
     "whole deals are resampled (every seating of one deal together; matches in match mode), the same deals for "
     "both sides, and a k-way tie's 1/k of a win is summed as it is. Beside the win share's interval stands the "
     "unpaired one (Newcombe), as if every game were independent.")
@@ -804,23 +796,23 @@ def deal_sums(rows: pl.DataFrame) -> pl.DataFrame:
         pl.len().alias("games"), *(pl.col(c).sum() for c in ("seats", "copies", "completed", "score", "turns")))
 
 
-def rules_effect(units: pl.DataFrame, seed: int) -> list[dict]:
+def rules_effect(units: pl.DataFrame) -> list[dict]:
     """Each measure under the basic rules and the Advanced Variant, and the difference advanced − basic, with
-    bootstrap intervals that resample the paired deals."""
-    values = units.select(pl.exclude("players", "deal")).cast(pl.Float64)
-    total = dict(zip(values.columns, values.to_numpy().sum(axis=0)))
-    boot = dict(zip(values.columns, resampled_sums(values.to_numpy(), seed=seed).T))
-
-    def mean(sums: dict, measure: str, rules: str):
-        _, numerator, denominator, _ = MEASURES[measure]
-        return sums[numerator + rules] / sums[denominator + rules]
-
-    return [{"measure": m, "deals": units.height, "games": int(total["games"]),
-             "games_advanced": int(total["games_advanced"]),
-             **estimate("basic", mean(total, m, ""), mean(boot, m, "")),
-             **estimate("advanced", mean(total, m, "_advanced"), mean(boot, m, "_advanced")),
-             **estimate("diff", mean(total, m, "_advanced") - mean(total, m, ""),
-                        mean(boot, m, "_advanced") - mean(boot, m, ""))} for m in MEASURES]
+    cluster-robust intervals over the paired deals (cluster_t for each rule's measure, paired_cluster_t for the
+    difference)."""
+    values = {c: units[c].cast(pl.Float64).to_numpy() for c in units.columns if c not in ("players", "deal")}
+    out = []
+    for measure, (_, numerator, denominator, _) in MEASURES.items():
+        sums = [values[numerator + "_advanced"], values[denominator + "_advanced"], values[numerator],
+                values[denominator]]
+        paired = difference_interval(np.column_stack(sums))
+        lo, hi = cluster_ratio_interval(np.column_stack(sums[0::2]), np.column_stack(sums[1::2]))
+        out.append({"measure": measure, "deals": units.height, "games": int(values["games"].sum()),
+                    "games_advanced": int(values["games_advanced"].sum()),
+                    "advanced": paired["share_a"], "advanced_lo": float(lo[0]), "advanced_hi": float(hi[0]),
+                    "basic": paired["share_b"], "basic_lo": float(lo[1]), "basic_hi": float(hi[1]),
+                    "diff": paired["estimate"], "diff_lo": paired["lo"], "diff_hi": paired["hi"]})
+    return out
 
 
 def advanced_variant(data: GameData) -> dict | None:
@@ -832,8 +824,7 @@ def advanced_variant(data: GameData) -> dict | None:
     units = (deal_sums(data.rows.filter(pl.col("experiment") == basic))
              .join(deal_sums(data.rows.filter(pl.col("experiment") == advanced)), on=["players", "deal"],
                    suffix="_advanced"))
-    effects = [{**key, **effect} for seed, (key, group) in enumerate(groups(units, ["players"]))
-               for effect in rules_effect(group, seed)]
+    effects = [{**key, **effect} for key, group in groups(units, ["players"]) for effect in rules_effect(group)]
     seeds = {m["experiment"]: m.get("seed") for m in data.manifests}
     return {"basic": basic, "advanced": advanced, "effects": pl.DataFrame(effects),
             "same_deals": seeds[basic] is not None and seeds[basic] == seeds[advanced]}
@@ -903,7 +894,7 @@ def advanced_numbers(result: dict, data: GameData) -> list[dict]:
     """At each player count, each measure under both rules (each from its own experiment) and the difference
     advanced − basic (comparing both)."""
     basic, advanced = result["basic"], result["advanced"]
-    method = f"cluster bootstrap over the deals played in both experiments ({N_BOOT} resamples) of the ratio of sums"
+    method = "cluster_t"  # over the deals played in both experiments
     out = []
     for r in result["effects"].iter_rows(named=True):
         metric, players = MEASURES[r["measure"]][3], r["players"]
@@ -912,14 +903,14 @@ def advanced_numbers(result: dict, data: GameData) -> list[dict]:
                 record(data, players, metric, r["advanced"], r["advanced_lo"], r["advanced_hi"], r["games_advanced"],
                        method, experiment=advanced, rules="advanced"),
                 record(data, players, f"{metric}_difference", r["diff"], r["diff_lo"], r["diff_hi"],
-                       r["games"] + r["games_advanced"], "paired " + method, experiment=advanced, against=basic,
+                       r["games"] + r["games_advanced"], "paired_cluster_t", experiment=advanced, against=basic,
                        rules="advanced − basic")]
     return out
 
 
 def advanced_tables(result: dict, _) -> list:
     return [table(f"{result['basic']} (basic rules) against {result['advanced']} (Advanced Variant) on the same deals "
-                  "(difference = advanced − basic; 95% bootstrap intervals resample deals)", result["effects"],
+                  "(difference = advanced − basic; 95% cluster-robust intervals over deals)", result["effects"],
                   ("Players", "players"), ("Measure", lambda r: MEASURES[r["measure"]][0]), ("Deals", "deals", count),
                   *measure_columns("Basic", "basic"), *measure_columns("Advanced", "advanced"),
                   *measure_columns("Difference", "diff", difference=True),
@@ -941,7 +932,7 @@ def advanced_chart(result: dict, data: GameData) -> Chart:
             ax.set_ylim(0, 1)
             ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     return finished_chart(fig, axes[0],
-                          f"{data.title}: the Advanced Variant against the basic rules (95% bootstrap intervals)",
+                          f"{data.title}: the Advanced Variant against the basic rules (95% cluster-robust intervals)",
                           data.out_dir, f"{data.slug}_advanced.png",
                           f"{result['basic']} (basic rules) and {result['advanced']} (Advanced Variant: a new card "
                           "must overlap at least 2 of its 4 cells) on the same deals, per player count: completed "
@@ -953,7 +944,7 @@ def advanced_intro(result: dict, _) -> str:
     return (f"{result['advanced']} plays the Advanced Variant (a new card must overlap at least 2 of its 4 cells with "
             f"the collection), {result['basic']} the basic rules, with the same strategies. Deals with the same number "
             "are paired (the same shuffle when the experiments share a seed), and only deals played in both count; "
-            "intervals resample whole deals, every seating of a deal together (bootstrap).")
+            "intervals resample whole deals, every seating of a deal together (cluster-robust).")
 
 
 ANALYSES = [

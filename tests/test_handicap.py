@@ -225,7 +225,7 @@ def coverage(clustered: bool, experiments: int = 100) -> float:
     rng = np.random.default_rng(11)
     hits = 0
     for _ in range(experiments):
-        start = fair_row(seat_handicaps(planted_experiment(rng, 120, 4, 3, clustered), False, n_boot=500), 0)
+        start = fair_row(seat_handicaps(planted_experiment(rng, 120, 4, 3, clustered), False), 0)
         hits += start["points_low"] is not None and start["points_low"] <= 3 <= start["points_high"]
     return hits / experiments
 
@@ -370,7 +370,7 @@ def test_no_compensation_is_said_needed_only_when_every_seat_holds_1_over_p(seed
     rng = np.random.default_rng(seed)
     scores = rng.integers(0, high, (240, players)) + edge * (np.arange(players) == 0)
     rows = make_rows(scores, deals=np.arange(240) // 2)
-    records = compensation_records(compensate(rows, False, n_boot=300), game_data(rows, False))
+    records = compensation_records(compensate(rows, False), game_data(rows, False))
     [record] = [r for r in records if r["metric"] == "compensation"]
     without = [r for r in records if r["metric"] == "compensated_win_share" and not any(r["points"])
                and r["tie_order"] is None]

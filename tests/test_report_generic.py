@@ -131,7 +131,7 @@ def test_a_chart_title_wider_than_its_figure_is_wrapped_to_fit(tmp_path):
 
     fig = new_figure(4, 3)
     fig.subplots().plot([0, 1], [0, 1])
-    words = "Kunst Stücke: win share against chips each (95% cluster bootstrap intervals over deals)"
+    words = "Kunst Stücke: win share against chips each (95% cluster-robust intervals over deals)"
     title = fig.suptitle(words)
     save_chart(fig, tmp_path, "wide.png", "")
     assert "\n" in title.get_text() and title.get_text().split() == words.split()

@@ -253,7 +253,7 @@ def test_tiles_rates_by_size_and_by_bonus(tmp_path):
 
 
 def test_target_finding_reads_the_rates(tmp_path):
-    deals = 20  # enough for a cluster bootstrap interval
+    deals = 20  # enough for a cluster-robust interval
     data = two_players(tmp_path, space_sizes=[[1, 6, 6, 6, 6]] * deals,
                        space_correct=[[True] + [False] * 4] * deals, targets_taken=[5] * deals,
                        targets_correct=[1] * deals, score=[16] * deals)
@@ -297,7 +297,7 @@ def test_the_timing_groups_name_their_strategies(summary):
         assert f"| {players} | first 10% | planner " in text and f"| {players} | 10–25% | planner@6 " in text
 
 
-def test_discards_per_player_have_bootstrap_intervals(tmp_path):
+def test_discards_per_player_have_clustered_intervals(tmp_path):
     rows = synthetic_kunst(4, 200, 1, TOURNAMENT, "e")
     result = discards(game_data(rows, "kunst_stuecke", tmp_path))
     by_strategy = {r["strategy"]: r for r in result.iter_rows(named=True)}

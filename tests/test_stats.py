@@ -4,8 +4,6 @@ import time
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy.stats import t as student_t
 
 from reports.generic import seat_extremes, seat_win_shares
@@ -15,7 +13,6 @@ from reports.stats import (
     cluster_ratio_interval,
     clusters,
     difference_interval,
-    distinct_rows,
     holm,
     holm_min,
     mean_interval,
@@ -97,15 +94,6 @@ def test_holm_adjusts_step_down_and_leaves_nan_out():
     assert adjusted[[0, 2]] == pytest.approx([0.04, 0.02]) and np.isnan(adjusted[1])
     assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]
     assert holm_min([0.03, 0.5, 0.01, 0.02]) == pytest.approx(0.04) and holm_min([np.nan]) == 1.0
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 60), st.integers(1, 3), st.integers(0, 2**32 - 1))
-def test_distinct_rows_are_numpys_unique_rows(rows: int, columns: int, seed: int):
-    units = np.random.default_rng(seed).integers(-3, 4, (rows, columns)) / 2
-    distinct, counts = distinct_rows(units)
-    expected, expected_counts = np.unique(units, axis=0, return_counts=True)
-    assert np.array_equal(distinct, expected) and np.array_equal(counts, expected_counts)
 
 
 # ---------------------------------------------------------------- paired intervals and ratings (issue 17)
