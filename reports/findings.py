@@ -75,16 +75,24 @@ def section_numbers(sections: list[Section]) -> list[dict[str, Any]]:
 DIGITS = 12  # significant digits a number keeps in findings.json
 
 
+def rounded(value: Any) -> Any:
+    """value with every float kept to DIGITS significant digits (in lists and dicts too), so that the last bits of a
+    sum, which depend on the order polars adds in parallel, never change the file."""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.{DIGITS}g}")
+    if isinstance(value, list | tuple):
+        return [rounded(v) for v in value]
+    return {k: rounded(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+
 def json_ready(numbers: list[dict]) -> list[dict]:
-    """The records with every number JSON can write: NaN (an interval from too few deals) becomes null, and a float
-    keeps DIGITS significant digits, so that the last bits of a sum, which depend on the order polars adds in
-    parallel, never change the file."""
+    """The records with every number JSON can write, rounded: NaN (an interval from too few deals) becomes null."""
     def clean(value: Any) -> Any:
-        if isinstance(value, float):
-            return None if math.isnan(value) else float(f"{value:.{DIGITS}g}")
+        if isinstance(value, float) and math.isnan(value):
+            return None
         return [clean(v) for v in value] if isinstance(value, list) else value
 
-    return [{key: clean(value) for key, value in n.items()} for n in numbers]
+    return [{key: clean(rounded(value)) for key, value in n.items()} for n in numbers]
 
 
 def select(numbers: list[dict], **where: Any) -> list[dict]:

@@ -139,13 +139,15 @@ def seat_finding(result: dict, data: GameData) -> Finding:
 
 
 def seat_numbers(data: GameData) -> list[dict]:
-    """Every seat's win share, and the start player's advantage (its share minus 1/P), at each player count; with
-    the unpaired (Wilson) interval beside the clustered one."""
+    """Every seat's win share, with `p`, the p-value of its test against 1/P (the overview's verdict corrects them
+    for the P seats), and the start player's advantage (its share minus 1/P), at each player count; with the
+    unpaired (Wilson) interval beside the clustered one."""
     out = []
     for r in seat_win_shares(data.rows).iter_rows(named=True):
         unpaired = {"low_unpaired": r["lo_unpaired"], "high_unpaired": r["hi_unpaired"]}
+        p = ratio_p_values(r["share"], r["se"], r["n_eff"], r["clusters"], r["fair"]).item()
         out.append(record(data, r["players"], "seat_win_share", r["share"], r["lo"], r["hi"], r["games"], r["method"],
-                          seat=r["seat"], fair=r["fair"], **unpaired))
+                          seat=r["seat"], fair=r["fair"], p=p, **unpaired))
         if r["seat"] == 0:
             fair = r["fair"]
             out.append(record(data, r["players"], "start_advantage", r["share"] - fair, r["lo"] - fair,
@@ -355,7 +357,7 @@ def handicap_numbers(result: dict[int, dict], data: GameData) -> list[dict]:
     shown (metric `compensated_win_share`, the chosen one's `recommended`)."""
     out = []
     for found in result.values():
-        out += [{"game": data.name, "experiment": data.experiment, **r} for r in handicap_findings(found["grid"])]
+        out += handicap_findings(found["grid"], data)
         out += compensation_records(found["compensation"], data)
     return out
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from reports.analysis import GameData, record
 from reports.load import ResultsError
 from reports.stats import cluster_ratio_interval, ratio_interval
 
@@ -327,11 +328,10 @@ def fair_handicaps(grid: pl.DataFrame) -> pl.DataFrame:
     return grid.filter(pl.col("fair_point")).sort("seat").drop("plausible", "fair_point")
 
 
-def handicap_findings(grid: pl.DataFrame) -> list[dict]:
+def handicap_findings(grid: pl.DataFrame, data: GameData) -> list[dict]:
     """Every grid row of seat_handicaps as a findings record (metric "handicap": the seat's win share with
     `points` in its favour), fair_point marking the seat's fair point."""
-    return [{"players": r["players"], "seat": r["seat"], "metric": "handicap", "points": r["points"],
-             "estimate": r["estimate"], "low": r["low"], "high": r["high"], "games": r["games"],
-             "method": r["method"], "fair_point": r["fair_point"], "points_low": r["points_low"],
-             "points_high": r["points_high"]}
+    return [record(data, r["players"], "handicap", r["estimate"], r["low"], r["high"], r["games"], r["method"],
+                   seat=r["seat"], points=r["points"], fair_point=r["fair_point"], points_low=r["points_low"],
+                   points_high=r["points_high"])
             for r in grid.sort("seat", "points").iter_rows(named=True)]

@@ -24,9 +24,12 @@ from reports.findings import select
 from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci
 from reports.generic import seat_name
 from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
+from reports.stats import LEVEL, holm_min
 
 DEFINITIONS = ("Player 1 starts. With P players a fair share of wins is 1/P; a game is fair when every player's 95% "
-               "interval holds 1/P. Edge: Player 1's win share − 1/P, in percentage points (pp).")
+               "interval holds 1/P, unfair when some player's share differs from 1/P even after correcting for "
+               "testing P players (Holm), unclear in between. Edge: Player 1's win share − 1/P, in percentage "
+               "points (pp).")
 BOTS = ("Bots are not people. Every number here describes scripted heuristics playing each other; human players "
         "adapt, bluff, make mistakes and read the table, so a balance problem the bots show is a lead to test at the "
         "table, not a verdict.")
@@ -47,11 +50,15 @@ def headlines(experiments: list[GameData]) -> dict[int, GameData]:
 
 
 def seat_verdict(seats: list[dict]) -> str:
-    """'fair' where every seat's 95% interval holds its fair share 1/P, 'unfair' where one misses it, '–' where
-    some seat has no interval (too few deals) and none misses."""
+    """'fair' where every seat's 95% interval holds its fair share 1/P; 'unfair' where some seat's share differs
+    from 1/P after Holm's correction for testing the P seats (its `p`); 'unclear' between the two (an interval
+    misses 1/P, but not once the P seats tested are counted); '–' where some seat has no interval (too few deals)
+    and none differs."""
+    if holm_min([r["p"] if r["p"] is not None else math.nan for r in seats]) < 1 - LEVEL:
+        return "unfair"
     bounds = [(r["low"], r["high"], r["fair"]) for r in seats]
     if any((low is not None and low > fair) or (high is not None and high < fair) for low, high, fair in bounds):
-        return "unfair"  # a NaN bound compares false: it misses nothing
+        return "unclear"  # a NaN bound compares false: it misses nothing
     known = all(bound is not None and math.isfinite(bound) for low, high, _ in bounds for bound in (low, high))
     return "fair" if known else "–"
 

@@ -21,6 +21,9 @@ Z_95 = 1.959963984540054
 LEVEL = 0.95
 
 METHODS = {
+    "count": "a count of what the games recorded, or a share of such counts that describes the games played (who sat "
+             "where, how many games); not an estimate, so no interval (low = high = the count)",
+    "exact": "a known constant (a fair share 1/N), no interval",
     "cluster_t": "ratio of cluster sums; cluster-robust (CR1, delta-method) standard error; t on G − 1 degrees of "
                  "freedom (G: clusters, deals or in match mode matches)",
     "cluster_t_wilson": "a proportion at or near 0% or 100%: Wilson score interval on the effective sample size "

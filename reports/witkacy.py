@@ -420,7 +420,7 @@ def painting_numbers(result: dict, data: GameData) -> list[dict]:
     share."""
     paintings, method = result["paintings"], result["method"]
     even = 1 / len(paintings)
-    out = [record(data, r["players"], "even_copy_share", even, even, even, r["games"], "1 / the number of paintings")
+    out = [record(data, r["players"], "even_copy_share", even, even, even, r["games"], "exact")  # 1 / paintings
            for r in result["by_count"].iter_rows(named=True)]
     for frame, fields in ((result["by_count"], ()), (result["by_strategy"], ("strategy",))):
         for r in frame.iter_rows(named=True):

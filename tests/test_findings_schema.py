@@ -1,5 +1,5 @@
-"""findings.json as an interface (issue 30): every metric the report code records has a unit, and the same results
-give the same file, byte for byte."""
+"""findings.json as an interface (issue 30): every metric the report code records has a unit, every record a
+documented method id with its parameters, and the same results give the same file, byte for byte."""
 
 import ast
 import json
@@ -12,6 +12,7 @@ from test_report import synthetic_games
 import reports
 from reports.build import build_report
 from reports.findings import UNIT, UNITS
+from reports.stats import METHODS
 
 RECORDERS = {"record": 2, "estimates": 2}  # a function that makes records, and the position of its metric argument
 
@@ -43,3 +44,6 @@ def test_two_reports_of_the_same_results_write_the_same_findings_json(tmp_path):
     findings = json.loads(first.read_text())
     assert [e["experiment"] for e in findings["experiments"]] == ["synthetic2", "synthetic3"]
     assert all(r["unit"] in UNITS for r in findings["records"])
+    for r in findings["records"]:  # a method id, with its level and what a cluster is where it is an interval
+        assert r["method"] in METHODS, r
+        assert r["method"] in ("count", "exact") or (r["level"], r["cluster"]) == (0.95, "deal"), r

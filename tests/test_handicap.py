@@ -205,10 +205,10 @@ def test_intervals_and_findings_records():
         curve = grid.filter(pl.col("seat") == seat).sort("points")
         assert (curve["estimate"].diff().drop_nulls() >= 0).all()
         assert not curve["plausible"][0] and not curve["plausible"][-1]
-    records = handicap_findings(grid)
+    records = handicap_findings(grid, game_data(make_rows(scores, deals=np.arange(900) // 3), False))
     assert len(records) == grid.height and {r["metric"] for r in records} == {"handicap"}
     assert all((2 * r["points"]) % 1 == 0 and r["games"] == 900 for r in records)
-    assert "deals" in records[0]["method"] and "1/k" in records[0]["method"]
+    assert (records[0]["method"], records[0]["cluster"], records[0]["level"]) == ("cluster_t", "deal", 0.95)
     assert sum(r["fair_point"] for r in records) == 3
 
 
@@ -356,7 +356,7 @@ def test_the_records_of_a_compensation(tmp_path):
     assert main["metric"] == "compensation" and main["experiment"] == "plant" and main["players"] == 3
     assert main["points"] == [0.0, 4.0, 0.0] and main["tie_order"] is None and main["evens"] is True
     assert main["off"] == [] and main["low"] == 0 and main["estimate"] == pytest.approx(found.chosen.gap)
-    assert main["games"] == 900 and "deals" in main["method"]
+    assert main["games"] == 900 and (main["method"], main["cluster"]) == ("cluster_t", "deal")
     recommended = [r for r in shares if r["recommended"]]
     assert [r["seat"] for r in recommended] == [0, 1, 2]
     assert all(r["metric"] == "compensated_win_share" and r["points"] == main["points"] for r in recommended)

@@ -339,8 +339,8 @@ def test_kintsugi_intervals_resample_deals_or_matches(numbers):
     own = [r for r in numbers if r["metric"] in {"guess_accuracy", "winner_changed_share", "match_win_share",
                                                  "match_win_share_by_first_seat"}]
     for r in own:
-        unit = "matches" if r["experiment"] == "synthetic3m" else "deals"
-        assert f"cluster_t over {unit}" in r["method"] and "independent" not in r["method"], r
+        cluster = "match" if r["experiment"] == "synthetic3m" else "deal"
+        assert r["method"].startswith("cluster_t") and r["cluster"] == cluster, r
         assert r["low"] <= r["estimate"] <= r["high"]
 
 
@@ -367,7 +367,7 @@ def test_the_match_win_share_by_first_seat_finds_a_planted_edge_of_the_first_sta
     records = {r["seat"]: r for r in found.numbers if r["metric"] == "match_win_share_by_first_seat"}
     assert sorted(records) == [0, 1, 2] and sum(r["estimate"] for r in records.values()) == pytest.approx(1)
     assert {(r["matches"], r["games"], round(r["fair"], 9)) for r in records.values()} == {(1500, 4500, 0.333333333)}
-    assert "cluster_t over matches" in records[0]["method"]
+    assert (records[0]["method"], records[0]["cluster"]) == ("cluster_t", "match")
     start = records[0]
     if edge:
         assert 1 / 3 < start["low"] < start["estimate"] < start["high"]

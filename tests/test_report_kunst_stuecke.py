@@ -136,7 +136,7 @@ def groups_of(buckets: list[tuple[str, int, float, float, float]], players: int 
         "bucket": [b[0] for b in buckets], "n": [b[1] for b in buckets], "games": [b[1] for b in buckets],
         "vs_fair": [b[2] for b in buckets], "vs_fair_lo": [b[3] for b in buckets],
         "vs_fair_hi": [b[4] for b in buckets], "correct": [0.4] * n, "correct_lo": [0.35] * n,
-        "correct_hi": [0.45] * n, "method": ["m"] * n, "tile_method": ["t"] * n,
+        "correct_hi": [0.45] * n, "method": ["cluster_t"] * n, "tile_method": ["cluster_t"] * n,
         "who": [[{"strategy": "a", "share": 1.0}]] * n, **columns})
 
 
@@ -202,7 +202,7 @@ def test_the_chips_finding_follows_every_group_not_the_two_ends(tmp_path):
                          bucket_index=list(range(6)))
     by_strategy = pl.DataFrame({"players": [2, 2], "strategy": ["planner", "slider"], "spent": [0.0, 9.9],
                                 "spent_lo": [0.0, 9.8], "spent_hi": [0.0, 10.0], "most": [0, 10], "games": [5, 5],
-                                "method": ["m", "m"]})
+                                "method": ["cluster_t", "cluster_t"]})
     text = spending_finding({"by_count": by_count, "by_strategy": by_strategy}, data).text
     assert text.startswith("Who spends is the strategies' choice: planner spent no chip and slider 9.90 chips on "
                            "average; so the groups by chips spent are made of different strategies")

@@ -21,6 +21,7 @@ from reports.charts import DPI, PRINT_WIDTH, panels, png_size, save_chart
 from reports.generic import seat_name
 from reports.overview import rule_holes, seat_verdict
 from reports.render import Table
+from reports.stats import holm_min
 
 FAIR_STRATEGIES = {"steady": "always takes the middle card", "dice": "rolls a die for every choice"}
 
@@ -102,8 +103,9 @@ def test_the_glance_table_judges_every_row_on_its_seats_and_names_best_and_worst
         seats = [r for r in numbers if r["metric"] == "seat_win_share" and r["experiment"] == source["Experiment"]
                  and r["players"] == int(source["Players"])]
         fair = all(r["low"] <= r["fair"] <= r["high"] for r in seats)
-        assert row["Verdict"] == ("fair" if fair else "unfair")
-        if fair:
+        unfair = holm_min([r["p"] for r in seats]) < 0.05
+        assert row["Verdict"] == ("unfair" if unfair else "fair" if fair else "unclear")
+        if not unfair:
             assert row["Best seat"] == row["Worst seat"] == ""
             continue
         best = max(seats, key=lambda r: r["estimate"])
@@ -159,14 +161,16 @@ def test_the_print_stylesheet_fits_pages_and_keeps_details_folded(report):
     assert "@media print" in game_page
 
 
-def test_a_row_whose_seats_have_no_interval_is_neither_fair_nor_unfair_unless_one_seat_misses():
-    def seats(*bounds):
-        return [{"seat": s, "low": low, "high": high, "fair": 0.5} for s, (low, high) in enumerate(bounds)]
+def test_a_row_is_fair_unfair_or_unclear_as_its_seats_intervals_and_holms_correction_say():
+    def seats(*found):
+        return [{"seat": s, "low": low, "high": high, "fair": 0.5, "p": p} for s, (low, high, p) in enumerate(found)]
 
-    assert seat_verdict(seats((0.45, 0.55), (0.45, 0.55))) == "fair"
-    assert seat_verdict(seats((0.51, 0.6), (0.4, 0.49))) == "unfair"
-    assert seat_verdict(seats((float("nan"), float("nan")), (0.45, 0.55))) == "–"  # too few deals: no verdict
-    assert seat_verdict(seats((None, None), (0.3, 0.4))) == "unfair"
+    assert seat_verdict(seats((0.45, 0.55, 0.9), (0.45, 0.55, 0.9))) == "fair"
+    assert seat_verdict(seats((0.51, 0.6, 0.001), (0.4, 0.49, 0.001))) == "unfair"
+    assert seat_verdict(seats((0.501, 0.6, 0.04), (0.45, 0.55, 0.9))) == "unclear"  # 0.04 × 2 seats is no longer clear
+    assert seat_verdict(seats((0.501, 0.6, 0.02), (0.45, 0.55, 0.9))) == "unfair"  # 0.02 × 2 still is
+    assert seat_verdict(seats((float("nan"), float("nan"), None), (0.45, 0.55, 0.9))) == "–"  # too few deals
+    assert seat_verdict(seats((None, None, None), (0.3, 0.4, 0.001))) == "unfair"
 
 
 def test_a_chart_wider_than_a_printed_page_is_narrowed_to_it_its_shared_x_label_written_once(tmp_path):

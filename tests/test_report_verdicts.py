@@ -2,17 +2,24 @@
 test of the report code let through (issue 30): the strategy gap's sign, cycles looked for in one orientation or
 called clear on one clear leg, ten deals given no interval, Kintsugi's deals of different player counts pooled
 into one cluster, and sentences that say more than the data (a tiny effect called clear, a claim about every
-strategy or every pair of experiments that holds for one)."""
+strategy or every pair of experiments that holds for one); and the report of a deliberately unfair game and of a
+deliberately fair one, each verdict sentence checked against the records it rests on."""
 
 import itertools
+import json
+import re
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import game_data
+from resultsdir import finding, game_data, section, write_experiment
 from test_report import synthetic_games
+from test_report_layout import fair_games
 
 from reports import kintsugi
+from reports.build import build_report
+from reports.compensation import phrase
 from reports.fmt import effect
 from reports.generic import apart_pairs, cycle_clause, strategy_analysis, strategy_numbers, strategy_seat_sentence
 from reports.ratings import cycles
@@ -75,7 +82,7 @@ def test_the_strategy_gap_is_the_strongest_strategy_minus_the_weakest(tmp_path):
     assert gap["low"] < gap["estimate"] < gap["high"] and gap["low"] > 0
 
 
-@pytest.mark.parametrize("deals", [10])
+@pytest.mark.parametrize("deals", [2, 10])
 def test_a_few_deals_still_give_an_interval(deals):
     rows = synthetic_games(3, deals, 4)
     shares = paired_ratio(rows, pl.col("win"), pl.lit(1.0), ["seat"])
@@ -121,3 +128,47 @@ def test_experiments_differ_only_between_the_pairs_whose_intervals_are_apart():
     apart, pairs = apart_pairs(start)
     assert pairs == 3
     assert apart == [(3, "a", "c"), (3, "b", "c")]  # a and b overlap
+
+
+# ---------------------------------------------------------------- each verdict sentence against its records
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> Path:
+    """A game with a planted start-player edge (Kintsugi-shaped, at 2 and 3 players) and a game no seat is favoured
+    in, reported together."""
+    root = tmp_path_factory.mktemp("planted")
+    rows = pl.concat([synthetic_games(2, 1500, seed=2),
+                      synthetic_games(3, 1500, seed=3).with_columns(pl.col("game_id", "deal") + 1500)])
+    write_experiment(root / "unfair", [rows.with_columns(experiment=pl.lit("unfair"))], "kintsugi")
+    write_experiment(root / "even", [fair_games(3, 3000, seed=5)], "even_game", title="Even Game")
+    return build_report(root, tmp_path_factory.mktemp("report")).parent
+
+
+def records_of(report: Path, experiment: str, metric: str) -> list[dict]:
+    found = json.loads((report / "findings.json").read_text())["records"]
+    return [r for r in found if r["experiment"] == experiment and r["metric"] == metric]
+
+
+@pytest.mark.parametrize("experiment", ["unfair", "even"])
+def test_the_start_players_verdict_is_the_one_its_interval_gives(planted, experiment):
+    text = finding(section((planted / "summary.md").read_text().replace("**", ""), experiment), "Seat advantage.")
+    for start in records_of(planted, experiment, "start_advantage"):
+        verdict = ("clearly more than a fair share" if start["low"] > 0 else "clearly less than a fair share"
+                   if start["high"] < 0 else "a share not distinguishable from fair")
+        assert re.search(rf"{verdict} at (\d+ and )?{start['players']}( and \d+)? players|{verdict} at every player",
+                         text), (verdict, text)
+    assert ("unfair" == experiment) == ("clearly more" in text)
+
+
+@pytest.mark.parametrize("experiment", ["unfair", "even"])
+def test_the_compensation_sentence_is_the_one_its_record_gives(planted, experiment):
+    text = finding(section((planted / "summary.md").read_text().replace("**", ""), experiment), "Handicaps.")
+    seats = records_of(planted, experiment, "seat_win_share")
+    for chosen in records_of(planted, experiment, "compensation"):
+        fair = all(r["low"] <= r["fair"] <= r["high"] for r in seats if r["players"] == chosen["players"])
+        needed = any(chosen["points"]) or chosen["tie_order"] is not None
+        assert needed != fair  # none is needed exactly where every seat's interval holds 1/P
+        assert f"At {chosen['players']} players" in text and phrase(chosen) in text
+        assert ("no compensation is needed" in phrase(chosen)) == fair
+    assert ("no compensation is needed" in text) == (experiment == "even")
