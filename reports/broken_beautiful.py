@@ -20,7 +20,7 @@ from reports.analysis import GAME_KEY, Analysis, GameData, opponent_share, recor
 from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, Table, est, table
-from reports.stats import cluster_unit, paired_difference, paired_ratio
+from reports.stats import cluster_columns, cluster_unit, clustered, paired_difference
 
 PLURALS = {"tray": "serving trays", "box": "storage boxes"}
 RESTRICTED = "-no-"  # "greedy-no-teapot" = greedy that never keeps a teapot
@@ -43,33 +43,11 @@ def scored_types(data: GameData) -> list[str]:
     return [k for k in dict.fromkeys(kinds) if f"points_{k}" in data.rows.columns]
 
 
-def cluster_columns(rows: pl.DataFrame) -> list[str]:
-    """The columns that name a row's cluster (reports.stats.clusters): deal, and match_id in match mode."""
-    return [c for c in ("deal", "match_id") if c in rows.columns]
-
-
 def games_at(data: GameData, players: int) -> int:
     return data.rows.filter(pl.col("players") == players)["game_id"].n_unique()
 
 
 # ---------------------------------------------------------------- clustered estimates and their records
-
-
-def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]) -> pl.DataFrame:
-    """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
-    and NAME_hi: one cluster-robust interval over deals (matches in match mode) for every measure and group, the same
-    draw; with the group's games and the method."""
-    keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
-    named = pl.Enum(list(measures))  # an Enum groups faster than a string
-    long = pl.concat([rows.select(*keys, measure=pl.lit(name, named), value=value.cast(pl.Float64),
-                                  weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
-    found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
-    frame = None
-    for name in measures:
-        one = found.filter(pl.col("measure") == name).select(*by, "games", "method", **{
-            name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"})
-        frame = one if frame is None else frame.join(one.drop("games", "method"), on=by, maintain_order="left")
-    return frame
 
 
 def per_strategy(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]]) -> pl.DataFrame:
@@ -201,7 +179,7 @@ def winner_edges(rows: pl.DataFrame, kinds: list[str], by: list[str]) -> pl.Data
                                     "edge_hi": pl.Float64})
     won, lost = pl.col("win") >= 1 - 1e-9, pl.col("win") < 1 - 1e-9
     games = sole.group_by(GAME_KEY).agg(
-        pl.col(*by, *cluster_columns(rows)).first(),
+        pl.col(*dict.fromkeys([*by, *cluster_columns(rows)])).first(),
         **{f"points_{k}": pl.col(f"points_{k}").filter(won).first() - pl.col(f"points_{k}").filter(lost).mean()
            for k in kinds})
     return clustered(by_type(games, kinds, by), {"edge": (pl.col("points"), ONE)}, [*by, "type"])

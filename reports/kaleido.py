@@ -27,11 +27,12 @@ from reports.fmt import at_counts, by_phrase, count, effect, listing, num, pct, 
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     cluster_codes,
+    cluster_columns,
     cluster_ratio_interval,
     cluster_unit,
+    clustered,
     difference_interval,
     group_codes,
-    paired_ratio,
     per_cluster,
 )
 
@@ -45,35 +46,11 @@ Measures = dict[str, tuple[pl.Expr, pl.Expr]]  # name: (value, weight), a ratio 
 # ---------------------------------------------------------------- intervals
 
 
-def cluster_columns(rows: pl.DataFrame) -> list[str]:
-    """The columns that name a row's cluster (stats.clusters): deal, and match_id in match mode."""
-    return [c for c in ("deal", "match_id") if c in rows.columns]
-
-
-def clustered(rows: pl.DataFrame, measures: Measures, by: list[str], within: list[str]) -> pl.DataFrame:
-    """Per group of `within` and `by`, each measure NAME: (value, weight) as sum(value) / sum(weight) in NAME, with
-    NAME_lo and NAME_hi its cluster-robust interval over deals (matches in match mode; stats.paired_ratio), and
-    the group's games. Every group of `within` (which holds players: the deals of one player count are not another's)
-    is resampled apart, its measures and groups of `by` with the same draw."""
-    keys = [*cluster_columns(rows), "game_id", *by]
-    frames = []
-    for key, group in groups(rows, within):
-        long = pl.concat([group.select(*keys, measure=pl.lit(name), value=value.cast(pl.Float64),
-                                       weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
-        found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
-        # every measure has the groups of `by` that the rows have, sorted alike
-        wide = [found.filter(pl.col("measure") == name).select(*by, "games", **{
-            name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"}) for name in measures]
-        frames.append(pl.concat([wide[0], *(w.drop(*by, "games") for w in wide[1:])], how="horizontal")
-                      .with_columns(**{k: pl.lit(v, rows.schema[k]) for k, v in key.items()}))
-    return pl.concat(frames, how="diagonal_relaxed").select(*within, *by, pl.exclude(*within, *by))
-
-
 def per_strategy(rows: pl.DataFrame, measures: Measures) -> pl.DataFrame:
     """clustered per player count and strategy, 'all' (every player) first, with the player results (n) of each."""
     everyone = pl.concat([rows.with_columns(strategy=pl.lit("all")), rows])
     counts = everyone.group_by("players", "strategy").agg(n=pl.len())
-    return (clustered(everyone, measures, ["strategy"], ["players"]).join(counts, on=["players", "strategy"])
+    return (clustered(everyone, measures, ["players", "strategy"]).join(counts, on=["players", "strategy"])
             .sort("players", pl.col("strategy") != "all", "strategy"))
 
 
@@ -84,7 +61,7 @@ def resampled(data: GameData, what: str) -> str:
 
 def game_rows(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
     """One row per game: its players, its cluster columns and `columns` (expressions over its rows)."""
-    return rows.group_by(GAME_KEY).agg(pl.col("players", *cluster_columns(rows)).first(), **columns)
+    return rows.group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(), **columns)
 
 
 def two_colour_sentence(data: GameData) -> str:
@@ -117,8 +94,8 @@ def endgame_decides(rows: pl.DataFrame) -> pl.DataFrame:
              .with_columns(settled=pl.col("changed") & ~pl.col("comeback")))
     counts = games.group_by("players").agg(games=pl.len(), comebacks=pl.col("comeback").sum(),
                                            settled=pl.col("settled").sum())
-    rates = clustered(games, {"rate": (pl.col("comeback"), ONE), "settled_rate": (pl.col("settled"), ONE)}, [],
-                      ["players"]).drop("games")
+    rates = clustered(games, {"rate": (pl.col("comeback"), ONE), "settled_rate": (pl.col("settled"), ONE)},
+                      ["players"]).drop("games", "method")
     return (counts.join(rates, on="players").sort("players")
             .rename({"rate_lo": "lo", "rate_hi": "hi", "settled_rate_lo": "settled_lo",
                      "settled_rate_hi": "settled_hi"}))
@@ -395,7 +372,7 @@ def stall_rates(rows: pl.DataFrame) -> pl.DataFrame:
     by = ["experiment", "players"]
     games = game_rows(with_stuck(rows), stalled=pl.col("stalled").any(), stuck=pl.col("stuck").sum(),
                       left=pl.col("left").filter(pl.col("stuck")).sum())
-    rates = clustered(games, {"rate": (pl.col("stalled"), ONE)}, [], by).drop("games")
+    rates = clustered(games, {"rate": (pl.col("stalled"), ONE)}, by).drop("games", "method")
     return (games.group_by(by)
             .agg(games=pl.len(), stalls=pl.col("stalled").sum(), stuck=pl.col("stuck").sum(),
                  left=pl.col("left").sum(), seats=(pl.col("players").cast(pl.Int64) * pl.col("stalled")).sum())
@@ -414,9 +391,9 @@ def rule_holes(numbers: list[dict]) -> tuple[str, list[dict]]:
 
 def part_rates(parts: pl.DataFrame, value: pl.Expr, within: list[str], names: tuple[str, ...]) -> pl.DataFrame:
     """Per group of `within`, for each NAME of `names`, over the rows whose `part` is NAME: NAME_n (their number),
-    NAME (the mean of value) and NAME_lo, NAME_hi (its cluster-robust interval, every part of a group with the
-    same draw); a part without rows has NAME_n 0 and nulls."""
-    found = clustered(parts, {"rate": (value, ONE)}, ["part"], within).join(
+    NAME (the mean of value) and NAME_lo, NAME_hi (its cluster-robust interval); a part without rows has NAME_n 0
+    and nulls."""
+    found = clustered(parts, {"rate": (value, ONE)}, [*within, "part"]).join(
         parts.group_by(*within, "part").agg(n=pl.len()), on=[*within, "part"])
     out = parts.select(within).unique()
     for name in names:
@@ -468,7 +445,7 @@ def board_keepers(rows: pl.DataFrame) -> pl.DataFrame:
     `boards_each` fact; kept, kept_lo, kept_hi: a cluster-robust interval); `keeps` marks a strategy that does so
     in more than KEEPS of them at some player count."""
     unplaced = pl.col("boards_placed") < pl.col("boards_each")
-    return (clustered(rows, {"kept": (unplaced, ONE)}, ["strategy"], ["players"])
+    return (clustered(rows, {"kept": (unplaced, ONE)}, ["players", "strategy"])
             .join(rows.group_by("players", "strategy").agg(n=pl.len()), on=["players", "strategy"])
             .with_columns(keeps=(pl.col("kept") > KEEPS).any().over("strategy")).sort("players", "kept", "strategy"))
 
@@ -895,7 +872,7 @@ def seat_profile(data: GameData) -> pl.DataFrame:
     by = ["experiment", "players", "seat"]
     profile = clustered(rows, {"boards": (pl.col("boards_placed"), ONE), "end_share": (pl.col("endgame_points"),
                                                                                        pl.col("score")),
-                               "win": (pl.col("win"), ONE)}, ["seat"], ["experiment", "players"])
+                               "win": (pl.col("win"), ONE)}, by)
     about = rows.group_by(by).agg(n=pl.len(), boards_each=pl.col("boards_each").first())
     return (profile.join(about, on=by).with_columns(boards_used=pl.col("boards") / pl.col("boards_each"))
             .drop("boards_each").sort(by))

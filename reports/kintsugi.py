@@ -17,7 +17,7 @@ from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.findings import select
 from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, spread
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import CLUSTER_COLUMN, cluster_unit, paired_ratio
+from reports.stats import cluster_columns, cluster_unit, paired_ratio
 
 MATCH_KEY = ["experiment", "players", "lineup", "match_id"]  # one match: its games under one seating
 ONE = pl.lit(1.0)  # the weight of a share per row
@@ -27,30 +27,10 @@ UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster 
 # ---------------------------------------------------------------- intervals
 
 
-def clustered(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
-    """Per group of `by`: estimate = sum(value) / sum(weight), lo and hi its cluster-robust interval over deals
-    (matches in match mode, stats.paired_ratio), games and method. A cluster is a deal of one player count: where
-    `by` holds players each player count is resampled apart; a group that pools player counts draws the deals of
-    every count together."""
-    if "players" not in by:
-        unit = CLUSTER_COLUMN[cluster_unit(rows)]
-        apart = rows.with_columns((pl.col("players").cast(pl.Int64) * 2**32 + pl.col(unit).cast(pl.Int64)).alias(unit))
-        return paired_ratio(apart, value, weight, by)
-    rest = [c for c in by if c != "players"]
-    parts = [paired_ratio(group, value, weight, rest).with_columns(
-             players=pl.lit(key["players"], rows.schema["players"])) for key, group in groups(rows, ["players"])]
-    return pl.concat(parts, how="diagonal_relaxed").sort(by)
-
-
 def resampled(rows: pl.DataFrame, what: str) -> str:
     """The method text of a clustered ratio that counts no wins: what it is, the interval (a stats.METHODS id) and
     its clusters."""
     return f"{what}; cluster_t over {UNITS[cluster_unit(rows)][1]}"
-
-
-def cluster_columns(rows: pl.DataFrame) -> list[str]:
-    """The columns that name a row's cluster (stats.clusters): deal, and match_id in match mode."""
-    return [c for c in ("deal", "match_id") if c in rows.columns]
 
 
 def with_policy_and_guesser(rows: pl.DataFrame) -> pl.DataFrame:
@@ -74,7 +54,7 @@ def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
         rows = with_target_policy(rows)
     chance = pl.col("guess_chance").mean() if "guess_chance" in rows.columns else pl.lit(1 / 3)
     counts = rows.group_by(by).agg(guesses=pl.len(), correct=pl.col("guess_correct").sum(), chance=chance)
-    accuracy = clustered(rows, pl.col("guess_correct"), ONE, by).select(*by, "lo", "hi", "games",
+    accuracy = paired_ratio(rows, pl.col("guess_correct"), ONE, by).select(*by, "lo", "hi", "games",
                                                                           accuracy="estimate")
     method = resampled(rows, "correct guesses / guesses" + ("" if "players" in by else ", pooled over player counts"))
     return counts.join(accuracy, on=by, nulls_equal=True).with_columns(method=pl.lit(method)).sort(by)
@@ -109,13 +89,13 @@ def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
     its cluster-robust interval; the method."""
     games = (rows.with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY),
                                actual_winner=pl.col("win") > 0)
-             .group_by(GAME_KEY).agg(pl.col("players", *cluster_columns(rows)).first(),
+             .group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(),
                                      any_correct=pl.col("guess_correct").any(),
                                      changed=(pl.col("pieces_winner") != pl.col("actual_winner")).any()))
     changes = (games.group_by("players").agg(games=pl.len(), changed=pl.col("changed").sum(),
                                              with_correct=pl.col("any_correct").sum()).sort("players"))
-    overall = clustered(games, pl.col("changed"), ONE, ["players"]).select("players", "lo", "hi", rate="estimate")
-    among = clustered(games, pl.col("changed"), pl.col("any_correct"), ["players"]).select(
+    overall = paired_ratio(games, pl.col("changed"), ONE, ["players"]).select("players", "lo", "hi", rate="estimate")
+    among = paired_ratio(games, pl.col("changed"), pl.col("any_correct"), ["players"]).select(
         "players", rate_correct="estimate", lo_correct="lo", hi_correct="hi")
     return (changes.join(overall, on="players").join(among, on="players")
             .with_columns(method=pl.lit(resampled(games, "games whose winners changed / games"))))
@@ -277,7 +257,7 @@ def colour_win_shares(data: GameData) -> pl.DataFrame:
     rows = (data.with_facts(data.rows, "colours")
             .with_columns(colour=pl.col("colours").list.get(pl.col("color").cast(pl.Int64), null_on_oob=True)
                           .fill_null(pl.col("color").cast(pl.String))))
-    shares = clustered(rows, pl.col("win"), ONE, ["players", "color"]).select(
+    shares = paired_ratio(rows, pl.col("win"), ONE, ["players", "color"]).select(
         "players", "color", "games", "lo", "hi", share="estimate")
     about = rows.group_by("players", "color").agg(pieces=pl.col("pieces").mean(), colour=pl.col("colour").first())
     return shares.join(about, on=["players", "color"]).with_columns(fair=1 / pl.col("players")).sort("players",
@@ -310,8 +290,8 @@ def match_standings(totals: pl.DataFrame) -> pl.DataFrame:
     """Per player count and strategy: the matches it played, its match win share and its mean match total, each
     with its cluster-robust interval over matches; best share first."""
     by = ["players", "strategy"]
-    shares = clustered(totals, pl.col("win"), ONE, by).select(*by, "lo", "hi", "method", share="estimate")
-    means = clustered(totals, pl.col("total"), ONE, by).select(*by, total="estimate", total_lo="lo", total_hi="hi")
+    shares = paired_ratio(totals, pl.col("win"), ONE, by).select(*by, "lo", "hi", "method", share="estimate")
+    means = paired_ratio(totals, pl.col("total"), ONE, by).select(*by, total="estimate", total_lo="lo", total_hi="hi")
     return (totals.group_by(by).agg(matches=pl.len()).join(shares, on=by).join(means, on=by)
             .with_columns(fair=1 / pl.col("players")).sort("players", "share", descending=[False, True]))
 
@@ -319,7 +299,7 @@ def match_standings(totals: pl.DataFrame) -> pl.DataFrame:
 def first_seat_shares(totals: pl.DataFrame) -> pl.DataFrame:
     """Per player count and the seat held in a match's first game: the share of matches won from it, with its
     cluster-robust interval over matches, the matches and the fair share."""
-    return (clustered(totals, pl.col("win"), ONE, ["players", "first_seat"])
+    return (paired_ratio(totals, pl.col("win"), ONE, ["players", "first_seat"])
             .select("players", "lo", "hi", "method", seat="first_seat", share="estimate", matches="games")
             .with_columns(fair=1 / pl.col("players")))
 

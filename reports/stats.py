@@ -190,9 +190,19 @@ def cluster_unit(rows: pl.DataFrame) -> str:
     return "match" if "match_id" in rows.columns and rows["match_id"].null_count() == 0 else "deal"
 
 
+def cluster_columns(rows: pl.DataFrame) -> list[str]:
+    """The columns that name a row's cluster (clusters): players, deal, and match_id in match mode."""
+    return [c for c in ("players", "deal", "match_id") if c in rows.columns]
+
+
 def clusters(rows: pl.DataFrame) -> np.ndarray:
-    """The cluster of every row: its match_id in match mode, else its deal."""
-    return rows[CLUSTER_COLUMN[cluster_unit(rows)]].to_numpy()
+    """The cluster of every row: its match in match mode, else its deal; at its player count, since every player
+    count numbers its deals (matches) from 0, so that rows pooled over player counts never share a cluster across
+    them."""
+    column = rows[CLUSTER_COLUMN[cluster_unit(rows)]]
+    if "players" not in rows.columns:
+        return column.to_numpy()
+    return (rows["players"].cast(pl.Int64) * 2**32 + column.cast(pl.Int64)).to_numpy()
 
 
 def columns(rows: pl.DataFrame, *exprs: pl.Expr) -> list[np.ndarray]:
@@ -260,6 +270,24 @@ def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[s
                          "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
                          "lo_unpaired": lo_u, "hi_unpaired": hi_u, "games": games,
                          "method": found["method"], "method_unpaired": method_u})
+
+
+def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]) -> pl.DataFrame:
+    """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
+    and NAME_hi, its cluster-robust interval (paired_ratio); with the group's games and the method of the first
+    measure. The one clustered computation of the game analyses: a new measure is a line of `measures`."""
+    keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
+    named = pl.Enum(list(measures))  # an Enum groups faster than a string
+    long = pl.concat([rows.select(*keys, measure=pl.lit(name, named), value=value.cast(pl.Float64),
+                                  weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
+    found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
+    frame = None
+    for name in measures:
+        one = found.filter(pl.col("measure") == name).select(*by, "games", "method", **{
+            name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"})
+        frame = one if frame is None else frame.join(one.drop("games", "method"), on=by, maintain_order="left",
+                                                     nulls_equal=True)
+    return frame
 
 
 def ratio_p_values(estimate, se, n_eff, clusters, null) -> np.ndarray:

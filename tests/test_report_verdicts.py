@@ -17,13 +17,12 @@ from resultsdir import finding, game_data, section, write_experiment
 from test_report import synthetic_games
 from test_report_layout import fair_games
 
-from reports import kintsugi
 from reports.build import build_report
 from reports.compensation import phrase
 from reports.fmt import effect
 from reports.generic import apart_pairs, cycle_clause, strategy_analysis, strategy_numbers, strategy_seat_sentence
 from reports.ratings import cycles
-from reports.stats import paired_difference, paired_ratio
+from reports.stats import clustered, paired_difference, paired_ratio
 
 
 def duel_rows(strength: dict[str, float], games_per_pair: int, seed: int) -> pl.DataFrame:
@@ -92,16 +91,22 @@ def test_a_few_deals_still_give_an_interval(deals):
     assert np.isfinite(gap["lo"]) and np.isfinite(gap["hi"])
 
 
-def test_kintsugi_keeps_the_deals_of_different_player_counts_apart():
-    """Deal 7 at 2 players and deal 7 at 3 players are different deals: pooled over player counts, an interval must
-    be the one where the deals carry distinct names."""
+def test_the_deals_of_different_player_counts_are_never_one_cluster():
+    """Deal 7 at 2 players and deal 7 at 3 players are different deals: pooled over player counts (Kintsugi's
+    guessing accuracy, a game's own measures), an interval must be the one where the deals carry distinct names."""
     rows = pl.concat([synthetic_games(2, 40, 5), synthetic_games(3, 40, 6)], how="diagonal_relaxed")
     renamed = rows.with_columns(deal=pl.col("deal") + 1000 * pl.col("players").cast(pl.Int64))
-    pooled = kintsugi.clustered(rows, pl.col("guess_correct"), pl.lit(1.0), [])
-    apart = kintsugi.clustered(renamed, pl.col("guess_correct"), pl.lit(1.0), [])
-    assert pooled["estimate"].to_list() == apart["estimate"].to_list()
+    pooled = paired_ratio(rows, pl.col("guess_correct"), pl.lit(1.0), [])
+    apart = paired_ratio(renamed, pl.col("guess_correct"), pl.lit(1.0), [])
+    assert pooled["estimate"].to_list() == apart["estimate"].to_list() and pooled["clusters"].to_list() == [80]
     assert pooled["lo"].to_list() == pytest.approx(apart["lo"].to_list(), abs=1e-12)
     assert pooled["hi"].to_list() == pytest.approx(apart["hi"].to_list(), abs=1e-12)
+    measures = {"right": (pl.col("guess_correct"), pl.lit(1.0)), "pieces": (pl.col("pieces"), pl.lit(1.0))}
+    both = clustered(rows, measures, ["strategy"])
+    for name in measures:
+        alone = paired_ratio(renamed, measures[name][0], measures[name][1], ["strategy"])
+        assert both[name].to_list() == pytest.approx(alone["estimate"].to_list())
+        assert both[f"{name}_lo"].to_list() == pytest.approx(alone["lo"].to_list())
 
 
 def test_a_clear_but_tiny_effect_is_not_called_clear():
