@@ -103,20 +103,20 @@ def marker(data: GameData) -> pl.DataFrame:
 
 
 def rounds_led_sentence(led: pl.DataFrame, _=None) -> str:
-    """E.g. 'At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4; ...'."""
+    """E.g. 'At 2 players Player 1 is first player in 5 of the 9 rounds, Player 2 in 4; ...'."""
     parts = []
     for (players,), group in sorted(led.partition_by("players", as_dict=True).items()):
         counts, rounds = group["led"].to_list(), group["rounds"][0]
         more = [s for s, n in enumerate(counts) if n == counts[0]]
         if len(more) == players:
-            parts.append(f"at {players} players every seat is first player in {counts[0]} of the {rounds} rounds")
+            parts.append(f"at {players} players every player is first player in {counts[0]} of the {rounds} rounds")
             continue
-        first = "seat 0" if len(more) == 1 else f"seats 0–{more[-1]}"
-        rest = f"seat {players - 1}" if len(more) == players - 1 else "the others"
+        first = "Player 1" if len(more) == 1 else f"Players 1–{more[-1] + 1}"
+        rest = f"Player {players}" if len(more) == players - 1 else "the others"
         parts.append(f"at {players} players {first} {'is' if len(more) == 1 else 'are'} first player in {counts[0]} "
                      f"of the {rounds} rounds, {rest} in {counts[-1]}")
     text = "; ".join(parts)
-    return ("Seat 0 holds the first player marker in round 1; the marker then passes to the next seat every round. "
+    return ("Player 1 holds the first player marker in round 1; the marker then passes to the next player every round. "
             + text[0].upper() + text[1:] + ".")
 
 
@@ -127,12 +127,12 @@ def marker_finding(led: pl.DataFrame, data: GameData) -> Finding:
     for players, each in per_count.select("players", "led").sort("players").iter_rows():
         leading = each.count(max(each))
         if leading < players:
-            ahead.setdefault("seat 0 is" if leading == 1 else f"seats 0–{leading - 1} are", []).append(players)
+            ahead.setdefault("Player 1 is" if leading == 1 else f"Players 1–{leading} are", []).append(players)
     even = sorted(set(data.player_counts) - {p for counts in ahead.values() for p in counts})
-    clauses = [f"at {at_counts(counts)} {seats} first player in one round more than the other seats"
+    clauses = [f"at {at_counts(counts)} {seats} first player in one round more than the other players"
                for seats, counts in ahead.items()]
-    clauses += [f"at {at_counts(even, data.player_counts)} every seat is first player equally often"] if even else []
-    text = "The marker starts at seat 0 and passes to the next seat every round, so " + "; ".join(clauses) + "."
+    clauses += [f"at {at_counts(even, data.player_counts)} every player is first player equally often"] if even else []
+    text = "The marker starts with Player 1 and passes to the next player every round, so " + "; ".join(clauses) + "."
     led_by_seat = ("Rounds as first player, by seat", "led", lambda led: ", ".join(map(str, led)))
     return Finding("First player marker.", text, table("", per_count.sort("players"), ("Players", "players"),
                                                        ("Rounds", "rounds"), led_by_seat),

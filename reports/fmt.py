@@ -55,6 +55,11 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
+def seat_name(seat: int) -> str:
+    """A seat as players name it: seat 0 (the start player) is 'Player 1', seat s is 'Player s+1'."""
+    return f"Player {seat + 1}"
+
+
 def yes(flag: bool) -> str:
     return "yes" if flag else "no"
 

@@ -16,7 +16,22 @@ from scipy.stats import chi2
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
 from reports.compensation import changes, compensate, compensation_records, phrase
-from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, p_value, pct, pct_ci, pp, pp_ci, yes
+from reports.fmt import (
+    at_counts,
+    by_phrase,
+    clear,
+    count,
+    listing,
+    num,
+    num_ci,
+    p_value,
+    pct,
+    pct_ci,
+    pp,
+    pp_ci,
+    seat_name,
+    yes,
+)
 from reports.handicap import fair_handicaps, handicap_findings, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
@@ -62,11 +77,6 @@ def first_player_advantage(seat_shares: pl.DataFrame) -> pl.DataFrame:
     return seat_shares.filter(pl.col("seat") == 0).with_columns(
         advantage=pl.col("share") - pl.col("fair"), advantage_lo=pl.col("lo") - pl.col("fair"),
         advantage_hi=pl.col("hi") - pl.col("fair"))
-
-
-def seat_name(seat: int) -> str:
-    """A seat as players name it: seat 0 (the start player) is 'Player 1', seat s is 'Player s+1'."""
-    return f"Player {seat + 1}"
 
 
 def seat_test(wins: np.ndarray, games: np.ndarray) -> float:
@@ -264,7 +274,7 @@ def score_by_seat_chart(width: int, data: GameData) -> Chart:
     for ax, players in zip(axes, data.player_counts):
         for seat in range(players):
             line = dist.filter((pl.col("players") == players) & (pl.col("seat") == seat))
-            ax.plot(line["bin"], line["share"], marker="o", markersize=3.5, color=colours[seat], label=f"seat {seat}")
+            ax.plot(line["bin"], line["share"], marker="o", markersize=3.5, color=colours[seat], label=seat_name(seat))
         ax.set(title=f"{players} players", xlabel="Score" if width == 1 else f"Score (bins of {width})")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
@@ -273,7 +283,7 @@ def score_by_seat_chart(width: int, data: GameData) -> Chart:
     axes[0].set_ylabel("Share of the seat's games")
     return finished_chart(fig, axes[-1], f"{data.title}: score distribution by seat",
                           data.out_dir, f"{data.slug}_score_by_seat.png",
-                          "Share of games ending at each score, by seat (0 = start player), one panel per player "
+                          "Share of games ending at each score, by player (Player 1 starts), one panel per player "
                           "count.")
 
 
@@ -345,7 +355,7 @@ def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
         for r in fair_handicaps(found["grid"]).iter_rows(named=True):
             rows.append({**r, "players": players})
     return Finding("Handicaps.", " ".join(sentences), table(
-        "", rows, ("Players", "players"), ("Seat", "seat"), ("Fair point", "points", points_words),
+        "", rows, ("Players", "players"), ("Player", "seat", seat_name), ("Fair point", "points", points_words),
         ("Win share there", "estimate", pct), ("95% CI", ("low", "high"), pct_ci),
         ("Handicaps that could be fair", ("points_low", "points_high"),
          lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")), tuple(numbers))
@@ -369,7 +379,7 @@ def handicap_table(result: dict[int, dict], data: GameData) -> list[Table]:
     shown = [{**r, "player": r["seat"] + 1, "compensation": changes(r)} for r in handicap_numbers(result, data)
              if r["metric"] == "compensated_win_share"]
     return [table("Win share with points in the seat's favour (95% cluster-robust intervals)", grid.sort(
-                  "players", "seat", "points"), ("Players", "players"), ("Seat", "seat"),
+                  "players", "seat", "points"), ("Players", "players"), ("Player", "seat", seat_name),
                   ("Points", "points", points_words), *share_ci("Win share", "estimate", "low", "high")),
             table("Win share of every player under the compensation chosen (first) and the others shown: none, "
                   "and the closest to fair with each tie order", shown, ("Players", "players"),
@@ -389,7 +399,7 @@ def handicap_chart(result: dict[int, dict], data: GameData) -> Chart:
             gap = [100 * (v - 1 / players) for v in line["estimate"]]
             ax.fill_between(line["points"], 100 * (line["low"] - 1 / players), 100 * (line["high"] - 1 / players),
                             color=colours[seat], alpha=0.18, linewidth=0)
-            ax.plot(line["points"], gap, color=colours[seat], marker="o", markersize=2.5, label=f"seat {seat}")
+            ax.plot(line["points"], gap, color=colours[seat], marker="o", markersize=2.5, label=seat_name(seat))
         around_zero(ax, players, "Points in the seat's favour")
     axes[0].set_ylabel("Win share − 1/P (pp)")
     return finished_chart(fig, axes[-1], f"{data.title}: the handicap that makes each seat fair",
@@ -464,8 +474,8 @@ def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:
             panel = aligned(seats.filter((pl.col("experiment") == experiment) & (pl.col("players") == players)),
                             "seat", list(range(players)))
             bars[experiment] = [100 * (panel[c] - 1 / players) for c in ("share", "lo", "hi")]
-        bars_with_ci(ax, [str(s) for s in range(players)], bars)
-        around_zero(ax, players, "Seat (0 = start player)")
+        bars_with_ci(ax, [str(s + 1) for s in range(players)], bars)
+        around_zero(ax, players, "Player (1 starts)")
     axes[0].set_ylabel("Win share − fair share (pp)")
     return finished_chart(fig, axes[-1], f"{data.title}: each seat's gap from a fair share, experiment by experiment",
                           data.out_dir, f"{data.slug}_seat_by_experiment.png",

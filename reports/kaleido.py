@@ -23,7 +23,7 @@ from matplotlib.ticker import PercentFormatter
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
 from reports.findings import select
-from reports.fmt import at_counts, by_phrase, count, effect, listing, num, pct, pct_ci, pp, pp_ci, spread
+from reports.fmt import at_counts, by_phrase, count, effect, listing, num, pct, pct_ci, pp, pp_ci, seat_name, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import (
     cluster_codes,
@@ -67,8 +67,8 @@ def game_rows(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
 def two_colour_sentence(data: GameData) -> str:
     """Which player counts play more than one colour each, from the colours in play."""
     several = {p: len(data.fact("colours", p)) // p for p in data.player_counts if len(data.fact("colours", p)) > p}
-    return "".join(f" At {p} players each player plays {n} colours in turn (seat 0 plays the first colour of every "
-                   "round of turns), so seat 0 still moves first." for p, n in several.items())
+    return "".join(f" At {p} players each player plays {n} colours in turn (Player 1 plays the first colour of every "
+                   "round of turns), so Player 1 still moves first." for p, n in several.items())
 
 
 # ---------------------------------------------------------------- mid-game and end-game points
@@ -880,7 +880,7 @@ def seat_profile(data: GameData) -> pl.DataFrame:
 
 def seat_profile_table(by_seat: pl.DataFrame, _) -> list:
     return [table("By seat: boards placed, end-game share of points and win share", by_seat,
-                  ("Experiment", "experiment"), ("Players", "players"), ("Seat", "seat"),
+                  ("Experiment", "experiment"), ("Players", "players"), ("Player", "seat", seat_name),
                   ("Player results", "n", count),
                   *est("Boards placed", "boards"), *est("End-game share", "end_share", pct, pct_ci),
                   *est("Win share", "win", pct, pct_ci))]
@@ -909,9 +909,9 @@ def seat_heatmap_chart(by_seat: pl.DataFrame, data: GameData) -> Chart:
                 dark = high > low and (value - low) / (high - low) > 0.6
                 ax.text(j, i, f"{100 * value:.0f}", ha="center", va="center", fontsize="small",
                         color="white" if dark else "black")
-        ax.set_xticks(range(seats), [str(s) for s in range(seats)])
+        ax.set_xticks(range(seats), [str(s + 1) for s in range(seats)])
         ax.set_yticks(range(len(labels)), labels)
-        ax.set_xlabel("Seat (0 = start player)")
+        ax.set_xlabel("Player (1 starts)")
         ax.set_title(title, fontsize="medium")
         ax.grid(False)
         fig.colorbar(image, ax=ax, shrink=0.85, format=PercentFormatter(1.0, decimals=0))

@@ -15,7 +15,7 @@ from matplotlib.ticker import PercentFormatter
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.findings import select
-from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, spread
+from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, seat_name, spread
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import cluster_columns, cluster_unit, paired_ratio
 
@@ -346,14 +346,14 @@ def first_seat_phrase(seats: pl.DataFrame) -> str:
     fair = start["fair"]
     shares = [f"the player who starts a match's first game wins {pct(start['share'])} of the matches "
               f"({pct_ci(start['lo'], start['hi'])})"]
-    shares += [f"{'the one ' if i == 0 else ''}at seat {r['seat']}{' of that game' if i == 0 else ''} "
+    shares += [f"{seat_name(r['seat'])}{' of that game' if i == 0 else ''} "
                f"{pct(r['share'])} ({pct_ci(r['lo'], r['hi'])})" for i, r in enumerate(rest)]
     verdict = ("still pays" if start["lo"] > fair else "costs" if start["hi"] < fair else
                "neither clearly pays nor clearly costs")
     text = (f"at {start['players']} players {listing(shares)}, against a fair share of {pct(fair)}: starting the "
             f"first game of a match {verdict}")
     for side, beyond in (("more", lambda r: r["lo"] > fair), ("less", lambda r: r["hi"] < fair)):
-        names = [f"seat {r['seat']}" for r in rest if beyond(r)]
+        names = [f"Player {r['seat'] + 1}" for r in rest if beyond(r)]
         if names:
             wins = "wins" if len(names) == 1 else "win"
             text += f", and {listing(names)} of that game {wins} clearly {side} than fair"
@@ -393,8 +393,8 @@ def match_table(result: dict, _) -> list:
                   result["strategies"], ("Players", "players"), ("Strategy", "strategy"),
                   ("Matches", "matches", count), *share_ci("Match win share"), ("Fair share", "fair", pct),
                   *est("Mean total", "total")),
-            table("Match win share by the seat held in the match's first game (seat 0 starts it)",
-                  result["first_seat"], ("Players", "players"), ("Seat in the first game", "seat"),
+            table("Match win share by the seat held in the match's first game (Player 1 starts it)",
+                  result["first_seat"], ("Players", "players"), ("Player in the first game", "seat", seat_name),
                   ("Matches", "matches", count), *share_ci("Match win share"), ("Fair share", "fair", pct))]
 
 

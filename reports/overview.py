@@ -21,8 +21,7 @@ from reports.analysis import GameData
 from reports.charts import new_figure, save_chart
 from reports.compensation import phrase
 from reports.findings import select
-from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci
-from reports.generic import seat_name
+from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci, seat_name
 from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
 from reports.stats import LEVEL, holm_min
 

@@ -33,6 +33,7 @@ from reports.fmt import (
     pct_ci,
     pp,
     pp_ci,
+    seat_name,
     spread,
     yes,
 )
@@ -186,8 +187,8 @@ def gap_phrase(gap: dict, level: float) -> str:
 
 
 def seat_tables(result: dict, _) -> list:
-    return [table("Completed copies per player by seat (0 = start player; 95% intervals: cluster-robust over "
-                  "deals)", result["by_seat"], ("Players", "players"), ("Seat", "seat"),
+    return [table("Completed copies per player by seat (Player 1 starts; 95% intervals: cluster-robust over "
+                  "deals)", result["by_seat"], ("Players", "players"), ("Player", "seat", seat_name),
                   ("Player results", "n", count), *est("Copies", "copies"))]
 
 

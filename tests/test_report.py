@@ -199,7 +199,7 @@ def test_report_has_the_match_table_and_caveats(report):
     assert re.search(r"every match seats .*\), at 3 players greedy\+oracle wins [\d.]+% of its matches, clearly more "
                      r"than \S+ \([\d.]+%\), and clearly above the fair share of 33\.3%\.", found)
     assert re.search(r"At 3 players the player who starts a match's first game wins [\d.]+% of the matches "
-                     r"\([\d.]+–[\d.]+%\), the one at seat 1 of that game [\d.]+% \([\d.]+–[\d.]+%\) and at seat 2 "
+                     r"\([\d.]+–[\d.]+%\), Player 2 of that game [\d.]+% \([\d.]+–[\d.]+%\) and Player 3 "
                      r"[\d.]+% \([\d.]+–[\d.]+%\), against a fair share of 33\.3%: starting the first game of a match ",
                      found)
     assert "Match win share by the seat held in the match&#x27;s first game" in page
@@ -356,7 +356,7 @@ def first_seat_matches(matches: int, edge: int, seed: int) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize(("edge", "verdict"), [
-    (2, "still pays, and seat 1 and seat 2 of that game win clearly less than fair."),
+    (2, "still pays, and Player 2 and Player 3 of that game win clearly less than fair."),
     (0, "neither clearly pays nor clearly costs.")])
 def test_the_match_win_share_by_first_seat_finds_a_planted_edge_of_the_first_start(edge, verdict, tmp_path):
     data = game_data(first_seat_matches(1500, edge, seed=11), "kintsugi", tmp_path)

@@ -150,12 +150,12 @@ def test_summary_names_the_planted_seat_advantage_and_its_compensation(report, s
         [chosen] = [r for r in json.loads((report.parent / "findings.json").read_text())["records"]
                     if r["metric"] == "compensation" and r["experiment"] == experiment]
         assert abs(chosen["points"][0] - float(np.median(chosen["points"][1:])) + 2) <= 0.5  # the 2 planted
-        fair = re.search(r"\| 0 \| −(\d(?:\.5)?) points? \| [\d.]+% \| ([\d.]+)–([\d.]+)% \|", handicaps)
+        fair = re.search(r"\| Player 1 \| −(\d(?:\.5)?) points? \| [\d.]+% \| ([\d.]+)–([\d.]+)% \|", handicaps)
         assert fair, f"no fair handicap for the start player at {players} players"
         points, lo, hi = map(float, fair.groups())
         assert abs(points - 2) <= 0.5 and lo < 100 / players < hi  # the 2 tray points planted
     page = (report.parent / "broken_beautiful.html").read_text()
-    assert "At 2 players seat 0 is first player in 5 of the 9 rounds, seat 1 in 4" in page
+    assert "At 2 players Player 1 is first player in 5 of the 9 rounds, Player 2 in 4" in page
 
 
 def test_summary_names_the_planted_restricted_play_effect(summary):
@@ -182,9 +182,9 @@ def test_every_number_of_the_summary_is_in_findings_json(report):
 
 def test_summary_says_which_seat_leads_more_rounds(summary):
     texts = {p: finding(section(summary, e), "First player marker.") for p, e in EXPERIMENTS.items()}
-    assert "at 2 players seat 0 is first player in one round more than the other seats." in texts[2]  # 9 rounds
-    assert "at 3 players every seat is first player equally often." in texts[3]  # 6 rounds
-    assert "at 4 players seat 0 is first player in one round more than the other seats." in texts[4]  # 5 rounds
+    assert "at 2 players Player 1 is first player in one round more than the other players." in texts[2]  # 9 rounds
+    assert "at 3 players every player is first player equally often." in texts[3]  # 6 rounds
+    assert "at 4 players Player 1 is first player in one round more than the other players." in texts[4]  # 5 rounds
 
 
 def test_summary_says_where_the_points_come_from(summary):

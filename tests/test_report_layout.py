@@ -18,7 +18,7 @@ from test_report import page_table, synthetic_games
 from reports import kaleido
 from reports.build import build_report
 from reports.charts import DPI, PRINT_WIDTH, panels, png_size, save_chart
-from reports.generic import seat_name
+from reports.fmt import seat_name
 from reports.overview import rule_holes, seat_verdict
 from reports.render import Table
 from reports.stats import holm_min
