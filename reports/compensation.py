@@ -223,15 +223,15 @@ def amount(points: float) -> str:
     return f"{points:.0f}" if float(points).is_integer() else f"{points:.1f}"
 
 
-def changes(about: dict) -> str:
+def changes(about: dict, brief: bool = False) -> str:
     """What players do, from a record's points, tie_order and lowest_wins: 'Player 3 adds 1.5 to their score;
-    ties go to the later player', or 'no compensation'."""
+    ties go to the later player' ('Player 3 adds 1.5; ...' brief), or 'no compensation'."""
     parts = []
     for seat, points in enumerate(about["points"]):
         raised = points > 0 if not about["lowest_wins"] else points < 0
         if points:
-            parts.append(f"Player {seat + 1} {'adds' if raised else 'subtracts'} {amount(abs(points))} "
-                         f"{'to' if raised else 'from'} their score")
+            score = "" if brief else f" {'to' if raised else 'from'} their score"
+            parts.append(f"Player {seat + 1} {'adds' if raised else 'subtracts'} {amount(abs(points))}{score}")
     words = [listing(parts)] if parts else []
     order = about["tie_order"]
     if order is not None:
@@ -252,3 +252,12 @@ def phrase(compensation: dict) -> str:
     if done == "no compensation":
         return "no compensation is needed: every player's 95% interval holds 1/P"
     return done
+
+
+def brief(compensation: dict) -> str:
+    """phrase() for a table cell: 'none needed', 'Player 3 subtracts 0.5; ties go to the later player' (points
+    to or from the player's score), or 'none evens it; closest: ...'."""
+    done = changes(compensation, brief=True)
+    if not compensation["evens"]:
+        return f"none evens it; closest: {done}"
+    return "none needed" if done == "no compensation" else done

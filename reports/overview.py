@@ -19,7 +19,7 @@ import numpy as np
 
 from reports.analysis import GameData
 from reports.charts import new_figure, save_chart
-from reports.compensation import phrase
+from reports.compensation import brief
 from reports.findings import select
 from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci, seat_name
 from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
@@ -91,17 +91,15 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
 
 def handicap_cell(numbers: list[dict]) -> str:
     """The compensation that evens every player (or says none does, with the closest), in the words a player
-    applies, and the win shares it gives, player by player."""
+    applies, briefly (compensation.brief; the win shares it gives are on the game's page)."""
     found = select(numbers, metric="compensation")
-    if not found:
-        return "–"
-    shares = sorted(select(numbers, metric="compensated_win_share", recommended=True), key=lambda r: r["seat"])
-    return f"{phrase(found[0])} ({', '.join(pct(r['estimate']) for r in shares)})"
+    return brief(found[0]) if found else "–"
 
 
 def overview_table(rows: list[dict]) -> Table:
     columns = ["Game", "Players", "Verdict", "Start player's edge, pp (95% CI)", "Best seat", "Worst seat",
-               "Compensation that evens the seats: their win shares", "Strongest strategy: win share (95% CI)"]
+               "Compensation that evens the seats (points to or from each player's score)",
+               "Strongest strategy: win share (95% CI)"]
     cells = [[Link(r["game"], r["page"]), str(r["players"]), r["verdict"], r["start"], r["best"], r["worst"],
               r["handicap"], r["strongest"]] for r in rows]
     return Table("Seat balance at a glance", columns, cells, whole=True)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reports.analysis import GameData
-from reports.compensation import compensate, compensation_records, phrase
+from reports.compensation import brief, compensate, compensation_records, phrase
 from reports.generic import handicap_finding, handicaps_of
 from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
 from reports.load import ResultsError
@@ -281,6 +281,9 @@ def test_the_words_a_player_applies():
                            "Player 3 stays -5.0 pp off fair; closest: Player 1 subtracts 1.5 from their score, "
                            "Player 3 adds 2 to their score and Player 4 adds 0.5 to their score; ties go to the "
                            "later player")
+    assert brief(record) == "Player 1 subtracts 1.5, Player 3 adds 2 and Player 4 adds 0.5; ties go to the later player"
+    assert brief({**record, "points": [0.0] * 4, "tie_order": None}) == "none needed"
+    assert brief(off).startswith("none evens it; closest: Player 1 subtracts 1.5, Player 3 adds 2")
 
 
 def test_a_tie_order_alone_evens_a_game_decided_by_its_ties():
@@ -397,7 +400,7 @@ def test_the_finding_says_no_compensation_is_needed_only_for_a_fair_game():
     assert texts["fair"] == ("At 3 players no compensation is needed: every player's 95% interval holds 1/P (the "
                              "players win 33.3%, 33.3%, 33.3%).")
     overview = handicap_cell(handicap_finding(handicaps_of(game_data(unfair, False)), game_data(unfair, False)).numbers)
-    assert overview.startswith("no compensation in this family evens the game: Player 1 stays +5.0 pp off fair")
+    assert overview == "none evens it; closest: no compensation"
 
 
 # ---------------------------------------------------------------- speed

@@ -119,7 +119,7 @@ def test_the_glance_table_judges_every_row_on_its_seats_and_names_best_and_worst
 def test_players_are_numbered_from_one_in_the_overview_and_the_seat_section(report):
     assert [seat_name(s) for s in range(3)] == ["Player 1", "Player 2", "Player 3"]
     overview = html_lib.unescape(report.read_text())
-    compensation = "Compensation that evens the seats: their win shares"  # handicap_cell's words: not this test's
+    compensation = "Compensation that evens the seats (points to or from each player's score)"
     for row in page_table(report.read_text(), "Seat balance at a glance"):
         overview = overview.replace(row[compensation], "")
     assert not re.search(r"\bseat \d", overview, re.IGNORECASE)
