@@ -82,9 +82,8 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
         "verdict": verdict,
         "best": f"{seat_name(best['seat'])}: {pct(best['estimate'])}" if verdict == "unfair" else "",
         "worst": f"{seat_name(worst['seat'])}: {pct(worst['estimate'])}" if verdict == "unfair" else "",
-        "strongest": "–" if strongest is None else strategy_link(
-            data, strongest["strategy"], f": {pct(strongest['estimate'])} "
-                                         f"({pct_ci(strongest['low'], strongest['high'])})"),
+        "strongest": "–" if strongest is None else strategy_link(data, strongest["strategy"],
+                                                                  f": {pct(strongest['estimate'])}"),
         "handicap": handicap_cell(mine), "key": hook(mine, players) or "–",
     }
 
@@ -99,7 +98,7 @@ def handicap_cell(numbers: list[dict]) -> str:
 def overview_table(rows: list[dict]) -> Table:
     columns = ["Game", "Players", "Verdict", "Start player's edge, pp (95% CI)", "Best seat", "Worst seat",
                "Compensation that evens the seats (points to or from each player's score)",
-               "Strongest strategy: win share (95% CI)"]
+               "Strongest strategy: win share (interval on its page)"]
     cells = [[Link(r["game"], r["page"]), str(r["players"]), r["verdict"], r["start"], r["best"], r["worst"],
               r["handicap"], r["strongest"]] for r in rows]
     return Table("Seat balance at a glance", columns, cells, whole=True)
@@ -134,7 +133,8 @@ def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
         ax.set_xlabel("Start player's edge (pp)")
         ax.grid(axis="y", visible=False)
     return save_chart(fig, out_dir, "overview_start_edge.png",
-                      "The start player's edge (dots) at each game and player count, from the game's headline "
+                      DEFINITIONS + " The start player's edge (dots) at each game and player count, from the game's "
+                      "headline "
                       "experiment (which one, and its key finding: under the table); lines are 95% intervals, red "
                       "where they exclude 0. The table names the best and worst seats only where the game is unfair; "
                       "its compensation is the one each game's page recommends; a strategy's name links to what it "
@@ -206,9 +206,9 @@ def glossary(data: GameData) -> list[Glossary]:
 
 def overview_opening(rows: list[dict], holes: dict[str, list[Block]], glossaries: list[Glossary], out_dir: Path
                      ) -> list[Block]:
-    """The overview: the definitions, the forest chart beside how to read it, the compact table, the rule holes, the
-    bots' caveat, then folded: where each row comes from; last, what each strategy does."""
-    return [DEFINITIONS, Row((forest_chart(rows, out_dir),), "lead"), Row((overview_table(rows),), "glance"),
+    """The overview: the forest chart beside the definitions and how to read it, the compact table, the rule holes,
+    the bots' caveat, then folded: where each row comes from; last, what each strategy does."""
+    return [Row((forest_chart(rows, out_dir),), "lead"), Row((overview_table(rows),), "glance"),
             *rule_holes_block(holes), BOTS,
             Fold("Where each row comes from: its experiment, its games, who played, and the key finding",
                  (sources_table(rows),)),

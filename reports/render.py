@@ -195,7 +195,8 @@ def render_html(page: Page, report: Report) -> str:
         body += [f"<p>{_esc(c)}</p>" for c in page.caveats]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{_esc(page.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<title>{_esc(page.title)}</title>\n<style>{_CSS}</style>\n</head>\n"
+        + ('<body class="overview">\n' if page.file == "index.html" else "<body>\n")
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -352,27 +353,30 @@ details { margin: .6rem 0 1rem; } summary { cursor: pointer; color: #1f5fa8; fon
 .lead figcaption { flex: 1 1 18rem; color: #222; }
 .glance table { font-size: .8rem; line-height: 1.3; margin: .3rem 0 .8rem; }
 .glance td, .glance th { padding: .1rem .4rem; }
-.glance td:nth-child(n+2):nth-child(-n+6) { white-space: nowrap; }  /* players to worst seat: short, kept whole */
+.glance td:nth-child(-n+6) { white-space: nowrap; }  /* game to worst seat: short, kept whole */
 .glossary dl { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; font-size: .9rem; }
 .glossary dt { font-weight: 600; } .glossary dd { margin: 0; overflow-wrap: anywhere; }
 .glossary .caption { font-weight: 600; }
 .verdict-fair { color: #2a7a2a; } .verdict-unfair { color: #a33; }
 @media print {
   @page { size: A4; margin: 10mm; }
+  @page overview { size: A4 landscape; margin: 5mm 8mm; }
   body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.2; }
   nav, summary, details:not([open]), .glossary, .provenance { display: none; }
   h1 { font-size: 12pt; } h2 { font-size: 11pt; margin-top: .6rem; break-after: avoid; } h3 { font-size: 10pt; }
   p { margin: .3rem 0; }
   a { color: inherit; text-decoration: none; }
-  table, .glance table, .finding table { font-size: 7.5pt; margin: .3rem 0; }
+  table, .glance table, .finding table { font-size: 8pt; margin: .3rem 0; }  /* no printed text under 8 pt */
   th, td, .glance td, .glance th { padding: 0 .25rem; }
   figure, tr, .finding p { break-inside: avoid; } figure { margin: .3rem 0; } figure img { border: none; }
   .headline { display: flex; flex-wrap: wrap; gap: 0 .4rem; align-items: flex-start; }
   .headline figure { width: min-content; }
   .headline img { zoom: .7; max-width: none; }  /* charts.PRINT_WIDTH: their smallest text (11 pt) prints at 8.8 pt */
   .lead img { zoom: .66; }  /* 8.3 pt */
-  .lead figure { gap: .2rem 1rem; } .lead figcaption { flex-basis: 11rem; font-size: 7.5pt; }
-  .glance table { font-size: 7pt; line-height: 1.2; }
-  figcaption { font-size: 7.5pt; } .finding p { flex-basis: 22rem; margin: .3rem 0; }
+  .lead figure { gap: .2rem 1rem; } .lead figcaption { flex-basis: 11rem; font-size: 8pt; }
+  .glance table { font-size: 8pt; line-height: 1.05; } .overview h2 { margin: .2rem 0 0; font-size: 10pt; }
+  .overview p { margin: .15rem 0; }
+  body.overview { page: overview; }  /* its table is wide: the overview prints across one A4 page */
+  figcaption { font-size: 8pt; } .finding p { flex-basis: 22rem; margin: .3rem 0; }
 }
 """

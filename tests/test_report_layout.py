@@ -88,9 +88,11 @@ def test_every_chart_of_the_report_carries_its_size_and_none_is_stretched(report
 def test_pp_and_one_over_p_are_defined_before_they_are_used_and_no_rate_is_said_to_carry_an_interval(report):
     page = html_lib.unescape(report.read_text())
     body = page[page.index("<h1>"):]
-    definition = re.search(r"<p>(Player 1 starts\..*?)</p>", body).group(1)
-    assert "fair share of wins is 1/P" in definition and "percentage points (pp" in definition
-    assert body.index(definition) < min(body.index("pp)"), body.index("<img"), body.index("<table>"))
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", body).group(1)  # beside the forest chart, the first sight
+    assert caption.startswith("Player 1 starts.")
+    assert "fair share of wins is 1/P" in caption and "percentage points (pp" in caption
+    assert body.index(caption) < min(body.index("<table>"), body.index("pp)", body.index(caption)))
+    assert "1/P" not in body[:body.index("<img")] and "pp" not in body[:body.index("<img")]
     assert "every rate carries" not in page.lower()
 
 
