@@ -248,7 +248,7 @@ def phrase(compensation: dict) -> str:
     if not compensation["evens"]:
         fair = 1 / compensation["players"]
         off = [f"Player {r['seat'] + 1} stays {pp(r['estimate'] - fair)} off fair" for r in compensation["off"]]
-        return f"no compensation in this family evens the game: {listing(off)}; closest: {done}"
+        return f"the search found no compensation in this family that evens the game: {listing(off)}; closest: {done}"
     if done == "no compensation":
         return "no compensation is needed: every player's 95% interval holds 1/P"
     return done
@@ -256,8 +256,8 @@ def phrase(compensation: dict) -> str:
 
 def brief(compensation: dict) -> str:
     """phrase() for a table cell: 'none needed', 'Player 3 subtracts 0.5; ties go to the later player' (points
-    to or from the player's score), or 'none evens it; closest: ...'."""
+    to or from the player's score), or 'none found evens it; closest: ...'."""
     done = changes(compensation, brief=True)
     if not compensation["evens"]:
-        return f"none evens it; closest: {done}"
+        return f"none found evens it; closest: {done}"
     return "none needed" if done == "no compensation" else done

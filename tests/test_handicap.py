@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reports.analysis import GameData
-from reports.compensation import brief, compensate, compensation_records, phrase
+from reports.compensation import Candidate, brief, compensate, compensation_records, phrase, preference
 from reports.generic import handicap_finding, handicaps_of
 from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
 from reports.load import ResultsError
@@ -277,13 +277,14 @@ def test_the_words_a_player_applies():
     assert phrase({**record, "points": [0.0] * 4, "tie_order": None}) == ("no compensation is needed: every "
                                                                           "player's 95% interval holds 1/P")
     off = {**record, "evens": False, "off": [{"seat": 0, "estimate": 0.271}, {"seat": 2, "estimate": 0.2}]}
-    assert phrase(off) == ("no compensation in this family evens the game: Player 1 stays +2.1 pp off fair and "
+    assert phrase(off) == ("the search found no compensation in this family that evens the game: Player 1 stays "
+                           "+2.1 pp off fair and "
                            "Player 3 stays -5.0 pp off fair; closest: Player 1 subtracts 1.5 from their score, "
                            "Player 3 adds 2 to their score and Player 4 adds 0.5 to their score; ties go to the "
                            "later player")
     assert brief(record) == "Player 1 subtracts 1.5, Player 3 adds 2 and Player 4 adds 0.5; ties go to the later player"
     assert brief({**record, "points": [0.0] * 4, "tie_order": None}) == "none needed"
-    assert brief(off).startswith("none evens it; closest: Player 1 subtracts 1.5, Player 3 adds 2")
+    assert brief(off).startswith("none found evens it; closest: Player 1 subtracts 1.5, Player 3 adds 2")
 
 
 def test_a_tie_order_alone_evens_a_game_decided_by_its_ties():
@@ -336,7 +337,8 @@ def test_when_nothing_evens_it_says_so_and_shows_the_closest():
     assert found.chosen.gap < found.without.gap
     [record] = [r for r in compensation_records(found, game_data(rows, False)) if r["metric"] == "compensation"]
     assert record["evens"] is False and record["low"] > 0 and [r["seat"] for r in record["off"]] == [0, 1]
-    assert phrase(record) == ("no compensation in this family evens the game: Player 1 stays -15.0 pp off fair and "
+    assert phrase(record) == ("the search found no compensation in this family that evens the game: Player 1 stays "
+                              "-15.0 pp off fair and "
                               "Player 2 stays +15.0 pp off fair; closest: Player 2 adds 1 to their score")
 
 
@@ -394,13 +396,14 @@ def test_the_finding_says_no_compensation_is_needed_only_for_a_fair_game():
     for name, rows in (("unfair", unfair), ("fair", fair)):
         data = game_data(rows, False)
         texts[name] = handicap_finding(handicaps_of(data), data).text
-    assert texts["unfair"] == ("At 2 players no compensation in this family evens the game: Player 1 stays +5.0 pp "
+    assert texts["unfair"] == ("At 2 players the search found no compensation in this family that evens the game: "
+                               "Player 1 stays +5.0 pp "
                                "off fair and Player 2 stays -5.0 pp off fair; closest: no compensation (the players "
                                "win 55.0%, 45.0%).")
     assert texts["fair"] == ("At 3 players no compensation is needed: every player's 95% interval holds 1/P (the "
                              "players win 33.3%, 33.3%, 33.3%).")
     overview = handicap_cell(handicap_finding(handicaps_of(game_data(unfair, False)), game_data(unfair, False)).numbers)
-    assert overview == "none evens it; closest: no compensation"
+    assert overview == "none found evens it; closest: no compensation"
 
 
 # ---------------------------------------------------------------- speed
@@ -430,3 +433,18 @@ def make_rows_fast(rng, games: int, players: int) -> pl.DataFrame:
                          "seat": pl.Series(np.tile(np.arange(players), games), dtype=pl.Int8),
                          "score": pl.Series(rng.integers(0, 60, n), dtype=pl.Int32),
                          "items": pl.Series(rng.integers(0, 5, n), dtype=pl.Int16)}).sample(fraction=1.0, seed=1)
+
+
+def test_when_nothing_evens_the_closest_is_the_one_with_the_smallest_largest_gap():
+    """Four players: one compensation leaves every player 6 pp off fair, another three players 3 pp and one 9 pp.
+    The largest gap (6 against 9 pp) prefers the first, although the mean gap (6 against 4.5 pp) prefers the
+    second: a designer acts on the worst-off player."""
+    def candidate(shares, points):
+        shares = np.array(shares)
+        return Candidate(Compensation(points), shares, shares - 0.004, shares + 0.004)  # intervals that miss 1/4
+
+    even_spread = candidate([0.31, 0.31, 0.19, 0.19], (0.0, 0.5, 0.0, 0.0))
+    one_far = candidate([0.34, 0.22, 0.22, 0.22], (0.0, 0.0, 0.5, 0.0))
+    assert not even_spread.evens and not one_far.evens
+    assert min([one_far, even_spread], key=preference) is even_spread
+    assert min([even_spread, one_far], key=preference) is even_spread
