@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from reports.analysis import GameData, record
-from reports.fmt import listing, pp
+from reports.fmt import listing, pp, seat_name
 from reports.handicap import (
     Compensation,
     Games,
@@ -231,14 +231,13 @@ def changes(about: dict, brief: bool = False) -> str:
         raised = points > 0 if not about["lowest_wins"] else points < 0
         if points:
             score = "" if brief else f" {'to' if raised else 'from'} their score"
-            parts.append(f"Player {seat + 1} {'adds' if raised else 'subtracts'} {amount(abs(points))}{score}")
+            parts.append(f"{seat_name(seat)} {'adds' if raised else 'subtracts'} {amount(abs(points))}{score}")
     words = [listing(parts)] if parts else []
     order = about["tie_order"]
     if order is not None:
         players = len(order)
         named = {tuple(range(players - 1, -1, -1)): "the later player", tuple(range(players)): "the earlier player"}
-        words.append("ties go to " + named.get(tuple(order), "the first of " + ", ".join(f"Player {s + 1}"
-                                                                                          for s in order)))
+        words.append("ties go to " + named.get(tuple(order), "the first of " + ", ".join(map(seat_name, order))))
     return "; ".join(words) or "no compensation"
 
 
@@ -247,7 +246,7 @@ def phrase(compensation: dict) -> str:
     done = changes(compensation)
     if not compensation["evens"]:
         fair = 1 / compensation["players"]
-        off = [f"Player {r['seat'] + 1} stays {pp(r['estimate'] - fair)} off fair" for r in compensation["off"]]
+        off = [f"{seat_name(r['seat'])} stays {pp(r['estimate'] - fair)} off fair" for r in compensation["off"]]
         return f"the search found no compensation in this family that evens the game: {listing(off)}; closest: {done}"
     if done == "no compensation":
         return "no compensation is needed: every player's 95% interval holds 1/P"

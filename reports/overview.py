@@ -134,11 +134,10 @@ def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
         ax.grid(axis="y", visible=False)
     return save_chart(fig, out_dir, "overview_start_edge.png",
                       DEFINITIONS + " The start player's edge (dots) at each game and player count, from the game's "
-                      "headline "
-                      "experiment (which one, and its key finding: under the table); lines are 95% intervals, red "
-                      "where they exclude 0. The table names the best and worst seats only where the game is unfair; "
-                      "its compensation is the one each game's page recommends; a strategy's name links to what it "
-                      "does.")
+                      "headline experiment (which one, and its key finding: under the table); lines are 95% intervals, "
+                      "red where they exclude 0. The table names the best and worst seats only where the game is "
+                      "unfair; its compensation is the one each game's page recommends; a strategy's name links to "
+                      "what it does.")
 
 
 def rule_holes(title: str, experiments: list[GameData], numbers: list[dict], module: ModuleType | None
