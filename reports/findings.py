@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from reports.render import Section
+from reports.stats import LEVEL, holm_min
 
 SCHEMA = 1  # findings.json's layout: raised when a field changes meaning
 UNITS = {  # what a metric's estimate, low and high are in: the README's table of findings.json explains each unit
@@ -58,6 +59,20 @@ def findings_file(numbers: list[dict], manifests: list[dict]) -> dict[str, Any]:
                    for m in sorted(manifests, key=lambda m: str(m["experiment"]))]
     records = [n if "unit" in n else {**n, "unit": unit_of(n["metric"])} for n in numbers]
     return {"schema": SCHEMA, "experiments": experiments, "records": json_ready(records)}
+
+
+def seat_verdict(seats: list[dict]) -> str:
+    """'fair' where every seat's 95% interval holds its fair share 1/P; 'unfair' where some seat's share differs
+    from 1/P after Holm's correction for testing the P seats (its `p`); 'unclear' between the two (an interval
+    misses 1/P, but not once the P seats tested are counted); '–' where some seat has no interval (too few deals)
+    and none differs."""
+    if holm_min([r["p"] if r["p"] is not None else math.nan for r in seats]) < 1 - LEVEL:
+        return "unfair"
+    bounds = [(r["low"], r["high"], r["fair"]) for r in seats]
+    if any((low is not None and low > fair) or (high is not None and high < fair) for low, high, fair in bounds):
+        return "unclear"  # a NaN bound compares false: it misses nothing
+    known = all(bound is not None and math.isfinite(bound) for low, high, _ in bounds for bound in (low, high))
+    return "fair" if known else "–"
 
 
 def section_numbers(sections: list[Section]) -> list[dict[str, Any]]:

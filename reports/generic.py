@@ -15,12 +15,15 @@ from scipy.stats import chi2
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, palette, panels, save_chart
-from reports.compensation import changes, compensate, compensation_records, phrase
+from reports.compensation import amount, changes, compensate, compensation_records, phrase
+from reports.findings import seat_verdict
 from reports.fmt import (
+    NOTICEABLE_PP,
     at_counts,
     by_phrase,
     clear,
     count,
+    effect,
     listing,
     num,
     num_ci,
@@ -36,17 +39,18 @@ from reports.handicap import fair_handicaps, handicap_findings, seat_handicaps
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, Table, est, share_ci, table
 from reports.stats import (
-    CLUSTER_COLUMN,
+    cluster_columns,
+    clustered,
     clusters,
     holm_min,
     mean_interval,
     paired_difference,
     paired_ratio,
     ratio_p_values,
-    wilson,
     with_wilson,
 )
 
+ONE = pl.lit(1.0)  # the weight of a mean per game
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 LEVEL = 0.05  # significance level of the seat tests
 
@@ -125,14 +129,15 @@ def seat_intro(_, data: GameData) -> str:
 def seat_finding(result: dict, data: GameData) -> Finding:
     """Which seats do well, from the numbers: the start player's verdict, the best and worst seats, and whether
     seats matter for each strategy."""
-    adv, every = result["advantage"], data.player_counts
-    verdict = {r["players"]: "clearly more than a fair share" if r["advantage_lo"] > 0 else
-               "clearly less than a fair share" if r["advantage_hi"] < 0 else "a share not distinguishable from fair"
-               for r in adv.iter_rows(named=True)}
+    adv, every, numbers = result["advantage"], data.player_counts, seat_numbers(data)
+    seats = [n for n in numbers if n["metric"] == "seat_win_share"]
+    fairness = {p: seat_verdict([n for n in seats if n["players"] == p]).replace("–", "not judged (too few deals)")
+                for p in every}
+    verdict = {r["players"]: start_phrase(r) for r in adv.iter_rows(named=True)}
     text = f"The start player wins {by_phrase(verdict, every)}"
     differ = adv.filter(pl.col("clear"))
     if differ.is_empty():
-        text += "; no seat's share differs clearly from the others' at any player count."
+        text += "; no player's share differs clearly from 1/P at any player count."
     else:
         best = {r["players"]: seat_name(r["best"]) for r in differ.iter_rows(named=True)}
         worst = {r["players"]: seat_name(r["worst"]) for r in differ.iter_rows(named=True)}
@@ -140,12 +145,23 @@ def seat_finding(result: dict, data: GameData) -> Finding:
         same = adv.filter(~pl.col("clear"))["players"].to_list()
         if same:
             text = text[:-1] + f" (at {at_counts(same)} no seat differs clearly)."
-    text += " " + strategy_seat_sentence(result["by_strategy"])
+    text += (f" The game is {by_phrase(fairness, every)} (fair: every player's 95% interval holds 1/P; unfair: some "
+             "player's share differs from 1/P after Holm's correction for the P players). "
+             + strategy_seat_sentence(result["by_strategy"]))
     columns = [("Players", "players"), *share_ci("Start player wins"), ("Fair share", "fair", pct),
                *est("Advantage", "advantage", pp, pp_ci),
                ("Best seat", lambda r: f"{seat_name(r['best'])} ({pct(r['best_share'])})" if r["clear"] else "–"),
                ("Worst seat", lambda r: f"{seat_name(r['worst'])} ({pct(r['worst_share'])})" if r["clear"] else "–")]
-    return Finding("Seat advantage.", text, table("", adv, *columns), tuple(seat_numbers(data)))
+    return Finding("Seat advantage.", text, table("", adv, *columns), tuple(numbers))
+
+
+def start_phrase(advantage: dict) -> str:
+    """The start player's share against a fair one, as its interval and the size of its gap say (fmt.effect)."""
+    size = effect(advantage["advantage_lo"], advantage["advantage_hi"], advantage["advantage"])
+    side = "more" if advantage["advantage"] > 0 else "less"
+    return {"clear": f"clearly {side} than a fair share",
+            "tiny": f"slightly {side} than a fair share (a clear gap under {NOTICEABLE_PP:.0%} of the games)",
+            "unclear": "a share not distinguishable from fair"}[size]
 
 
 def seat_numbers(data: GameData) -> list[dict]:
@@ -235,20 +251,14 @@ def around_zero(ax, players: int, xlabel: str) -> None:
 
 
 def ties_and_gaps(data: GameData) -> pl.DataFrame:
-    """Per player count: games whose victory was shared (Wilson), and the mean over games of the start player's
-    score minus the mean score of the other seats (cluster_t over deals, matches in match mode)."""
+    """Per player count: the share of games whose victory was shared, and the mean over games of the start player's
+    score minus the mean score of the other seats, each with its cluster-robust interval over deals (matches in
+    match mode; stats.clustered)."""
     games = data.rows.group_by(GAME_KEY).agg(
-        pl.col([c for c in CLUSTER_COLUMN.values() if c in data.rows.columns]).first(),
-        players=pl.col("players").first(), shared=pl.col("win").max() < 1 - 1e-9,
+        pl.col(cluster_columns(data.rows)).first(), shared=pl.col("win").max() < 1 - 1e-9,
         gap=pl.col("score").filter(pl.col("seat") == 0).first() - pl.col("score").filter(pl.col("seat") > 0).mean())
-    out = []
-    for (players,), group in sorted(games.partition_by("players", as_dict=True).items()):
-        ties, n = int(group["shared"].sum()), group.height
-        lo, hi = wilson(ties, n)
-        gap_lo, gap_hi = mean_interval(group["gap"].to_numpy(), clusters(group))
-        out.append({"players": players, "games": n, "rate": ties / n, "lo": lo, "hi": hi, "gap": group["gap"].mean(),
-                    "gap_lo": gap_lo, "gap_hi": gap_hi})
-    return pl.DataFrame(out)
+    found = clustered(games, {"rate": (pl.col("shared"), ONE), "gap": (pl.col("gap"), ONE)}, ["players"])
+    return found.rename({"rate_lo": "lo", "rate_hi": "hi"}).drop("method").sort("players")
 
 
 def ties_table(ties: pl.DataFrame, data: GameData) -> list:
@@ -329,12 +339,14 @@ def handicap_intro(_, data: GameData) -> str:
             "(else the closest to fair). Players are numbered from 1, Player 1 starts.")
 
 
-def points_words(points: float) -> str:
-    """+1.5 -> '+1.5 points', -1 -> '−1 point', 0 -> 'no points'."""
+def points_words(points: float, lowest_wins: bool) -> str:
+    """Points in a player's favour as the player applies them: 'adds 1.5' (to their score), 'subtracts 1'
+    ('adds' where the highest score wins and the points are positive, or the lowest wins and they are negative),
+    'nothing'."""
     if points == 0:
-        return "no points"
-    text = f"{points:+g}".replace("-", "−")
-    return f"{text} point" + ("" if abs(points) == 1 else "s")
+        return "nothing"
+    raised = (points > 0) != lowest_wins
+    return f"{'adds' if raised else 'subtracts'} {amount(abs(points))}"
 
 
 def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
@@ -355,10 +367,12 @@ def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
         for r in fair_handicaps(found["grid"]).iter_rows(named=True):
             rows.append({**r, "players": players})
     return Finding("Handicaps.", " ".join(sentences), table(
-        "", rows, ("Players", "players"), ("Player", "seat", seat_name), ("Fair point", "points", points_words),
+        "", rows, ("Players", "players"), ("Player", "seat", seat_name),
+        ("Fair point (to or from their score)", "points", lambda p: points_words(p, data.lowest_wins)),
         ("Win share there", "estimate", pct), ("95% CI", ("low", "high"), pct_ci),
         ("Handicaps that could be fair", ("points_low", "points_high"),
-         lambda lo, hi: f"{points_words(lo)} to {points_words(hi)}")), tuple(numbers))
+         lambda lo, hi: f"{points_words(lo, data.lowest_wins)} to {points_words(hi, data.lowest_wins)}")),
+        tuple(numbers))
 
 
 def handicap_numbers(result: dict[int, dict], data: GameData) -> list[dict]:
@@ -378,9 +392,10 @@ def handicap_table(result: dict[int, dict], data: GameData) -> list[Table]:
     grid = pl.concat([found["grid"] for found in result.values()], how="diagonal_relaxed")
     shown = [{**r, "player": r["seat"] + 1, "compensation": changes(r)} for r in handicap_numbers(result, data)
              if r["metric"] == "compensated_win_share"]
-    return [table("Win share with points in the seat's favour (95% cluster-robust intervals)", grid.sort(
+    return [table("Win share with points to or from the player's score (95% cluster-robust intervals)", grid.sort(
                   "players", "seat", "points"), ("Players", "players"), ("Player", "seat", seat_name),
-                  ("Points", "points", points_words), *share_ci("Win share", "estimate", "low", "high")),
+                  ("Points", "points", lambda p: points_words(p, data.lowest_wins)),
+                  *share_ci("Win share", "estimate", "low", "high")),
             table("Win share of every player under the compensation chosen (first) and the others shown: none, "
                   "and the closest to fair with each tie order", shown, ("Players", "players"),
                   ("Compensation", "compensation"), ("Evens every player", "evens", yes), ("Player", "player"),

@@ -183,7 +183,7 @@ def cluster_se(wins: np.ndarray, counts: np.ndarray) -> float:
 def share_intervals(counts: np.ndarray, wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The 95% intervals (lo, hi) of every win share sum(wins[:, j]) / sum(counts), wins (C, k) summed per cluster:
     the one place every handicap and compensation interval comes from (stats.cluster_ratio_interval, method
-    cluster_t, or cluster_t_wilson near 0% and 100%)."""
+    cluster_t, Wilson on the effective sample near 0% and 100%)."""
     return cluster_ratio_interval(wins, counts)
 
 

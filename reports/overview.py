@@ -9,7 +9,6 @@ names it. Every number of a row comes from that one experiment (findings.py), ne
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +19,9 @@ import numpy as np
 from reports.analysis import GameData
 from reports.charts import new_figure, save_chart
 from reports.compensation import brief
-from reports.findings import select
+from reports.findings import seat_verdict, select
 from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci, seat_name
 from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
-from reports.stats import LEVEL, holm_min
 
 DEFINITIONS = ("Player 1 starts. With P players a fair share of wins is 1/P; a game is fair when every player's 95% "
                "interval holds 1/P, unfair when some player's share differs from 1/P even after correcting for "
@@ -46,20 +44,6 @@ def headlines(experiments: list[GameData]) -> dict[int, GameData]:
         by_name = sorted(marked or played, key=lambda data: data.experiment)  # of equal games, the first name
         out[players] = max(by_name, key=lambda data: games[data.experiment])
     return out
-
-
-def seat_verdict(seats: list[dict]) -> str:
-    """'fair' where every seat's 95% interval holds its fair share 1/P; 'unfair' where some seat's share differs
-    from 1/P after Holm's correction for testing the P seats (its `p`); 'unclear' between the two (an interval
-    misses 1/P, but not once the P seats tested are counted); '–' where some seat has no interval (too few deals)
-    and none differs."""
-    if holm_min([r["p"] if r["p"] is not None else math.nan for r in seats]) < 1 - LEVEL:
-        return "unfair"
-    bounds = [(r["low"], r["high"], r["fair"]) for r in seats]
-    if any((low is not None and low > fair) or (high is not None and high < fair) for low, high, fair in bounds):
-        return "unclear"  # a NaN bound compares false: it misses nothing
-    known = all(bound is not None and math.isfinite(bound) for low, high, _ in bounds for bound in (low, high))
-    return "fair" if known else "–"
 
 
 def overview_row(data: GameData, players: int, numbers: list[dict], module: ModuleType | None) -> dict:

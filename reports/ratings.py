@@ -208,11 +208,10 @@ def cycles(rows: pl.DataFrame, n_boot: int = 0, seed: int = 0, level: float = LE
         for cycle in ((a, b, c), (a, c, b)):
             legs = list(zip(cycle, cycle[1:] + cycle[:1]))
             if all(share[i, j] > 0.5 for i, j in legs):
-                methods = {str(legs_found["method"][i, j]) for i, j in legs}
                 found.append({"cycle": [names[i] for i in cycle],
                               "verdict": "clear" if all(lo[i, j] > 0.5 for i, j in legs) else "likely",
                               "support": float(min(above[i, j] for i, j in legs)), "level": level,
-                              "method": "cluster_t_wilson" if "cluster_t_wilson" in methods else "cluster_t",
+                              "method": "cluster_t",
                               "legs": [{"winner": names[i], "loser": names[j], "estimate": float(share[i, j]),
                                         "lo": float(lo[i, j]), "hi": float(hi[i, j]), "games": int(pairs.games[i, j])}
                                        for i, j in legs]})

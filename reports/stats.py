@@ -25,10 +25,10 @@ METHODS = {
              "where, how many games); not an estimate, so no interval (low = high = the count)",
     "exact": "a known constant (a fair share 1/N), no interval",
     "cluster_t": "ratio of cluster sums; cluster-robust (CR1, delta-method) standard error; t on G − 1 degrees of "
-                 "freedom (G: clusters, deals or in match mode matches)",
-    "cluster_t_wilson": "a proportion at or near 0% or 100%: Wilson score interval on the effective sample size "
-                        "p(1 − p) / se² of the cluster-robust standard error (capped by the trials; the trials where "
-                        "se = 0), with the t quantile on G − 1 degrees of freedom",
+                 "freedom (G: clusters, deals or in match mode matches); a proportion at or near 0% or 100%, where "
+                 "that interval has no width or leaves [0, 1], gets Wilson's score interval on the effective sample "
+                 "size p(1 − p) / se² instead (capped by the trials; the trials where se = 0), with the same t "
+                 "quantile",
     "paired_cluster_t": "difference of two ratios of cluster sums over the same clusters; linearised cluster-robust "
                         "standard error; t on G − 1 degrees of freedom",
     "newcombe": "Newcombe's hybrid score interval of a difference of two proportions (from their Wilson intervals), "
@@ -40,7 +40,7 @@ METHODS = {
                               "freedom",
     "bradley_terry_bound": "Bradley–Terry, a strategy that never wins (never loses): no finite rating; the one-sided "
                            "bound is the rating at which its expected share of its comparisons reaches its Wilson "
-                           "bound (cluster_t_wilson)",
+                           "bound (cluster_t)",
 }
 
 
@@ -110,7 +110,7 @@ def ratio_interval(sum_v: np.ndarray, sum_w: np.ndarray, bounded, level: float =
     `bounded` (k,) marks proportions, groups whose rows all lie in [0, weight]. Where such a group's interval
     would have zero width (every cluster at the same rate, above all 0 of n or n of n) or leave [0, 1], it is
     Wilson's score interval on the effective sample size n_eff = r (1 - r) / se^2 (the trials, sum(w), where the
-    design effect makes n_eff exceed them), with the same t quantile (method cluster_t_wilson). Where se = 0
+    design effect makes n_eff exceed them), with the same t quantile (still method cluster_t). Where se = 0
     n_eff is the trials: the rows show no variation between clusters to measure a design effect from, and a
     rate of exactly 0 or 1 is where that matters least; it gives 0 of 9,000 an upper bound of about t² / 9,000.
     Returns estimate, lo, hi, se, n_eff (nan for unbounded groups), clusters, method (ids). The clusters may come
@@ -132,7 +132,7 @@ def ratio_interval(sum_v: np.ndarray, sum_w: np.ndarray, bounded, level: float =
     single = g < 2
     lo, hi = np.where(single, np.nan, lo), np.where(single, np.nan, hi)
     return {"estimate": estimate, "lo": lo, "hi": hi, "se": se, "n_eff": np.where(bounded, n_eff, np.nan),
-            "clusters": g, "method": np.where(at_edge, "cluster_t_wilson", "cluster_t")}
+            "clusters": g, "method": np.full(np.shape(estimate), "cluster_t")}
 
 
 def canonical_order(*sums: np.ndarray) -> list[np.ndarray]:
@@ -245,8 +245,8 @@ def distinct_games(rows: pl.DataFrame, group: np.ndarray, n_groups: int) -> np.n
 def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str], min_clusters: int = 2,
                  level: float = LEVEL) -> pl.DataFrame:
     """Per group of `by`: estimate = sum(value) / sum(weight), with its cluster-robust interval (lo, hi; see
-    ratio_interval: cluster_t, or cluster_t_wilson for a proportion near 0 or 1), its standard error se, n_eff
-    and clusters.
+    ratio_interval: cluster_t, Wilson on the effective sample for a proportion near 0 or 1), its standard error se,
+    n_eff and clusters.
 
     Seat win shares: value win, weight 1, by ["seat"]; strategy win shares: by ["strategy"] (a strategy at several
     seats of one game is still one cluster). Every group is summed over the same clusters, so their differences
@@ -292,12 +292,12 @@ def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], 
 
 def ratio_p_values(estimate, se, n_eff, clusters, null) -> np.ndarray:
     """Two-sided p-values that each ratio equals `null`, matching the intervals of ratio_interval: the t test
-    (estimate - null) / se on clusters - 1 degrees of freedom; where n_eff is given (a proportion), the score test
-    of the Wilson interval, (estimate - null) / sqrt(null (1 - null) / n_eff), on the same degrees of freedom.
-    nan below 2 clusters."""
+    (estimate - null) / se on clusters - 1 degrees of freedom, the test the t interval inverts; where se = 0 and
+    n_eff is given (a proportion at 0% or 100%, whose interval is Wilson's), the score test of the Wilson interval,
+    (estimate - null) / sqrt(null (1 - null) / n_eff), on the same degrees of freedom. nan below 2 clusters."""
     estimate, se, n_eff, null = (np.asarray(x, float) for x in (estimate, se, n_eff, null))
     with np.errstate(invalid="ignore", divide="ignore"):
-        spread = np.where(np.isnan(n_eff), se, np.sqrt(null * (1 - null) / n_eff))
+        spread = np.where(np.isnan(n_eff) | (se > 0), se, np.sqrt(null * (1 - null) / n_eff))
         statistic = np.where(estimate == null, 0.0, np.abs(estimate - null) / spread)
         g = np.asarray(clusters, float)
         return np.where(g >= 2, 2 * student_t.sf(statistic, np.where(g >= 2, g - 1, 1)), np.nan)

@@ -150,7 +150,7 @@ def test_summary_names_the_planted_seat_advantage_and_its_compensation(report, s
         [chosen] = [r for r in json.loads((report.parent / "findings.json").read_text())["records"]
                     if r["metric"] == "compensation" and r["experiment"] == experiment]
         assert abs(chosen["points"][0] - float(np.median(chosen["points"][1:])) + 2) <= 0.5  # the 2 planted
-        fair = re.search(r"\| Player 1 \| −(\d(?:\.5)?) points? \| [\d.]+% \| ([\d.]+)–([\d.]+)% \|", handicaps)
+        fair = re.search(r"\| Player 1 \| subtracts (\d(?:\.5)?) \| [\d.]+% \| ([\d.]+)–([\d.]+)% \|", handicaps)
         assert fair, f"no fair handicap for the start player at {players} players"
         points, lo, hi = map(float, fair.groups())
         assert abs(points - 2) <= 0.5 and lo < 100 / players < hi  # the 2 tray points planted

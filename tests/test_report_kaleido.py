@@ -273,7 +273,7 @@ def test_kaleido_intervals_resample_deals(numbers):
     own = [r for r in numbers if r["game"] == "kaleido" and r["metric"] in OWN_METRICS]
     assert {r["metric"] for r in own} == OWN_METRICS
     for r in own:
-        assert r["method"] in ("cluster_t", "cluster_t_wilson", "paired_cluster_t") and r["cluster"] == "deal", r
+        assert r["method"] in ("cluster_t", "paired_cluster_t") and r["cluster"] == "deal", r
         assert "independent" not in r["method"], r
         assert r["low"] <= r["estimate"] <= r["high"]
     unplaced = [r for r in own if r["metric"] == "board_unplaced_share"]

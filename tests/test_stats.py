@@ -155,7 +155,7 @@ def test_paired_ratio_matches_a_hand_computation():
     assert by_seat[0] == pytest.approx({"seat": 0, "estimate": 0.625, "lo": wilson(2.5, 4, T_1)[0],
                                         "hi": wilson(2.5, 4, T_1)[1], "se": 0.125, "n_eff": 4.0, "clusters": 2,
                                         "level": 0.95, "lo_unpaired": wilson(2.5, 4)[0],
-                                        "hi_unpaired": wilson(2.5, 4)[1], "games": 4, "method": "cluster_t_wilson",
+                                        "hi_unpaired": wilson(2.5, 4)[1], "games": 4, "method": "cluster_t",
                                         "method_unpaired": "wilson"})
     assert (by_seat[1]["estimate"], by_seat[1]["lo"], by_seat[1]["hi"]) == pytest.approx(
         (0.375, *wilson(1.5, 4, T_1)))
@@ -191,7 +191,7 @@ def test_a_rate_of_0_or_1_gets_an_interval_of_positive_width_on_its_open_side():
     never, always = (paired_ratio(rows, pl.col(c), pl.lit(1), []).row(0, named=True) for c in ("never", "always"))
     # 0 of 1,200 rows: Wilson on the 1,200 trials, with t on 299 degrees of freedom
     assert (never["lo"], never["hi"]) == pytest.approx(wilson(0, 1200, student_t.ppf(0.975, 299)))
-    assert never["lo"] == 0 and 0.002 < never["hi"] < 0.005 and never["method"] == "cluster_t_wilson"
+    assert never["lo"] == 0 and 0.002 < never["hi"] < 0.005 and never["method"] == "cluster_t"
     assert always["hi"] == 1 and 0.995 < always["lo"] < 0.998
     lo, hi = cluster_ratio_interval(np.zeros((10, 2)), np.full(10, 5.0))
     assert lo.tolist() == [0, 0] and (hi > 0.05).all()
