@@ -642,8 +642,8 @@ ANALYSES = [
     Analysis("Points by card type", card_types, chart=type_points_chart, tables=type_tables, finding=type_finding,
              intro="Where the points come from: the mean points per player from each card type (broken pottery "
                    "scores nothing). 'Winner − others' compares, within each game with a single winner, the winner's "
-                   "points from a type with the mean of the other players' points from it. Intervals resample deals "
-                   "(cluster-robust intervals), since the games of one deal share its cards.", leading_only=True),
+                   "points from a type with the mean of the other players' points from it. Intervals are clustered by "
+                   "deal, since the games of one deal share its cards.", leading_only=True),
     Analysis("Breakage and repair", breakage_rates, chart=breakage_chart, tables=breakage_table,
              finding=breakage_finding, caveats=caveats,
              intro="Items are the cards kept in a collection (trays and boxes included; they never break). After "
@@ -651,7 +651,7 @@ ANALYSES = [
                    "never-repaired item of their type in every collection, so the items of one collection break "
                    "together. An item 'ends broken' if it is broken and unrepaired at the end; of the items that "
                    "broke, 'mended' is the share repaired (repaired items never break again). The intervals on these "
-                   "shares resample deals (cluster-robust intervals), not items.", leading_only=True),
+                   "shares are clustered by deal, not by item.", leading_only=True),
     Analysis("Ingots", ingot_flow, chart=ingot_chart, tables=ingot_table, finding=ingot_finding,
              intro="Ingots held at the end of the game are worth nothing, except through a storage box (each box "
                    "scores its owner's ingots, up to a cap). A player 'scores a box' if the box points are above "
@@ -663,7 +663,7 @@ ANALYSES = [
                    "played (never pooled over experiments or player counts), shows what the type is worth to BASE's "
                    "way of playing: a clear loss means the type is worth wins to it, a clear gain that it wins more "
                    "without the type. The interval of each difference is paired: a cluster-robust interval over deals "
-                   "(matches in match mode) that draws both win shares from the same resampled deals, a k-way tie's "
+                   "(matches in match mode) over the same deals for both win shares, a k-way tie's "
                    "1/k of a win summed as it is. Beside it stands the unpaired interval (Newcombe), which treats "
                    "every game as an independent sample.",
              absent="No restricted strategies (BASE-no-TYPE, e.g. greedy-no-teapot) took part in these experiments "

@@ -67,7 +67,7 @@ def seat_win_shares(rows: pl.DataFrame, by: tuple[str, ...] = ()) -> pl.DataFram
 
 def paired_shares(rows: pl.DataFrame, within: list[str], of: str) -> pl.DataFrame:
     """The win share of each value of `of` (seat, strategy) inside every group of `within`, with the intervals of
-    stats.paired_ratio, the groups resampled apart."""
+    stats.paired_ratio, each group on its own."""
     parts = [paired_ratio(group, pl.col("win"), pl.lit(1.0), [of]).with_columns(
              **{k: pl.lit(v, rows.schema[k]) for k, v in key.items()}) for key, group in groups(rows, within)]
     shares = pl.concat(parts, how="diagonal_relaxed").rename({"estimate": "share"})
@@ -556,7 +556,7 @@ def strategies_of(data: GameData) -> dict:
 
 def strongest_against_weakest(rows: pl.DataFrame, per_count: pl.DataFrame) -> pl.DataFrame:
     """Per player count: the strongest strategy's win share minus the weakest's, with the paired interval (the same
-    deals resampled for both) and the unpaired one, to show what the paired design is worth."""
+    deals for both) and the unpaired one, to show what the paired design is worth."""
     out = []
     for (players,), shares in sorted(per_count.partition_by("players", as_dict=True).items()):
         if shares.height < 2:
@@ -766,7 +766,7 @@ STRATEGIES = [
     Analysis("Ratings", rating_analysis,
              intro="A Bradley–Terry rating of every strategy from the finishing order of every pair of seats with "
                    "different strategies (a tie counts half), on the Elo scale: 400 points apart means about 10 to 1 "
-                   "head-to-head. Intervals resample deals.",
+                   "head-to-head. Intervals are clustered by deal.",
              tables=cycle_table, finding=rating_finding),
     Analysis("Score distribution by strategy", score_quantiles, chart=score_by_strategy_chart, leading_only=True),
     Analysis("Head-to-head", lambda data: head_to_head(data.rows) if len(data.order) > 1 else None,

@@ -18,7 +18,7 @@ Points are always "in the seat's favour": added to its score where the highest s
 lowest wins. Scores are compared doubled, so a half point is a whole step: with integer scores +h.5 never ties, it
 beats everyone the seat ties at +h and loses to everyone above, and no tie-breaker applies to that pair.
 Intervals: `share_intervals`, the one place they come from (a cluster-robust interval over deals, or matches in match
-mode, the same cluster draws for every column)."""
+mode, cluster-robust)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ from reports.analysis import GameData, record
 from reports.load import ResultsError
 from reports.stats import cluster_ratio_interval, ratio_interval
 
-LEVEL = 0.95
 MAX_GRID = 81  # most half-point steps shown per seat; a wider range is sampled evenly
 MARGIN_SE = 4.0  # a grid ends where the share is this many (cluster) standard errors off fair
 
@@ -92,7 +91,7 @@ class Games:
 
 
 def cluster_column(rows: pl.DataFrame) -> str:
-    """The unit of resampling: match_id in match mode, else deal."""
+    """The unit of a cluster: match_id in match mode, else deal."""
     return "match_id" if "match_id" in rows.columns and rows["match_id"].null_count() == 0 else "deal"
 
 

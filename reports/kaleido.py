@@ -168,7 +168,7 @@ def point_records(data: GameData, rows: pl.DataFrame) -> list[dict]:
 def point_tables(result: dict, _) -> list:
     return [
         table("Mid-game and end-game points per player by player count and strategy ('all' = every player; 95% "
-              "intervals resample deals)", result["split"], ("Players", "players"), ("Strategy", "strategy"),
+              "intervals clustered by deal)", result["split"], ("Players", "players"), ("Strategy", "strategy"),
               ("Player results", "n", count), *est("Mid-game points", "mid"), *est("End-game points", "end"),
               *est("Score", "score"), *est("End-game share", "share", pct, pct_ci)),
         table("What the end-game hexagons change, against mid-game points alone", result["decided"],
@@ -307,8 +307,8 @@ def rotation_records(rotation: pl.DataFrame, data: GameData) -> list[dict]:
 
 def rotation_table(rotation: pl.DataFrame, _) -> list:
     signed = ("95% CI", None, lambda lo, hi: f"{lo:+.2f} to {hi:+.2f}")
-    return [table(f"{ROTATOR} against {BASE} in the same games (difference = {ROTATOR} − {BASE}; intervals resample "
-                  "deals)", rotation, ("Experiment", "experiment"), ("Players", "players"),
+    return [table(f"{ROTATOR} against {BASE} in the same games (difference = {ROTATOR} − {BASE}; intervals clustered "
+                  "by deal)", rotation, ("Experiment", "experiment"), ("Players", "players"),
                   ("Games", "games", count), *share_ci(f"{ROTATOR} wins", "share", "share_lo", "share_hi"),
                   *share_ci(f"{BASE} wins", "base_share", "base_share_lo", "base_share_hi"),
                   *est("Difference", "diff", pp, pp_ci),
@@ -479,7 +479,7 @@ def stall_intro(result: dict, _) -> str:
             "boards: nobody can open a hole again, and the rulebook would skip turns for ever. The simulation ends the "
             "game there and scores it as usual. A player is 'stuck' if they still held tiles when it stalled (a full "
             f"game places {result['tiles']}, as the manifest records). Stall rates are per game; their intervals, like "
-            "every other here, resample whole deals (every seating of one deal together).")
+            "every other here, are clustered by deal (every seating of one deal together).")
 
 
 def stall_finding(result: dict, data: GameData) -> Finding:
@@ -718,7 +718,7 @@ def usage_records(data: GameData, usage: pl.DataFrame) -> list[dict]:
 
 def usage_table(usage: pl.DataFrame, _) -> list:
     return [table("Boards placed, white tiles used and own tiles placed per player ('all' = every player; 95% "
-                  "intervals resample deals)", usage, ("Players", "players"), ("Strategy", "strategy"),
+                  "intervals clustered by deal)", usage, ("Players", "players"), ("Strategy", "strategy"),
                   ("Player results", "n", count), ("Boards each", "boards_each"), *est("Boards placed", "boards"),
                   *est("White tiles used", "whites"), *est("Own tiles placed", "turns"))]
 
@@ -728,7 +728,7 @@ def usage_intro(usage: pl.DataFrame, _) -> str:
     return ("Each player has " + listing(f"{r['boards_each']} boards and {r['whites_each']} white tiles at "
                                          f"{r['players']} players" for r in each.iter_rows(named=True))
             + "; a board must be placed when every hole is full at the start of the player's turn. Means per player "
-              "with 95% intervals that resample whole deals; 'own tiles placed' counts the player's coloured tiles "
+              "with 95% intervals clustered by deal; 'own tiles placed' counts the player's coloured tiles "
               "(one per turn).")
 
 
@@ -781,7 +781,7 @@ def board_cells(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def cell_shares(rows: pl.DataFrame) -> pl.DataFrame:
-    """At one player count: boards at each cell / games (boards, games, share), lo and hi from resampling the
+    """At one player count: boards at each cell / games (boards, games, share), lo and hi cluster-robust over the
     games' clusters (deals, or matches in match mode; stats.cluster_ratio_interval)."""
     games = rows.unique(GAME_KEY, maintain_order=True)
     cluster, n_clusters = cluster_codes(games)

@@ -281,7 +281,7 @@ def match_totals(data: GameData) -> pl.DataFrame | None:
     return (rows.filter(pl.col("match_id").is_not_null()).group_by(*MATCH_KEY, "player")
             .agg(total=pl.col("score").sum(), games=pl.len(), strategy=pl.col("strategy").first(),
                  first_seat=pl.col("seat").sort_by("game_id").first(), game_id=pl.col("game_id").min())
-            .filter(pl.col("games") == pl.col("players")).sort(*MATCH_KEY, "player")  # resamples in one order
+            .filter(pl.col("games") == pl.col("players")).sort(*MATCH_KEY, "player")  # sums in one order
             .with_columns(best=sign * pl.col("total") == (sign * pl.col("total")).min().over(MATCH_KEY))
             .with_columns(win=pl.col("best").cast(pl.Float64) / pl.col("best").sum().over(MATCH_KEY)))
 
@@ -389,7 +389,7 @@ def match_finding(result: dict, data: GameData) -> Finding:
 
 
 def match_table(result: dict, _) -> list:
-    return [table("Match results by strategy (ties share the match win; 95% intervals resample matches)",
+    return [table("Match results by strategy (ties share the match win; 95% intervals clustered by match)",
                   result["strategies"], ("Players", "players"), ("Strategy", "strategy"),
                   ("Matches", "matches", count), *share_ci("Match win share"), ("Fair share", "fair", pct),
                   *est("Mean total", "total")),

@@ -33,7 +33,7 @@ LOOK_PHRASES = ("never", "in the first 10% of the game", "10–25% of the way th
 FEW_PLAYERS = 100  # groups smaller than this are shown in tables but not compared in findings
 FEW_WORDS = "a hundred"  # FEW_PLAYERS as the summary writes it (a constant, not a finding)
 SWEEP = "kunst_stuecke_chips0, kunst_stuecke_chips5, kunst_stuecke_chips10 and kunst_stuecke_chips15"
-CLUSTERS = ("game_id", "deal", "match_id")  # the columns paired_ratio resamples by, where the rows have them
+CLUSTERS = ("game_id", "deal", "match_id")  # the columns that name a cluster, where the rows have them
 PLURAL = {"deal": "deals", "match": "matches"}
 ONE = pl.lit(1.0)  # the weight of a mean per player result
 
@@ -74,7 +74,7 @@ def cluster_method(rows: pl.DataFrame, what: str) -> str:
 
 
 def tile_method(rows: pl.DataFrame) -> str:
-    return cluster_method(rows, f"the tiles of one {cluster_unit(rows)} resampled together")
+    return cluster_method(rows, f"the tiles of one {cluster_unit(rows)} counted together")
 
 
 def standing(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -816,9 +816,8 @@ def discard_chart(result: pl.DataFrame, data: GameData) -> Chart:
 
 
 CAVEATS = (
-    "Kunst Stücke: the target tiles of one game share a board and plans; the shares of tiles that come true resample "
-    "deals, so those tiles count together, but the per-strategy table of tiles treats tiles as independent (Wilson) "
-    "and its intervals are somewhat too narrow.",
+    "Kunst Stücke: the target tiles of one game share a board and plans; the shares of tiles that come true are "
+    "clustered by deal, so those tiles count together.",
     "Kunst Stücke: the chips spent, the timing of the first look and which tile goes on which space are choices the "
     "strategies make, so the win shares by spending and by timing, and the tile shares by space, describe the "
     "players who make those choices, not what the choices cause; the chips sweep compares the same strategies "

@@ -146,11 +146,11 @@ def one_sided_bound(pairs: Pairwise, i: int, finite: np.ndarray, log_strength: n
     return float((low + high) / 2)
 
 
-def ratings(rows: pl.DataFrame, n_boot: int = 0, seed: int = 0, level: float = LEVEL) -> pl.DataFrame:
+def ratings(rows: pl.DataFrame, level: float = LEVEL) -> pl.DataFrame:
     """The Bradley–Terry rating of every strategy on the Elo scale (mean 0 over the finite ones), with its
     cluster-robust interval (lo, hi), the games it sat in, clusters, level and the method (a stats.METHODS key).
     A strategy that never wins: rating and lo -inf, hi its one-sided bound, never_wins; one that never loses
-    likewise at +inf. Best first. No random draw: n_boot and seed change nothing."""
+    likewise at +inf. Best first."""
     pairs = pairwise(rows)
     never_wins, never_loses = finite_strategies(pairs.wins)
     finite = ~(never_wins | never_loses)
@@ -192,14 +192,14 @@ def leg_intervals(pairs: Pairwise, level: float) -> dict[str, np.ndarray]:
         "above": above.reshape(s, s)}
 
 
-def cycles(rows: pl.DataFrame, n_boot: int = 0, seed: int = 0, level: float = LEVEL) -> list[dict]:
+def cycles(rows: pl.DataFrame, level: float = LEVEL) -> list[dict]:
     """Intransitive triples: A beats B, B beats C and C beats A in head-to-head share (A's pairwise wins over B /
     their comparisons, over the games where both sat), each leg with its cluster-robust interval. Both
     orientations of every triple are looked at.
 
     verdict "clear": every leg's interval lies above 0.5; "likely": every estimate is above 0.5 but some interval
     reaches 0.5. support: the smallest one-sided confidence of a leg that its share exceeds 0.5. Weaker cycles are
-    left out; none gives []. Clear cycles first, then by support. No random draw: n_boot and seed change nothing."""
+    left out; none gives []. Clear cycles first, then by support."""
     pairs = pairwise(rows)
     share, legs_found = head_to_head(pairs.wins), leg_intervals(pairs, level)
     lo, hi, above = legs_found["lo"], legs_found["hi"], legs_found["above"]

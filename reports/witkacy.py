@@ -9,7 +9,7 @@ action token, in the order of the manifest's `actions`: stash, solvent, correcti
 A completed painting scores the number of its copies in all collections together. The manifest's facts give the
 `paintings`, the `actions`, the `cards` in the deck and whether the game is `advanced` (the Advanced Variant: a new
 card must overlap at least 2 of its 4 cells). Strategies named BASE-no-ACTION never use that action token. Games
-with the same `deal` are the same shuffle under different seatings, so every interval here resamples whole deals
+with the same `deal` are the same shuffle under different seatings, so every interval here is clustered by whole deals
 (matches in match mode), as reports/stats.py does: cluster-robust intervals over the per-deal sums of what it counts.
 """
 
@@ -108,7 +108,7 @@ def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame
     keys = list(dict.fromkeys([*by, "players", CLUSTER_COLUMN[cluster_unit(rows)]]))
     return rows.group_by(keys).agg(
         n=pl.len().cast(pl.Float64), games=pl.col("game_id").n_unique(),
-        **{name: expr.cast(pl.Float64).sum() for name, expr in sums.items()}).sort(keys)  # a resample's order
+        **{name: expr.cast(pl.Float64).sum() for name, expr in sums.items()}).sort(keys)  # sums in one order
 
 
 def over_deals(rows: pl.DataFrame, what: str) -> str:
@@ -194,7 +194,7 @@ def seat_tables(result: dict, _) -> list:
 
 SEAT_INTRO = ("Every player takes the same number of turns: the game ends after the turn of the player to the right "
               "of the start player. Here, the completed copies per player by seat, and in each game the start "
-              "player's copies minus the mean of the other seats'; 95% intervals resample whole deals (every seating "
+              "player's copies minus the mean of the other seats'; 95% intervals clustered by deal (every seating "
               "of one shuffle together). " + BASIC_ONLY)
 
 
@@ -312,13 +312,13 @@ def completion_chart(result: pl.DataFrame, data: GameData) -> Chart:
                           data.out_dir, f"{data.slug}_completion.png",
                           "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
                           "count: the share of players who complete at least one painting (left) and the completed "
-                          "copies per player (right), with 95% intervals that resample whole deals.")
+                          "copies per player (right), with 95% intervals clustered by deal.")
 
 
 COMPLETION_INTRO = ("A painting is completed when four visible quarters of it form a 2×2 block in a collection; "
                     "a collection may hold several copies of one painting. Per player: whether they complete at least "
                     "one painting, how many copies, and the cards they added to their collection per completed copy "
-                    "(the ratio of the totals); 95% intervals resample whole deals. " + BASIC_ONLY)
+                    "(the ratio of the totals); 95% intervals clustered by deal. " + BASIC_ONLY)
 
 
 # ---------------------------------------------------------------- which paintings
@@ -441,11 +441,11 @@ def share_columns(names: list[str]) -> list:
 def painting_tables(result: dict, _) -> list:
     paintings = result["paintings"]
     return [
-        table("Each painting's share of the completed copies by player count (95% intervals in brackets resample "
-              "whole deals)", result["by_count"], ("Players", "players"), ("Copies", "copies", count),
+        table("Each painting's share of the completed copies by player count (95% intervals in brackets clustered "
+              "by deal)", result["by_count"], ("Players", "players"), ("Copies", "copies", count),
               *share_columns(paintings)),
         table("Each painting's share of a strategy's completed copies by player count (95% intervals in brackets "
-              "resample whole deals)", result["by_strategy"], ("Players", "players"), ("Strategy", "strategy"),
+              "clustered by deal)", result["by_strategy"], ("Players", "players"), ("Strategy", "strategy"),
               ("Copies", "copies", count), *share_columns(paintings)),
     ]
 
@@ -471,7 +471,7 @@ def painting_chart(result: dict, data: GameData) -> Chart:
     fig.suptitle(f"{data.title}: which paintings get copied")
     return save_chart(fig, data.out_dir, f"{data.slug}_paintings.png",
                       "Each painting's share of all completed copies: left, one bar per player count with 95% "
-                      "intervals that resample whole deals (dashed: an even spread); right, the percentage of each "
+                      "intervals clustered by deal (dashed: an even spread); right, the percentage of each "
                       "strategy's copies (strategies in order of win share; intervals in the table).")
 
 
@@ -479,7 +479,7 @@ def painting_intro(result: dict, _) -> str:
     return ("A completed painting is worth as many points as there are copies of it in all collections together. "
             f"Shares of all completed copies by painting ({listing(result['paintings'])}); an even spread gives each "
             f"{pct(1 / len(result['paintings']))}. The copies of one deal are tied together (the same shuffle under "
-            "every seating), so intervals resample whole deals (cluster-robust). " + BASIC_ONLY)
+            "every seating), so intervals clustered by deal (cluster-robust). " + BASIC_ONLY)
 
 
 # ---------------------------------------------------------------- action tokens: use
@@ -547,7 +547,7 @@ def use_tables(result: dict, _) -> list:
     actions = result["actions"]
     return [
         table("Share of games in which each strategy uses each action token by player count ('all' = every player; "
-              "95% intervals in brackets resample whole deals), and tokens used per game", result["by_count"],
+              "95% intervals in brackets clustered by deal), and tokens used per game", result["by_count"],
               ("Players", "players"), ("Strategy", "strategy"), ("Player results", "n", count),
               *est("Tokens", "tokens"), *share_columns(actions)),
         table("The same, every player count together", result["pooled"], ("Strategy", "strategy"),
@@ -572,8 +572,8 @@ def use_chart(result: dict, data: GameData) -> Chart:
 
 def use_intro(result: dict, _) -> str:
     return (f"Each player holds one token of each action ({listing(result['actions'])}) and may use each once per "
-            "game. The share of a strategy's games in which it used each token, with 95% intervals that resample "
-            "whole deals; every experiment counts here, the Advanced Variant's too.")
+            "game. The share of a strategy's games in which it used each token, with 95% intervals clustered "
+            "by deal; every experiment counts here, the Advanced Variant's too.")
 
 
 # ---------------------------------------------------------------- action tokens: worth
@@ -761,7 +761,7 @@ WORTH_INTRO = (
     "Points over the table, not raw points: a Stash, a Gift and a Rush each take one card more from the deck or the "
     "display (Solvent and Correction take none), so the game may end sooner for everyone at the table; subtracting "
     "the table's mean cancels what falls on all its players. Both differences carry a paired cluster-robust interval: "
-    "whole deals are resampled (every seating of one deal together; matches in match mode), the same deals for "
+    "intervals are clustered by deal (every seating of one deal together; matches in match mode), the same deals for "
     "both sides, and a k-way tie's 1/k of a win is summed as it is. Beside the win share's interval stands the "
     "unpaired one (Newcombe), as if every game were independent.")
 
@@ -945,7 +945,7 @@ def advanced_intro(result: dict, _) -> str:
     return (f"{result['advanced']} plays the Advanced Variant (a new card must overlap at least 2 of its 4 cells with "
             f"the collection), {result['basic']} the basic rules, with the same strategies. Deals with the same number "
             "are paired (the same shuffle when the experiments share a seed), and only deals played in both count; "
-            "intervals resample whole deals, every seating of a deal together (cluster-robust).")
+            "intervals are clustered by deal, every seating of a deal together (cluster-robust).")
 
 
 ANALYSES = [
