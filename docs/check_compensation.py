@@ -89,7 +89,7 @@ def check(results: Path, report: Path) -> int:
         failed += record["evens"] and not holds
         seats = ", ".join(f"{100 * s:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})" for s, (lo, hi) in zip(share, bounds))
         verdict = "every interval holds 1/P" if holds else "some interval misses 1/P"
-        claim = "evens" if record["evens"] else "does not even"
+        claim = {True: "evens", False: "does not even", None: "not judged"}[record["evens"]]
         print(f"{record['experiment']} at {players}: points {record['points']}, tie order {record['tie_order']} "
               f"({claim}): {seats}: {verdict}{'  FAILED' if record['evens'] and not holds else ''}")
     print(f"{len(records)} compensations checked, {failed} that claim to even the game fail")

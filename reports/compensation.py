@@ -63,6 +63,11 @@ class Candidate:
         return float(np.abs(self.shares - self.fair).max())
 
     @property
+    def judged(self) -> bool:
+        """Whether every seat has an interval (two deals or more)."""
+        return bool(np.isfinite(self.low).all() and np.isfinite(self.high).all())
+
+    @property
     def evens(self) -> bool:
         return bool(((self.low <= self.fair) & (self.fair <= self.high)).all())
 
@@ -209,7 +214,7 @@ def compensation_records(found: Found, data: GameData) -> list[dict]:
     off = [{"seat": seat, "estimate": float(chosen.shares[seat]), "low": float(chosen.low[seat]),
             "high": float(chosen.high[seat])} for seat in chosen.off()]
     out = [record(data, found.players, "compensation", chosen.gap, low, high, found.games, found.method, **about,
-                  evens=chosen.evens, off=off)]
+                  evens=chosen.evens if chosen.judged else None, off=off if chosen.judged else [])]
     for candidate, recommended in found.shown():
         out += [record(data, found.players, "compensated_win_share", candidate.shares[seat], candidate.low[seat],
                        candidate.high[seat], found.games, found.method, seat=seat,
@@ -244,6 +249,8 @@ def changes(about: dict, brief: bool = False) -> str:
 def phrase(compensation: dict) -> str:
     """A `compensation` record in the words a player applies (players numbered 1..P, Player 1 starts)."""
     done = changes(compensation)
+    if compensation["evens"] is None:
+        return "too few deals to judge a compensation: no player's share has an interval"
     if not compensation["evens"]:
         fair = 1 / compensation["players"]
         off = [f"{seat_name(r['seat'])} stays {pp(r['estimate'] - fair)} off fair" for r in compensation["off"]]
@@ -257,6 +264,8 @@ def brief(compensation: dict) -> str:
     """phrase() for a table cell: 'none needed', 'Player 3 subtracts 0.5; ties go to the later player' (points
     to or from the player's score), or 'none found evens it; closest: ...'."""
     done = changes(compensation, brief=True)
+    if compensation["evens"] is None:
+        return "too few deals to judge"
     if not compensation["evens"]:
         return f"none found evens it; closest: {done}"
     return "none needed" if done == "no compensation" else done

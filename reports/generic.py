@@ -358,7 +358,9 @@ def handicap_finding(result: dict[int, dict], data: GameData) -> Finding:
         [chosen] = [r for r in numbers if r["metric"] == "compensation" and r["players"] == players]
         shares = ", ".join(pct(r["estimate"]) for r in numbers if r["players"] == players and r.get("recommended"))
         before = ", ".join(pct(s) for s in found["compensation"].without.shares)
-        if found["compensation"].chosen is found["compensation"].without:
+        if chosen["evens"] is None:
+            sentences.append(f"At {players} players {phrase(chosen)}.")
+        elif found["compensation"].chosen is found["compensation"].without:
             sentences.append(f"At {players} players {phrase(chosen)} (the players win {before}).")
         else:
             evens = "this evens every player: " if chosen["evens"] else ""

@@ -448,3 +448,11 @@ def test_when_nothing_evens_the_closest_is_the_one_with_the_smallest_largest_gap
     assert not even_spread.evens and not one_far.evens
     assert min([one_far, even_spread], key=preference) is even_spread
     assert min([even_spread, one_far], key=preference) is even_spread
+
+
+def test_a_compensation_is_not_judged_from_a_single_deal():
+    rows = make_rows(np.array([[3, 1], [2, 2], [1, 3], [4, 0]]), deals=np.zeros(4, np.int64))
+    [main, *_] = compensation_records(compensate(rows, False), game_data(rows, False))
+    assert main["evens"] is None and main["off"] == []
+    assert phrase(main).startswith("too few deals to judge a compensation")
+    assert brief(main) == "too few deals to judge"
