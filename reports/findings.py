@@ -87,7 +87,8 @@ def section_numbers(sections: list[Section]) -> list[dict[str, Any]]:
     return out
 
 
-DIGITS = 12  # significant digits a number keeps in findings.json
+DIGITS = 10  # significant digits a number keeps in findings.json: finer than any estimate's precision, and coarser
+# than the float noise of a sum that polars adds in an order that varies from run to run (1e-13 of a mean of 10^5)
 
 
 def rounded(value: Any) -> Any:

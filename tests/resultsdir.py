@@ -226,7 +226,7 @@ def values_of(record: dict) -> list[float]:
 
 def stated(token: str, values: list[float]) -> bool:
     """Whether some value, as a share in % or as itself, prints as the token (its sign where it has one): lies within
-    half a unit of its last digit (findings.json keeps 12 significant digits, so a value the page rounds from
+    half a unit of its last digit (findings.json keeps 10 significant digits, so a value the page rounds from
     0.32349999... is written 0.3235)."""
     text = token.replace("−", "-").replace(",", "")
     decimals = len(text.split(".")[1]) if "." in text else 0
