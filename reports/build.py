@@ -44,8 +44,7 @@ GENERAL_CAVEATS = [
     "and their differences are clustered by deal (by match in match mode): a cluster-robust standard error with a t "
     "quantile on deals − 1 degrees of freedom, and near 0% or 100% Wilson's interval on the effective sample; "
     "games of one deal are played under every seating and are not independent. A k-way tie counts 1/k of a win, "
-    "summed as it is. Head-to-head meetings inside games of three or more players treat the meetings as "
-    "independent (Wilson), so those intervals are somewhat too narrow.",
+    "summed as it is; the meetings of strategies head-to-head are clustered the same way.",
 ]
 
 

@@ -47,7 +47,6 @@ from reports.stats import (
     paired_difference,
     paired_ratio,
     ratio_p_values,
-    with_wilson,
 )
 
 ONE = pl.lit(1.0)  # the weight of a mean per game
@@ -533,15 +532,18 @@ def mean_scores(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 
 def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
     """For each ordered pair (A, B) of different strategies that met in a game: the share of meetings in
-    which A finished ahead of B (better rank; equal rank counts 1/2), with Wilson intervals.
+    which A finished ahead of B (better rank; equal rank counts 1/2), with its cluster-robust interval over deals
+    (matches in match mode): the meetings of one deal, in one game or several, count together.
 
     Uses rank, so it works whether a game counts high or low scores as better."""
-    players = rows.select(*GAME_KEY, "strategy", "rank")
-    pairs = players.join(players, on=GAME_KEY, suffix="_b").filter(pl.col("strategy") != pl.col("strategy_b"))
-    ahead = (pl.col("rank") < pl.col("rank_b")).cast(pl.Float64) + 0.5 * (pl.col("rank") == pl.col("rank_b"))
-    matrix = (pairs.group_by("strategy", "strategy_b").agg(meetings=pl.len(), ahead=ahead.sum())
-              .with_columns(share=pl.col("ahead") / pl.col("meetings")).sort("strategy", "strategy_b"))
-    return with_wilson(matrix, "ahead", "meetings")
+    players = rows.select(*dict.fromkeys([*GAME_KEY, *cluster_columns(rows)]), "strategy", "rank")
+    pairs = (players.join(players.select(*GAME_KEY, "strategy", "rank"), on=GAME_KEY, suffix="_b")
+             .filter(pl.col("strategy") != pl.col("strategy_b"))
+             .with_columns(ahead=(pl.col("rank") < pl.col("rank_b")).cast(pl.Float64)
+                           + 0.5 * (pl.col("rank") == pl.col("rank_b"))))
+    by = ["strategy", "strategy_b"]
+    shares = paired_ratio(pairs, pl.col("ahead"), ONE, by).select(*by, "lo", "hi", share="estimate")
+    return pairs.group_by(by).agg(meetings=pl.len(), ahead=pl.col("ahead").sum()).join(shares, on=by).sort(by)
 
 
 def strategy_analysis(data: GameData) -> dict:

@@ -65,12 +65,6 @@ def wilson(successes, n, z: float = Z_95):
     return lo, hi
 
 
-def with_wilson(frame: pl.DataFrame, successes: str, trials: str) -> pl.DataFrame:
-    """frame plus columns lo and hi: the Wilson interval of its columns successes / trials, row by row."""
-    lo, hi = wilson(frame[successes].to_numpy(), frame[trials].to_numpy())
-    return frame.with_columns(lo=pl.Series(lo, dtype=pl.Float64), hi=pl.Series(hi, dtype=pl.Float64))
-
-
 def t_quantile(clusters, level: float = LEVEL):
     """The two-sided t quantile of `level` on clusters - 1 degrees of freedom (nan below 2 clusters)."""
     clusters = np.asarray(clusters, dtype=float)

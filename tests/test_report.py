@@ -304,6 +304,8 @@ def test_head_to_head_counts_ties_as_half():
         {
             "experiment": ["e"] * 6,
             "game_id": [0, 0, 1, 1, 2, 2],
+            "deal": [0, 0, 1, 1, 2, 2],
+            "players": [2] * 6,
             "strategy": ["a", "b"] * 3,
             "rank": [1, 2, 1, 1, 2, 1],
         }
@@ -314,6 +316,8 @@ def test_head_to_head_counts_ties_as_half():
         (r["strategy"], r["strategy_b"]): r["share"] for r in head_to_head(rows.head(2)).iter_rows(named=True)
     }
     assert first_game == {("a", "b"): 1.0, ("b", "a"): 0.0}
+    intervals = head_to_head(rows).filter(pl.col("strategy") == "a").row(0, named=True)
+    assert intervals["lo"] < 0.5 < intervals["hi"]  # three deals: a wide interval, clustered by deal
 
 
 def test_winner_change_compares_winners_by_pieces_with_actual_winners():
@@ -486,3 +490,17 @@ def test_a_report_analysed_in_worker_processes_is_the_report_analysed_in_one(two
     side_by_side = build_report(two_params, tmp_path / "report").parent
     for name in ("summary.md", "findings.json", "kintsugi.html", "index.html"):
         assert (side_by_side / name).read_text() == (joint_report.parent / name).read_text(), name
+
+
+def test_head_to_head_counts_the_meetings_of_one_deal_together():
+    """Ten deals of twenty games each, every game of a deal won by the same strategy: 200 meetings, but ten
+    independent outcomes, so the interval is as wide as ten deals allow (rows as independent trials would give one
+    about 0.13 wide)."""
+    deal = np.repeat(np.arange(10), 20)
+    a_wins = np.isin(deal, [0, 1, 2, 3, 4, 5])
+    rows = pl.DataFrame({"experiment": "e", "game_id": np.repeat(np.arange(200), 2), "deal": np.repeat(deal, 2),
+                         "players": 2, "strategy": ["a", "b"] * 200,
+                         "rank": np.column_stack([np.where(a_wins, 1, 2), np.where(a_wins, 2, 1)]).ravel()})
+    a = head_to_head(rows).filter(pl.col("strategy") == "a").row(0, named=True)
+    assert (a["meetings"], a["share"]) == (200, pytest.approx(0.6))
+    assert a["hi"] - a["lo"] > 0.5
