@@ -29,11 +29,11 @@ import polars as pl
 from reports.analysis import GameData, record
 from reports.fmt import listing, pp, seat_name
 from reports.handicap import (
+    METHOD,
     Compensation,
     Games,
     SeatCurve,
     cluster_sums,
-    method_text,
     prepare,
     scored_shares,
     share_intervals,
@@ -88,7 +88,6 @@ class Found:
     without: Candidate
     closest: tuple[Candidate, ...]
     games: int
-    method: str
 
     @property
     def players(self) -> int:
@@ -188,7 +187,7 @@ def compensate(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, .
     return Found(chosen=min(candidates.values(), key=preference),
                  without=candidates[Compensation.of_steps(np.zeros(games.players, np.int64))],
                  closest=tuple(candidates[Compensation.of_steps(vector, order)] for order, vector in searched.items()),
-                 games=len(games.game_id), method=method_text(games))
+                 games=len(games.game_id))
 
 
 # ---------------------------------------------------------------- records and words
@@ -213,11 +212,11 @@ def compensation_records(found: Found, data: GameData) -> list[dict]:
     high = np.maximum(np.abs(chosen.low - chosen.fair), np.abs(chosen.high - chosen.fair)).max()
     off = [{"seat": seat, "estimate": float(chosen.shares[seat]), "low": float(chosen.low[seat]),
             "high": float(chosen.high[seat])} for seat in chosen.off()]
-    out = [record(data, found.players, "compensation", chosen.gap, low, high, found.games, found.method, **about,
+    out = [record(data, found.players, "compensation", chosen.gap, low, high, found.games, METHOD, **about,
                   evens=chosen.evens if chosen.judged else None, off=off if chosen.judged else [])]
     for candidate, recommended in found.shown():
         out += [record(data, found.players, "compensated_win_share", candidate.shares[seat], candidate.low[seat],
-                       candidate.high[seat], found.games, found.method, seat=seat,
+                       candidate.high[seat], found.games, METHOD, seat=seat,
                        **candidate_about(candidate, data.lowest_wins), evens=candidate.evens, recommended=recommended)
                 for seat in range(found.players)]
     return out

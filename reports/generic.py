@@ -51,7 +51,7 @@ from reports.stats import (
 
 ONE = pl.lit(1.0)  # the weight of a mean per game
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
-LEVEL = 0.05  # significance level of the seat tests
+SIGNIFICANCE = 0.05  # of the seat tests
 
 
 # ---------------------------------------------------------------- seat advantage
@@ -105,7 +105,7 @@ def seat_extremes(shares: pl.DataFrame, by: list[str]) -> pl.DataFrame:
                                                                               "clusters"), 1 / players))
         best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
         out.append({**dict(zip(by, key)), "players": players, "best": best["seat"], "best_share": best["share"],
-                    "worst": worst["seat"], "worst_share": worst["share"], "p": p, "clear": p < LEVEL,
+                    "worst": worst["seat"], "worst_share": worst["share"], "p": p, "clear": p < SIGNIFICANCE,
                     "games": int(games.sum())})
     return pl.DataFrame(out)
 
@@ -159,7 +159,7 @@ def start_phrase(advantage: dict) -> str:
     size = effect(advantage["advantage_lo"], advantage["advantage_hi"], advantage["advantage"])
     side = "more" if advantage["advantage"] > 0 else "less"
     return {"clear": f"clearly {side} than a fair share",
-            "tiny": f"slightly {side} than a fair share (a clear gap under {NOTICEABLE_PP:.0%} of the games)",
+            "tiny": f"slightly {side} than a fair share (a clear gap under {100 * NOTICEABLE_PP:.0f} pp)",
             "unclear": "a share not distinguishable from fair"}[size]
 
 

@@ -32,6 +32,8 @@ from reports.analysis import GameData, record
 from reports.load import ResultsError
 from reports.stats import cluster_ratio_interval, ratio_interval
 
+METHOD = "cluster_t"  # of every re-scored share (share_intervals; stats.METHODS), over deals or matches
+
 MAX_GRID = 81  # most half-point steps shown per seat; a wider range is sampled evenly
 MARGIN_SE = 4.0  # a grid ends where the share is this many (cluster) standard errors off fair
 
@@ -186,11 +188,6 @@ def share_intervals(counts: np.ndarray, wins: np.ndarray) -> tuple[np.ndarray, n
     return cluster_ratio_interval(wins, counts)
 
 
-def method_text(games: Games) -> str:
-    """The method of a re-scored share: cluster_t over deals (matches in match mode)."""
-    return "cluster_t"
-
-
 class SeatCurve:
     """One seat's win share as a function of its own points, every other seat's compensation fixed.
 
@@ -303,7 +300,7 @@ def handicap_grid(curves: list[SeatCurve], margin: float) -> pl.DataFrame:
     grid = pl.DataFrame({
         "players": games.players, "seat": [seat for seat, _ in cells], "points": [step / 2 for _, step in cells],
         "estimate": wins.sum(axis=0) / len(games.game_id), "low": lo, "high": hi, "games": len(games.game_id),
-        "method": method_text(games)}, schema_overrides={"players": pl.Int8, "seat": pl.Int8})
+        "method": METHOD}, schema_overrides={"players": pl.Int8, "seat": pl.Int8})
     grid = grid.with_columns(plausible=(pl.col("low") <= fair) & (fair <= pl.col("high")),
                              gap=(pl.col("estimate") - fair).abs().round(12), size=pl.col("points").abs())
     closest = pl.col("gap") == pl.col("gap").min().over("seat")

@@ -29,8 +29,8 @@ from reports.stats import (
     cluster_codes,
     cluster_columns,
     cluster_ratio_interval,
-    cluster_unit,
     clustered,
+    clustered_method,
     difference_interval,
     group_codes,
     per_cluster,
@@ -39,7 +39,6 @@ from reports.stats import (
 ROTATOR, BASE = "rotator", "greedy"  # rotator plays exactly like greedy but turns the boards it scores
 KEEPS = 0.005  # a strategy leaves boards unplaced if, at some player count, more of its players end so than this
 ONE = pl.lit(1.0)  # the weight of a mean per row
-UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster in words (stats.cluster_unit)
 Measures = dict[str, tuple[pl.Expr, pl.Expr]]  # name: (value, weight), a ratio sum(value) / sum(weight)
 
 
@@ -52,11 +51,6 @@ def per_strategy(rows: pl.DataFrame, measures: Measures) -> pl.DataFrame:
     counts = everyone.group_by("players", "strategy").agg(n=pl.len())
     return (clustered(everyone, measures, ["players", "strategy"]).join(counts, on=["players", "strategy"])
             .sort("players", pl.col("strategy") != "all", "strategy"))
-
-
-def resampled(data: GameData, what: str) -> str:
-    """The method text of a clustered ratio: what it is, the interval (a stats.METHODS id) and its clusters."""
-    return f"{what}; cluster_t over {UNITS[cluster_unit(data.rows)][1]}"
 
 
 def game_rows(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
@@ -154,13 +148,14 @@ def point_records(data: GameData, rows: pl.DataFrame) -> list[dict]:
     out = []
     for r in rows.iter_rows(named=True):
         out += [record(data, r["players"], "endgame_points_share", r["share"], r["share_lo"], r["share_hi"],
-                       r["games"], resampled(data, "end-game points / all points")),
+                       r["games"], clustered_method(data.rows, "end-game points / all points")),
                 record(data, r["players"], "comeback_share", r["rate"], r["lo"], r["hi"], r["games"],
-                       resampled(data, "games won by a player behind on mid-game points / games"),
+                       clustered_method(data.rows, "games won by a player behind on mid-game points / games"),
                        comebacks=r["comebacks"]),
                 record(data, r["players"], "midgame_tie_broken_share", r["settled_rate"], r["settled_lo"],
-                       r["settled_hi"], r["games"], resampled(data, "games whose tie for the mid-game lead the "
-                                                                    "end-game hexagons broke / games"),
+                       r["settled_hi"], r["games"],
+                       clustered_method(data.rows, "games whose tie for the mid-game lead the end-game hexagons broke "
+                                                   "/ games"),
                        settled=r["settled"])]
     return out
 
@@ -547,9 +542,10 @@ def keeper_sentence(keepers: pl.DataFrame, lineups: pl.DataFrame, data: GameData
 def stall_records(rates: pl.DataFrame, data: GameData) -> list[dict]:
     """Per player count: the stall rate (the overview's rule holes) and, in stalled games, the win share of the
     players left holding tiles and of the others."""
-    out = [record(data, r["players"], "stall_rate", r["rate"], r["lo"], r["hi"], r["games"],
-                  resampled(data, "stalled games / games"), stalls=r["stalls"]) for r in rates.iter_rows(named=True)]
-    method = resampled(data, "share of a win per player (a k-way tie counts 1/k, summed as it is)")
+    stalled = clustered_method(data.rows, "stalled games / games")
+    out = [record(data, r["players"], "stall_rate", r["rate"], r["lo"], r["hi"], r["games"], stalled,
+                  stalls=r["stalls"]) for r in rates.iter_rows(named=True)]
+    method = clustered_method(data.rows, "share of a win per player (a k-way tie counts 1/k, summed as it is)")
     return out + [record(data, r["players"], "stalled_win_share", r[name], r[f"{name}_lo"], r[f"{name}_hi"],
                          r["stalled_games"], method, held_tiles=name == "stuck", players_counted=r[f"{name}_n"])
                   for r in rates.iter_rows(named=True) for name in ("stuck", "free") if r[f"{name}_n"]]
@@ -557,7 +553,7 @@ def stall_records(rates: pl.DataFrame, data: GameData) -> list[dict]:
 
 def unplaced_records(keepers: pl.DataFrame, data: GameData) -> list[dict]:
     """Per row of board_keepers: the strategy's share of player results with a board unplaced."""
-    method = resampled(data, "player results with a board unplaced / player results")
+    method = clustered_method(data.rows, "player results with a board unplaced / player results")
     return [record(data, r["players"], "board_unplaced_share", r["kept"], r["kept_lo"], r["kept_hi"], r["games"],
                    method, strategy=r["strategy"], player_results=r["n"])
             for r in keepers.iter_rows(named=True)]
@@ -565,7 +561,7 @@ def unplaced_records(keepers: pl.DataFrame, data: GameData) -> list[dict]:
 
 def lineup_records(lineups: pl.DataFrame, data: GameData) -> list[dict]:
     """Per row of stall_lineups: the stall rate of games whose every seat places all its boards, and of the rest."""
-    method = resampled(data, "stalled games / games")
+    method = clustered_method(data.rows, "stalled games / games")
     return [record(data, r["players"], "lineup_stall_rate", r[name], r[f"{name}_lo"], r[f"{name}_hi"], r[f"{name}_n"],
                    method, every_seat_places_its_boards=name == "placers")
             for r in lineups.iter_rows(named=True) for name in ("placers", "keepers")]
@@ -705,7 +701,7 @@ def usage_leader_phrase(strategies: pl.DataFrame, leaders: dict[int, str | None]
 def usage_records(data: GameData, usage: pl.DataFrame) -> list[dict]:
     """Per row (player count, and 'all' or a strategy): mean boards placed and white tiles used, with each player's
     allotment and the share of it used."""
-    out, method = [], resampled(data, "mean per player")
+    out, method = [], clustered_method(data.rows, "mean per player")
     for r in usage.iter_rows(named=True):
         about = {} if r["strategy"] == "all" else {"strategy": r["strategy"]}
         for column, metric, each in (("boards", "boards_placed", "boards_each"),

@@ -17,20 +17,13 @@ from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.findings import select
 from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, seat_name, spread
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import cluster_columns, cluster_unit, paired_ratio
+from reports.stats import cluster_columns, cluster_unit, clustered_method, paired_ratio
 
 MATCH_KEY = ["experiment", "players", "lineup", "match_id"]  # one match: its games under one seating
 ONE = pl.lit(1.0)  # the weight of a share per row
-UNITS = {"match": ("match", "matches"), "deal": ("deal", "deals")}  # a cluster in words (stats.cluster_unit)
 
 
 # ---------------------------------------------------------------- intervals
-
-
-def resampled(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a clustered ratio that counts no wins: what it is, the interval (a stats.METHODS id) and
-    its clusters."""
-    return f"{what}; cluster_t over {UNITS[cluster_unit(rows)][1]}"
 
 
 def with_policy_and_guesser(rows: pl.DataFrame) -> pl.DataFrame:
@@ -56,7 +49,8 @@ def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     counts = rows.group_by(by).agg(guesses=pl.len(), correct=pl.col("guess_correct").sum(), chance=chance)
     accuracy = paired_ratio(rows, pl.col("guess_correct"), ONE, by).select(*by, "lo", "hi", "games",
                                                                           accuracy="estimate")
-    method = resampled(rows, "correct guesses / guesses" + ("" if "players" in by else ", pooled over player counts"))
+    pooled = "" if "players" in by else ", pooled over player counts"
+    method = clustered_method(rows, f"correct guesses / guesses{pooled}")
     return counts.join(accuracy, on=by, nulls_equal=True).with_columns(method=pl.lit(method)).sort(by)
 
 
@@ -98,7 +92,7 @@ def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
     among = paired_ratio(games, pl.col("changed"), pl.col("any_correct"), ["players"]).select(
         "players", rate_correct="estimate", lo_correct="lo", hi_correct="hi")
     return (changes.join(overall, on="players").join(among, on="players")
-            .with_columns(method=pl.lit(resampled(games, "games whose winners changed / games"))))
+            .with_columns(method=pl.lit(clustered_method(games, "games whose winners changed / games"))))
 
 
 def chance_verdict(lo: float, hi: float, chance: float) -> str:
@@ -236,7 +230,7 @@ def guess_accuracy_chart(result: dict, data: GameData) -> Chart:
     axes[0].set_ylabel("Correct guesses")
     return finished_chart(fig, axes[-1],
                           f"{data.title}: guessing accuracy against the target's placement policy "
-                          f"(95% intervals clustered by {UNITS[cluster_unit(data.rows)][1]})",
+                          f"(95% intervals clustered by {cluster_unit(data.rows)})",
                           data.out_dir, f"{data.slug}_guess_accuracy.png",
                           "Share of correct colour guesses by guesser (bar colour) against the placement policy of "
                           "the player guessed, one panel per player count; the dashed line is chance.")

@@ -22,7 +22,7 @@ from reports.analysis import Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels, save_chart
 from reports.fmt import UNKNOWN, at_counts, by_phrase, count, listing, num, pct, pct_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import cluster_unit, paired_ratio
+from reports.stats import cluster_unit, clustered_method, paired_ratio
 
 SPENT_LIMITS = (0, 1, 2, 4, 7, 10)  # the largest number of chips spent in each bucket but the last
 SPENT_LABELS = ("0", "1", "2", "3–4", "5–7", "8–10", "11+")
@@ -34,7 +34,6 @@ FEW_PLAYERS = 100  # groups smaller than this are shown in tables but not compar
 FEW_WORDS = "a hundred"  # FEW_PLAYERS as the summary writes it (a constant, not a finding)
 SWEEP = "kunst_stuecke_chips0, kunst_stuecke_chips5, kunst_stuecke_chips10 and kunst_stuecke_chips15"
 CLUSTERS = ("game_id", "deal", "match_id")  # the columns that name a cluster, where the rows have them
-PLURAL = {"deal": "deals", "match": "matches"}
 ONE = pl.lit(1.0)  # the weight of a mean per player result
 
 
@@ -68,13 +67,8 @@ def counts_phrase(data: GameData) -> str:
 # ---------------------------------------------------------------- groups of players: standing, make-up, pattern
 
 
-def cluster_method(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a clustered ratio of these rows that is not of win shares (a stats.METHODS id)."""
-    return f"cluster_t over {PLURAL[cluster_unit(rows)]} ({what})"
-
-
 def tile_method(rows: pl.DataFrame) -> str:
-    return cluster_method(rows, f"the tiles of one {cluster_unit(rows)} counted together")
+    return clustered_method(rows, f"the tiles of one {cluster_unit(rows)} counted together")
 
 
 def standing(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -212,7 +206,7 @@ def means(rows: pl.DataFrame, column: str, extra: tuple[pl.Expr, ...] = ()) -> p
     return (pl.concat(frames).select(*by, "n", "games", *(e.meta.output_name() for e in extra),
                                      **{column: pl.col("estimate"), f"{column}_lo": pl.col("lo"),
                                         f"{column}_hi": pl.col("hi")})
-            .with_columns(method=pl.lit(cluster_method(rows, "mean over player results")))
+            .with_columns(method=pl.lit(clustered_method(rows, "mean over player results")))
             .sort("players", pl.col("strategy") != "all", "strategy"))
 
 
@@ -547,7 +541,7 @@ def sweep(data: GameData) -> dict | None:
     rows = with_spent(data).filter(pl.col("experiment").is_in(experiments))
     seeds = {m.get("seed") for m in data.manifests if m["experiment"] in experiments}
     return {"experiments": experiments, "by_count": by_chips(rows), "same_seed": len(seeds) == 1,
-            "pool": data.pools()[experiments[0]], "score_method": cluster_method(rows, "mean over player results")}
+            "pool": data.pools()[experiments[0]], "score_method": clustered_method(rows, "mean over player results")}
 
 
 def sweep_intro(result: dict, _) -> str:

@@ -177,6 +177,7 @@ def ratio_ci(numerator, denominator) -> tuple[float, float]:
 
 WIN = pl.col("win")
 CLUSTER_COLUMN = {"match": "match_id", "deal": "deal"}
+CLUSTER_PLURAL = {"match": "matches", "deal": "deals"}  # a cluster in words
 
 
 def cluster_unit(rows: pl.DataFrame) -> str:
@@ -187,6 +188,12 @@ def cluster_unit(rows: pl.DataFrame) -> str:
 def cluster_columns(rows: pl.DataFrame) -> list[str]:
     """The columns that name a row's cluster (clusters): players, deal, and match_id in match mode."""
     return [c for c in ("players", "deal", "match_id") if c in rows.columns]
+
+
+def clustered_method(rows: pl.DataFrame, what: str) -> str:
+    """The method text of a cluster-robust interval of `what` over these rows' clusters: 'cluster_t over deals (what)'
+    (findings records keep the id, stats.METHODS, and the cluster)."""
+    return f"cluster_t over {CLUSTER_PLURAL[cluster_unit(rows)]} ({what})"
 
 
 def clusters(rows: pl.DataFrame) -> np.ndarray:

@@ -42,6 +42,7 @@ from reports.stats import (
     CLUSTER_COLUMN,
     cluster_ratio_interval,
     cluster_unit,
+    clustered_method,
     difference_interval,
     paired_difference,
     paired_mean_intervals,
@@ -111,11 +112,6 @@ def per_deal(rows: pl.DataFrame, by: list[str], **sums: pl.Expr) -> pl.DataFrame
         **{name: expr.cast(pl.Float64).sum() for name, expr in sums.items()}).sort(keys)  # sums in one order
 
 
-def over_deals(rows: pl.DataFrame, what: str) -> str:
-    """The method text of a cluster-robust interval (a stats.METHODS id) of `what` over the deals (matches)."""
-    return f"cluster_t over {({'match': 'matches', 'deal': 'deals'})[cluster_unit(rows)]} of {what}"
-
-
 def estimates(data: GameData, rows, metric: str, key: str, method: str, *fields: str, **about) -> list[dict]:
     """A record per row (a dict with players and games) whose `key` is known: `metric`, the estimate `key` with its
     interval (key_lo, key_hi), about the row's `fields` and `about`."""
@@ -154,7 +150,7 @@ def seat_copies(data: GameData) -> dict | None:
     gaps = [{**key, "games": int(group["n"].sum()), **ratio("gap", group["gap"], group["n"])}
             for key, group in groups(per_deal(games, ["players"], gap=pl.col("gap")), ["players"])]
     return {"by_seat": pl.DataFrame(by_seat), "gap": pl.DataFrame(gaps),
-            "method": over_deals(rows, "the mean gap a game")}
+            "method": clustered_method(rows, "the mean gap a game")}
 
 
 def seat_finding(result: dict, data: GameData) -> Finding:
@@ -278,7 +274,7 @@ def completion_finding(result: pl.DataFrame, data: GameData) -> Finding:
 
 def completion_numbers(result: pl.DataFrame, data: GameData) -> list[dict]:
     """Every player count's and strategy's completion share, copies per player and cards per copy."""
-    rows, method = list(result.iter_rows(named=True)), over_deals(data.rows, "the ratio of the per-deal sums")
+    rows, method = list(result.iter_rows(named=True)), clustered_method(data.rows, "the ratio of the per-deal sums")
     return [n for metric, key in (("completion_share", "completed"), ("copies_per_player", "copies"),
                                   ("cards_per_copy", "cards_per_copy"))
             for n in estimates(data, rows, metric, key, method, "strategy")]
@@ -357,7 +353,7 @@ def painting_shares(data: GameData) -> dict | None:
     return {"paintings": paintings, "by_count": copy_shares(per_deal(wide, ["players"], **copies), paintings,
                                                             ["players"]),
             "by_strategy": by_strength(by_strategy, data, "players"),
-            "method": over_deals(rows, "the painting's copies over all completed copies")}
+            "method": clustered_method(rows, "the painting's copies over all completed copies")}
 
 
 def ranked_shares(row: dict, names: list[str]) -> list[dict]:
@@ -505,7 +501,7 @@ def action_use(data: GameData) -> dict:
     actions, rows = names(data, "actions"), everyone_and(data.rows)
     return {"actions": actions, "pooled": by_strength(use_rates(rows, actions, ["strategy"]), data),
             "by_count": by_strength(use_rates(rows, actions, ["players", "strategy"]), data, "players"),
-            "method": over_deals(data.rows, "the ratio of the per-deal sums")}
+            "method": clustered_method(data.rows, "the ratio of the per-deal sums")}
 
 
 def use_sentence(group: pl.DataFrame, actions: list[str]) -> str:
@@ -617,7 +613,7 @@ def token_worth(stratum: pl.DataFrame, variant: str, base: str) -> dict:
             "win_worth_hi": wins["hi"], **{f"win_worth_{k}": wins[k] for k in unpaired},
             "win_method": wins["method"], "win_method_unpaired": wins["method_unpaired"],
             **paired_means(stratum, pl.col("margin"), is_base, is_variant, ("base_points", "points", "point_worth")),
-            "point_method": "paired_" + over_deals(stratum, "the mean points over the table"),
+            "point_method": "paired_" + clustered_method(stratum, "the mean points over the table"),
             "base_met": opponent_share(stratum, variant, is_base),
             "others_met": opponent_share(stratum, variant, variants & ~is_variant),
             "variants_met": opponent_share(stratum, base, variants)}

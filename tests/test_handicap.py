@@ -301,9 +301,13 @@ def test_the_search_has_no_grid_it_finds_a_fair_point_far_out():
     assert chosen(found) == ((0.0, 0.0, 0.0, 0.0, 150.0), None, True)
 
 
+def skewed_scores() -> np.ndarray:
+    """3,000 four-player games on scores 0 to 11, Player 1 three points ahead and Player 2 one."""
+    return np.random.default_rng(3).integers(0, 12, (3000, 4)) + np.array([3, 1, 0, 0])
+
+
 def test_the_cost_does_not_grow_with_the_score_range_and_the_points_scale():
-    rng = np.random.default_rng(3)
-    scores = rng.integers(0, 12, (3000, 4)) + np.array([3, 1, 0, 0])
+    scores = skewed_scores()
     plain = compensate(make_rows(scores), False)
     start = time.perf_counter()
     scaled = compensate(make_rows(scores * 1_000_000 + 7), False)
@@ -314,8 +318,7 @@ def test_the_cost_does_not_grow_with_the_score_range_and_the_points_scale():
 
 
 def test_the_handicap_grid_does_not_grow_with_the_score_range():
-    rng = np.random.default_rng(3)
-    scores = rng.integers(0, 12, (3000, 4)) + np.array([3, 1, 0, 0])
+    scores = skewed_scores()
     plain = seat_handicaps(make_rows(scores), False)
     start = time.perf_counter()
     scaled = seat_handicaps(make_rows(scores * 1_000_000 + 7), False)

@@ -354,13 +354,19 @@ def test_ratings_recover_a_planted_order_within_their_intervals():
     assert cycles(rows) == []
 
 
-def test_a_rock_paper_scissors_plant_gives_one_clear_cycle():
-    beats = {("R", "S"): 0.7, ("S", "P"): 0.7, ("P", "R"): 0.7}
-    rng = np.random.default_rng(8)
-    lineup = np.array(list(itertools.permutations("RPS", 2)) * 400)
+def rock_paper_scissors(beats: dict[tuple[str, str], float], repeats: int, seed: int) -> pl.DataFrame:
+    """Two-player games of R, P and S, every ordered pair `repeats` times, a deal per six games; the first named
+    wins with the chance `beats` gives the pair."""
+    rng = np.random.default_rng(seed)
+    lineup = np.array(list(itertools.permutations("RPS", 2)) * repeats)
     first_wins = np.array([beats.get((a, b), 1 - beats.get((b, a), 0.5)) for a, b in lineup]) > rng.random(len(lineup))
     rank = np.where(first_wins[:, None], [1, 2], [2, 1])
-    rows = frame_of(rank, lineup, np.arange(len(lineup)) // 6)
+    return frame_of(rank, lineup, np.arange(len(lineup)) // 6)
+
+
+def test_a_rock_paper_scissors_plant_gives_one_clear_cycle():
+    beats = {("R", "S"): 0.7, ("S", "P"): 0.7, ("P", "R"): 0.7}
+    rows = rock_paper_scissors(beats, 400, 8)
     found = cycles(rows)
     assert len(found) == 1 and found[0]["verdict"] == "clear" and found[0]["support"] > 0.9999
     assert found[0]["cycle"] == ["P", "R", "S"]
@@ -405,12 +411,7 @@ def test_a_strategy_that_never_wins_is_rated_minus_infinity_with_an_upper_bound(
 
 
 def test_a_cycle_is_found_in_either_orientation_and_is_clear_only_if_every_leg_is():
-    beats = {("R", "S"): 0.7, ("S", "P"): 0.7, ("P", "R"): 0.53}  # one weak leg
-    rng = np.random.default_rng(18)
-    lineup = np.array(list(itertools.permutations("RPS", 2)) * 100)
-    first_wins = np.array([beats.get((a, b), 1 - beats.get((b, a), 0.5)) for a, b in lineup]) > rng.random(len(lineup))
-    rank = np.where(first_wins[:, None], [1, 2], [2, 1])
-    rows = frame_of(rank, lineup, np.arange(len(lineup)) // 6)
+    rows = rock_paper_scissors({("R", "S"): 0.7, ("S", "P"): 0.7, ("P", "R"): 0.53}, 100, 18)  # one weak leg
     found = cycles(rows)
     weak = next(leg for leg in found[0]["legs"] if leg["winner"] == "P")
     assert weak["lo"] < 0.5 < weak["estimate"], weak
