@@ -20,6 +20,7 @@ from reports.analysis import GAME_KEY, Analysis, GameData, opponent_share, recor
 from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels
 from reports.fmt import at_counts, by_phrase, clear, count, listing, num, num_ci, pct, pct_ci, pp, pp_ci, spread, yes
 from reports.render import Chart, Finding, Table, est, table
+from reports.spec import GameReport
 from reports.stats import cluster_columns, cluster_unit, clustered, paired_difference
 
 PLURALS = {"tray": "serving trays", "box": "storage boxes"}
@@ -670,3 +671,6 @@ ANALYSES = [
                     "beside their unrestricted BASE. Run experiments/broken_beautiful_restricted.toml to see how much "
                     "each card type is worth to a strategy."),
 ]
+
+
+REPORT = GameReport(analyses=tuple(ANALYSES))

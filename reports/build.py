@@ -2,9 +2,9 @@
 overview), a page per game, summary.md, findings.json (every number stated, as data) and PNG charts.
 
 Every experiment is analysed on its own: a number never pools experiments. Each gets the generic analyses
-(reports/generic.py), from its rows and manifest alone, and its game's own: reports/<game>.py, found by the game's
-name, lists them (ANALYSES, and optionally COMPARED, its analyses across experiments, `numbers`, the
-records of what its overview row states, `key_finding` and `rule_holes` for the overview). A game with several
+(reports/generic.py), from its rows and manifest alone, and its game's own, declared in its REPORT
+(reports/spec.GameReport, registered in reports/games.py: its analyses, those across experiments, the records its
+overview row states, its key finding and its rule holes). A game with several
 experiments also gets them compared side by side. findings.json is the records every finding carries, and a
 game's `numbers`. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
@@ -18,10 +18,7 @@ import shutil
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from importlib import import_module
-from importlib.util import find_spec
 from pathlib import Path
-from types import ModuleType
 
 import matplotlib
 import numpy as np
@@ -35,9 +32,11 @@ from reports.analysis import GAME_KEY, GameData, Section, record, run_section
 from reports.charts import chart_style
 from reports.findings import findings_file, section_numbers
 from reports.fmt import count, listing, yes
+from reports.games import game_report
 from reports.load import ResultsError, load_results
 from reports.overview import glossary, headlines, overview_opening, overview_row, rule_holes
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
+from reports.spec import GameReport
 
 GENERAL_CAVEATS = [
     "Intervals are 95% intervals that cover sampling noise only, not modelling choices. Win shares, rates, means "
@@ -49,7 +48,7 @@ GENERAL_CAVEATS = [
 
 
 MARKER = ".atelier-report"  # written last into every report: the names of the files the report wrote, as JSON
-GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")  # a game's name as the registry writes it: also a module's and a page's
+GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")  # a game's name as the registry writes it: also its page's
 PARALLEL_ROWS = 200_000  # fewer result rows are analysed in this process: starting workers would cost more
 
 
@@ -238,19 +237,12 @@ def check_results(rows: pl.DataFrame) -> None:
 
 
 def check_games(manifests: list[dict]) -> None:
-    """ResultsError unless every experiment's game is one the report knows: named as games are, and naming no module
-    of the report but a game's own analyses (one with ANALYSES), since the name picks that module and the page."""
+    """ResultsError unless every experiment's game has a name games have, which also names its page (not 'index')."""
     for manifest in manifests:
         game = str(manifest["game"])
-        if not GAME_NAME.fullmatch(game) or game == "index" or not own_or_none(game):
+        if not GAME_NAME.fullmatch(game) or game == "index":
             raise ResultsError(f"experiment {manifest['experiment']!r} is of game {game!r}, which the report does not "
-                               "know: a game's name is lowercase letters, digits and '_', and names no module of "
-                               "reports/ but that game's own analyses")
-
-
-def own_or_none(game: str) -> bool:
-    """Whether reports/<game>.py is the game's own analyses or there is no such module."""
-    return find_spec(f"reports.{game}") is None or hasattr(import_module(f"reports.{game}"), "ANALYSES")
+                               "know: a game's name is lowercase letters, digits and '_', and not 'index'")
 
 
 def report_numbers(results_dir: Path) -> dict:
@@ -277,17 +269,9 @@ def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> dict[
     return dict(sorted(out.items(), key=lambda item: item[1][0].title))
 
 
-def own_analyses(game: str) -> ModuleType | None:
-    """reports/<game>.py, the game's own analyses, if it has any."""
-    name = f"reports.{game}"
-    if not game.isidentifier() or find_spec(name) is None:
-        return None
-    return import_module(name)
-
-
 def game_numbers(game: str, experiments: list[GameData], sections: list[Section]) -> list[dict]:
     """Every number the game's findings state, and those its overview rows state (the game's own `numbers`)."""
-    own = getattr(own_analyses(game), "numbers", None)
+    own = game_report(game).numbers
     return section_numbers(sections) + [n for data in experiments for n in (own(data) if own else [])]
 
 
@@ -304,7 +288,7 @@ def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, pr
         pages.append(page)
         numbers += game_numbers_
         overview_rows += game_rows
-        holes[page.title] = rule_holes(page.title, experiments, game_numbers_, own_analyses(name))
+        holes[page.title] = rule_holes(page.title, experiments, game_numbers_, game_report(name))
     glossaries = [g for experiments in games.values() for g in glossary(experiments[0])]
     with matplotlib.rc_context(chart_style()):
         opening = overview_opening(overview_rows, holes, glossaries, out_dir)
@@ -367,8 +351,7 @@ def game_page(name: str, experiments: list[GameData], sections: list[Section]) -
     opening = [f"{title}: {len(experiments)} experiment(s), each answering its own question below, each from its "
                "own games. Every table and chart of an experiment is one click away, under its findings."]
     caveats = list(dict.fromkeys(c for section in sections for c in section.caveats))  # each once
-    module = own_analyses(name)
-    rows = [overview_row(data, players, numbers, module) for players, data in headlines(experiments).items()]
+    rows = [overview_row(data, players, numbers, game_report(name)) for players, data in headlines(experiments).items()]
     return Page(f"{name}.html", title, opening, sections, caveats), numbers, rows
 
 
@@ -389,17 +372,16 @@ def section_units(name: str, experiments: list[GameData]) -> list[GameData]:
 
 def section_of(name: str, data: GameData) -> Section:
     """The section of one experiment, or of a game's experiments compared."""
-    module = own_analyses(name)
+    own = game_report(name)
     if data.experiment is not None:
-        return experiment_section(data, module)
-    compared = generic.COMPARED + list(getattr(module, "COMPARED", []))
+        return experiment_section(data, own)
+    compared = [*generic.COMPARED, *own.compared]
     return run_section(f"{data.title}: the experiments compared", compared, data)
 
 
-def experiment_section(data: GameData, module: ModuleType | None) -> Section:
+def experiment_section(data: GameData, own: GameReport) -> Section:
     """One experiment: its question as the heading, what was played, then the generic and the game's analyses."""
-    own = [*module.ANALYSES, *(getattr(module, "COMPARED", []) if data.alone else [])] if module else []
-    analyses = generic.SEATS + generic.STRATEGIES + own
+    analyses = [*generic.SEATS, *generic.STRATEGIES, *own.analyses, *(own.compared if data.alone else ())]
     section = run_section(data.question, analyses, data)
     section.findings.insert(0, what_was_played(data))
     return section

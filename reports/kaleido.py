@@ -25,6 +25,7 @@ from reports.charts import aligned, bars_with_ci, finished_chart, new_figure, pa
 from reports.findings import select
 from reports.fmt import at_counts, by_phrase, count, effect, listing, num, pct, pct_ci, pp, pp_ci, seat_name, spread
 from reports.render import Chart, Finding, est, share_ci, table
+from reports.spec import GameReport
 from reports.stats import (
     cluster_codes,
     cluster_columns,
@@ -953,3 +954,6 @@ ANALYSES = [
              intro="By seat: how many of their boards each seat places, and how much of its score comes from the "
                    "end-game hexagons, for every experiment and player count.", leading_only=True),
 ]
+
+
+REPORT = GameReport(analyses=tuple(ANALYSES), rule_holes=rule_holes)

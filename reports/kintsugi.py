@@ -17,6 +17,7 @@ from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.findings import select
 from reports.fmt import at_counts, by_phrase, count, listing, num, pct, pct_ci, pp, seat_name, spread
 from reports.render import Chart, Finding, est, share_ci, table
+from reports.spec import GameReport
 from reports.stats import cluster_columns, cluster_unit, clustered_method, paired_ratio
 
 MATCH_KEY = ["experiment", "players", "lineup", "match_id"]  # one match: its games under one seating
@@ -412,3 +413,6 @@ ANALYSES = [
              intro="The rulebook recommends a match of as many games as players, each player starting once; the "
                    "lowest total score wins and ties share. Only complete matches are counted."),
 ]
+
+
+REPORT = GameReport(analyses=tuple(ANALYSES), numbers=numbers, key_finding=key_finding)

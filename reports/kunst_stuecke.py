@@ -22,6 +22,7 @@ from reports.analysis import Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, palette, panels, save_chart
 from reports.fmt import UNKNOWN, at_counts, by_phrase, count, listing, num, pct, pct_ci, spread
 from reports.render import Chart, Finding, est, share_ci, table
+from reports.spec import GameReport
 from reports.stats import cluster_unit, clustered_method, paired_ratio
 
 SPENT_LIMITS = (0, 1, 2, 4, 7, 10)  # the largest number of chips spent in each bucket but the last
@@ -837,3 +838,6 @@ COMPARED = [  # across the game's experiments, each number from its own experime
              absent="No chips sweep in these data: no two experiments that play the same pool with the same Params "
                     f"start with different chips. Run {SWEEP} to measure what chips are worth."),
 ]
+
+
+REPORT = GameReport(analyses=tuple(ANALYSES), compared=tuple(COMPARED))

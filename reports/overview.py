@@ -10,9 +10,7 @@ names it. Every number of a row comes from that one experiment (findings.py), ne
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
@@ -22,6 +20,7 @@ from reports.compensation import brief
 from reports.findings import seat_verdict, select
 from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci, seat_name
 from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
+from reports.spec import GameReport
 
 DEFINITIONS = ("Player 1 starts. With P players a fair share of wins is 1/P; a game is fair when every player's 95% "
                "interval holds 1/P, unfair when some player's share differs from 1/P even after correcting for "
@@ -46,7 +45,7 @@ def headlines(experiments: list[GameData]) -> dict[int, GameData]:
     return out
 
 
-def overview_row(data: GameData, players: int, numbers: list[dict], module: ModuleType | None) -> dict:
+def overview_row(data: GameData, players: int, numbers: list[dict], own: GameReport) -> dict:
     """The overview's row for one game at one player count, from its headline experiment's numbers."""
     mine = select(numbers, experiment=data.experiment, players=players)
     seats = sorted(select(mine, metric="seat_win_share"), key=lambda r: r["seat"])
@@ -57,7 +56,6 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
     strategies = select(mine, metric="strategy_win_share")
     strongest = max(strategies, key=lambda r: (r["estimate"] / r["fair"], r["strategy"])) if len(strategies) > 1 \
         else None
-    hook: Callable = getattr(module, "key_finding", lambda numbers, players: None)
     return {
         "game": data.title, "page": f"{data.name}.html", "players": players, "experiment": data.experiment,
         "games": start["games"], "pool": data.pools()[data.experiment],
@@ -68,7 +66,7 @@ def overview_row(data: GameData, players: int, numbers: list[dict], module: Modu
         "worst": f"{seat_name(worst['seat'])}: {pct(worst['estimate'])}" if verdict == "unfair" else "",
         "strongest": "–" if strongest is None else strategy_link(data, strongest["strategy"],
                                                                   f": {pct(strongest['estimate'])}"),
-        "handicap": handicap_cell(mine), "key": hook(mine, players) or "–",
+        "handicap": handicap_cell(mine), "key": (own.key_finding and own.key_finding(mine, players)) or "–",
     }
 
 
@@ -124,12 +122,10 @@ def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
                       "what it does.")
 
 
-def rule_holes(title: str, experiments: list[GameData], numbers: list[dict], module: ModuleType | None
-               ) -> list[Block]:
+def rule_holes(title: str, experiments: list[GameData], numbers: list[dict], own: GameReport) -> list[Block]:
     """A game's rule holes (its report's `rule_holes` hook: their definition and rate records), per experiment
     and player count with their 95% intervals, beside who played; [] where the game's report counts none."""
-    hook: Callable | None = getattr(module, "rule_holes", None)
-    definition, found = hook(numbers) if hook else ("", [])
+    definition, found = own.rule_holes(numbers) if own.rule_holes else ("", [])
     if not found:
         return []
     pools = {name: pool for data in experiments for name, pool in data.pools().items()}

@@ -38,6 +38,7 @@ from reports.fmt import (
     yes,
 )
 from reports.render import Chart, Finding, est, share_ci, table
+from reports.spec import GameReport
 from reports.stats import (
     CLUSTER_COLUMN,
     cluster_ratio_interval,
@@ -965,3 +966,6 @@ COMPARED = [  # across the game's experiments, each number from its own experime
              absent="No pair of experiments with the same strategies under the basic rules and the Advanced Variant. "
                     "Run witkacy_basic and witkacy_advanced to compare them."),
 ]
+
+
+REPORT = GameReport(analyses=tuple(ANALYSES), compared=tuple(COMPARED))

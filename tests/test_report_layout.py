@@ -15,10 +15,10 @@ import pytest
 from resultsdir import write_experiment
 from test_report import page_table, synthetic_games
 
-from reports import kaleido
 from reports.build import build_report
 from reports.charts import DPI, PRINT_WIDTH, panels, png_size, save_chart
 from reports.fmt import seat_name
+from reports.games import game_report
 from reports.overview import rule_holes, seat_verdict
 from reports.render import Table
 from reports.stats import holm_min
@@ -144,13 +144,13 @@ def test_rule_holes_are_shown_per_experiment_with_intervals_and_a_definition():
     records = [{"game": "kaleido", "experiment": name, "players": players, "metric": "stall_rate", "estimate": rate,
                 "low": low, "high": high, "games": 4000, "stalls": round(rate * 4000), "method": "stalled / games"}
                for (name, players), (rate, low, high) in found.items()]
-    definition, table = rule_holes("Kaleido", [], records, kaleido)
+    definition, table = rule_holes("Kaleido", [], records, game_report("kaleido"))
     assert definition.startswith("Rule holes in Kaleido: A game stalls when") and definition.count(".") == 1
     assert isinstance(table, Table) and table.columns == ["Experiment", "Who played", "2 players", "5 players"]
     assert [row[0] for row in table.rows] == ["bots", "random_only"]
     assert table.rows[0][2] == "14.0% (13.0–15.0%): 560 of 4,000"
     assert table.rows[1][2] == "0.0% (0.0–0.1%): 0 of 4,000" and table.rows[1][3] == "–"  # not played at 5
-    assert rule_holes("Even Game", [], records, None) == []  # a game whose report counts no rule hole
+    assert rule_holes("Even Game", [], records, game_report("even_game")) == []  # its report counts no rule hole
 
 
 def test_the_print_stylesheet_fits_pages_and_keeps_details_folded(report):
