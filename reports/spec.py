@@ -118,8 +118,8 @@ def leader(frame: pl.DataFrame, name: str, every: Sequence[int], what: str, larg
            by: str = "strategy") -> str:
     """Per player count, the group of `by` with the largest (or smallest) NAME where its interval lies beyond
     every other's: 'rotator {what} at every player count (at 5 players none clearly)'; 'no strategy clearly
-    {what} at any player count' where none does. Rows of every strategy together are left out."""
-    picks = leaders(frame.filter(pl.col(by) != EVERYONE) if by == "strategy" else frame, name, largest, by)
+    {what} at any player count' where none does."""
+    picks = leaders(frame, name, largest, by)
     clear_picks = {p: s for p, s in picks.items() if s}
     if not clear_picks:
         return f"no {by} clearly {what} at any player count"
@@ -130,9 +130,10 @@ def leader(frame: pl.DataFrame, name: str, every: Sequence[int], what: str, larg
 
 def leaders(frame: pl.DataFrame, name: str, largest: bool = True, by: str = "strategy") -> dict[int, str | None]:
     """Per player count, the group with the largest (smallest) NAME where its interval lies beyond every other's,
-    else None (also where there is one group, or an interval is unknown)."""
+    else None (also where there is one group, or an interval is unknown). Every strategy together ('all') is no
+    strategy."""
     out = {}
-    for key, group in groups(frame, ["players"]):
+    for key, group in groups(frame.filter(pl.col(by) != EVERYONE) if by == "strategy" else frame, ["players"]):
         ranked = group.sort(name, by, descending=[largest, False])
         lo, hi = ranked[f"{name}_lo"], ranked[f"{name}_hi"]
         apart = ranked.height > 1 and (lo[0] > hi[1] if largest else hi[0] < lo[1])

@@ -1,0 +1,98 @@
+"""A game's report is its declaration (reports/spec.py): a made-up game declared in a few lines gets its analysis
+computed, recorded, tabled, charted and said, and the sentence templates say "clearly" only where intervals part."""
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+from resultsdir import finding, write_experiment
+from test_report import synthetic_games
+
+from reports import games
+from reports.build import build_report
+from reports.spec import GameReport, Measure, Metrics, leader, leaders, pattern, versus
+
+PIECES = Measure("pieces", "Pieces per player", pl.col("pieces"), metric="points_per_player")
+WINS = Measure("won", "Win share", pl.col("win"), share=True)
+
+
+def pieces_sentence(frame: pl.DataFrame, data) -> str:
+    return "Of the strategies, " + leader(frame, "pieces", data.player_counts, "keeps the most pieces",
+                                          largest=True) + "."
+
+
+DECLARED = GameReport(analyses=(Metrics("Pieces kept", (PIECES, WINS), pieces_sentence,
+                                        "Pieces per player and win share by strategy", charted=("pieces",),
+                                        chart_caption="Mean pieces per player.").analysis(),))
+
+
+@pytest.fixture(scope="module")
+def declared_report(tmp_path_factory):
+    rows = synthetic_games(3, 900, 7).with_columns(game=pl.lit("declared_game"), experiment=pl.lit("declared3"))
+    root = tmp_path_factory.mktemp("declared_results")
+    write_experiment(root / "declared3", [rows], "declared_game", title="Declared Game", lowest_wins=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(games.REPORTS, "declared_game", DECLARED)
+        index = build_report(root, tmp_path_factory.mktemp("declared_report"))
+    return rows, index.parent
+
+
+def test_a_declared_analysis_is_computed_recorded_tabled_charted_and_said(declared_report):
+    rows, out = declared_report
+    records = [r for r in json.loads((out / "findings.json").read_text())["records"]
+               if r["metric"] == "points_per_player"]
+    means = rows.group_by("strategy").agg(pl.col("pieces").mean())
+    expected = {**dict(means.iter_rows()), None: rows["pieces"].mean()}
+    assert {r.get("strategy"): r["estimate"] for r in records} == pytest.approx(expected, rel=1e-9)
+    assert all(r["unit"] == "points" and r["method"] == "cluster_t" and r["low"] < r["estimate"] < r["high"]
+               for r in records)
+    said = finding((out / "summary.md").read_text().replace("**", ""), "Pieces kept.")
+    assert said.startswith("Of the strategies, no strategy clearly keeps the most pieces at any player count.\n")
+    page = (out / "declared_game.html").read_text()
+    assert "Pieces per player and win share by strategy" in page and "declared3_pieces.png" in page
+    assert (out / "declared3_pieces.png").stat().st_size > 5_000
+
+
+def test_a_declared_analysis_records_only_the_measures_that_name_a_metric(declared_report):
+    _, out = declared_report
+    metrics = {r["metric"] for r in json.loads((out / "findings.json").read_text())["records"]}
+    assert "points_per_player" in metrics and "won" not in metrics
+
+
+def frame(values: dict[str, tuple[float, float, float]], players: int = 2) -> pl.DataFrame:
+    """A measured frame of one measure `x` at one player count: strategy -> (estimate, low, high)."""
+    return pl.DataFrame([{"players": players, "strategy": s, "x": e, "x_lo": lo, "x_hi": hi}
+                         for s, (e, lo, hi) in values.items()])
+
+
+def test_leader_names_a_strategy_only_where_its_interval_clears_every_other():
+    apart = frame({"a": (5.0, 4.5, 5.5), "b": (3.0, 2.5, 3.5), "all": (9.0, 8.0, 10.0)})
+    touching = frame({"a": (5.0, 4.0, 6.0), "b": (4.5, 3.9, 5.1)}, players=3)
+    both = pl.concat([apart, touching])
+    assert leaders(both, "x") == {2: "a", 3: None}  # 'all' (every strategy together) is no strategy
+    assert leaders(both, "x", largest=False) == {2: "b", 3: None}
+    assert leader(both, "x", [2, 3], "leads") == "a leads at 2 players (at 3 players none clearly)"
+    assert leader(touching, "x", [3], "leads") == "no strategy clearly leads at any player count"
+    assert leaders(frame({"a": (5.0, 4.0, 6.0)}), "x") == {2: None}  # alone: nothing to lead
+
+
+def test_pattern_reads_a_run_of_groups_by_their_intervals():
+    def run(*points):
+        return pl.DataFrame({"x": [float(p[0]) for p in points], "x_lo": [float(p[1]) for p in points],
+                             "x_hi": [float(p[2]) for p in points]})
+
+    assert pattern(run((1, 0.9, 1.1), (2, 1.9, 2.1), (3, 2.9, 3.1)), "x") == "rises"
+    assert pattern(run((3, 2.9, 3.1), (1, 0.9, 1.1)), "x") == "lower"
+    assert pattern(run((1, 0, 2), (1.5, 0.5, 2.5)), "x") == "flat"
+    assert pattern(run((1, 0.9, 1.1), (3, 2.9, 3.1), (0, -0.1, 0.1)), "x") == "up and down"
+    assert pattern(run((1, 0.9, 1.1), (3, 2.9, 3.1), (2, 1.5, 3.05)), "x") == "uneven"
+    assert pattern(run((1, np.nan, np.nan), (5, 4.9, 5.1)), "x") == "flat"
+    assert pattern(run((1, 0.9, 1.1)), "x") == "single"
+
+
+def test_versus_says_above_or_below_only_where_the_interval_excludes_the_level():
+    assert versus(0.4, 0.5, 1 / 3) == "above chance"
+    assert versus(0.1, 0.3, 1 / 3) == "below chance"
+    assert versus(0.3, 0.4, 1 / 3) == "not distinguishable from chance"
+    assert versus(np.nan, np.nan, 1 / 3, "fair") == "not distinguishable from fair"
