@@ -405,3 +405,12 @@ def test_findings_json_holds_the_token_worths_with_both_intervals(report):
     met = {(n["strategy"], n["opponent"]): n["estimate"] for n in numbers if n["metric"] == "opponent_share"}
     assert met["saboteur-no-rush", "saboteur"] == pytest.approx(0.2)
     assert met["saboteur", "saboteur-no-TOKEN"] == pytest.approx(1.0)
+
+
+def test_every_player_together_is_recorded_without_a_strategy(report):
+    numbers = json.loads((report.parent / "findings.json").read_text())["records"]
+    use = [n for n in numbers if n["metric"] in ("token_use_share", "tokens_per_game", "completion_share")]
+    assert not any(n.get("strategy") == "all" for n in use)
+    everyone = [n for n in use if "strategy" not in n and n["experiment"] == "witkacy_tournament"]
+    # at 2, 3 and 4 players: tokens per game, each of the five tokens' use, and the completion share
+    assert len(everyone) == 3 * (1 + len(ACTIONS) + 1)
