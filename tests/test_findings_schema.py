@@ -18,13 +18,18 @@ RECORDERS = {"record": 2, "estimates": 2}  # a function that makes records, and 
 
 
 def recorded_metrics() -> set[str]:
-    """Every metric named as a literal where the report code makes a record."""
+    """Every metric named as a literal where the report code (a game's package too) makes a record or declares a
+    recorded measure (spec.Measure's `metric`)."""
     found = set()
-    for path in Path(reports.__file__).parent.glob("*.py"):
+    for path in Path(reports.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            position = RECORDERS.get(getattr(getattr(node, "func", None), "id", None))
+            name = getattr(getattr(node, "func", None), "id", None)
+            position = RECORDERS.get(name)
             if position is not None and len(node.args) > position and isinstance(node.args[position], ast.Constant):
                 found.add(node.args[position].value)
+            if name == "Measure":
+                found |= {k.value.value for k in node.keywords
+                          if k.arg == "metric" and isinstance(k.value, ast.Constant)}
     return found
 
 

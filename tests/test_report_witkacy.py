@@ -29,21 +29,15 @@ from scipy.stats import t as student_t
 from reports import build
 from reports.analysis import GameData
 from reports.load import load_results
+from reports.restricted import variants
 from reports.stats import newcombe, wilson
-from reports.witkacy import (
-    ANALYSES,
-    action_use,
-    advanced_variant,
-    completion,
-    completion_finding,
-    painting_shares,
-    restricted_variants,
-    rules_pair,
-    seat_copies,
-    token_values,
-    with_margin,
-)
-from reports.witkacy import COMPARED as ACROSS  # the analyses across experiments
+from reports.witkacy import REPORT
+from reports.witkacy.actions import action_use
+from reports.witkacy.advanced import ADVANCED, advanced_variant, rules_pair
+from reports.witkacy.completion import completion, completion_finding
+from reports.witkacy.paintings import PAINTINGS, painting_shares
+from reports.witkacy.seats import seat_copies
+from reports.witkacy.worth import token_values, with_margin
 
 ACTIONS = ["stash", "solvent", "correction", "gift", "rush"]
 TOURNAMENT = ["random", "completer", "popular", "saboteur"]
@@ -239,7 +233,7 @@ def test_an_even_spread_is_called_even(tmp_path):
     rows = synthetic_witkacy(3, 240, 11, RULES, "even").with_columns(
         copies_by_painting=pl.lit([1] * 5, dtype=pl.List(pl.Int8)))
     data = game_data(rows, "witkacy", tmp_path)
-    text = ANALYSES[2].finding(painting_shares(data), data).text
+    text = PAINTINGS.finding(painting_shares(data), data).text
     # every deal gives 20.0%: no variation between deals, so Wilson's interval on the copies, which still holds 20%
     assert "(20.0% of the completed copies, 95% CI 18.7–21.4%)" in text
     assert "neither interval excludes the even share" in text and text.endswith(", not above the even share.")
@@ -323,7 +317,7 @@ HAND_MADE = pl.DataFrame({  # two deals at 2 players: base wins deal 0's games b
 def test_token_worth_on_hand_made_deals(tmp_path):
     """At 2 players the points over the table are the lead over the one opponent; two deals give an interval on t
     with one degree of freedom, wide: the win share's fills [-1, 1]."""
-    assert restricted_variants(HAND_MADE) == [("b-no-gift", "b", "gift")]
+    assert variants(HAND_MADE) == [("b-no-gift", "b", "gift")]
     worth = token_values(game_data(HAND_MADE, "witkacy", tmp_path)).row(0, named=True)
     assert worth["seats"] == 4 and worth["share"] == pytest.approx(0.5) and worth["base_share"] == pytest.approx(0.5)
     assert (worth["points"], worth["base_points"], worth["point_worth"]) == pytest.approx((1.0, -1.0, -2.0))
@@ -371,7 +365,7 @@ def test_the_rules_pair_is_found_by_pool_and_compared_on_the_same_deals(everythi
 
 
 def test_the_advanced_finding_gives_a_plain_verdict(everything):
-    text = ACROSS[0].finding(advanced_variant(everything), everything).text  # it needs both experiments at once
+    text = ADVANCED.finding(advanced_variant(everything), everything).text  # it needs both experiments at once
     assert text.startswith("The Advanced Variant makes completing paintings harder, as the rulebook intends "
                            "(witkacy_advanced against witkacy_basic: the same strategies on the same deals): at 3 "
                            "players, players complete")
@@ -380,7 +374,8 @@ def test_the_advanced_finding_gives_a_plain_verdict(everything):
 
 def test_a_tournament_alone_skips_restricted_play_and_the_variant(tmp_path):
     rows = synthetic_witkacy(3, 240, 7, TOURNAMENT, "witkacy_tournament")
-    own, text = resultsdir.run_alone(rows, "witkacy", tmp_path, [*ANALYSES, *ACROSS])  # its comparisons too
+    own, text = resultsdir.run_alone(rows, "witkacy", tmp_path,
+                                     [*REPORT.analyses, *REPORT.compared])  # its comparisons too
     assert "Run experiments/witkacy_restricted.toml" in text and "Run witkacy_basic and witkacy_advanced" in text
     for chart in CHARTS:
         skipped = chart in ("action_worth", "advanced")
@@ -410,3 +405,12 @@ def test_findings_json_holds_the_token_worths_with_both_intervals(report):
     met = {(n["strategy"], n["opponent"]): n["estimate"] for n in numbers if n["metric"] == "opponent_share"}
     assert met["saboteur-no-rush", "saboteur"] == pytest.approx(0.2)
     assert met["saboteur", "saboteur-no-TOKEN"] == pytest.approx(1.0)
+
+
+def test_every_player_together_is_recorded_without_a_strategy(report):
+    numbers = json.loads((report.parent / "findings.json").read_text())["records"]
+    use = [n for n in numbers if n["metric"] in ("token_use_share", "tokens_per_game", "completion_share")]
+    assert not any(n.get("strategy") == "all" for n in use)
+    everyone = [n for n in use if "strategy" not in n and n["experiment"] == "witkacy_tournament"]
+    # at 2, 3 and 4 players: tokens per game, each of the five tokens' use, and the completion share
+    assert len(everyone) == 3 * (1 + len(ACTIONS) + 1)
