@@ -9,7 +9,7 @@ import polars as pl
 from reports.analysis import GAME_KEY, Analysis, GameData
 from reports.charts import aligned, finished_chart, palette, panels
 from reports.fmt import count, spread
-from reports.kaleido.common import game_rows
+from reports.kaleido.common import BY_STRATEGY, game_rows
 from reports.render import Chart, Finding, share_ci, table
 from reports.spec import EVERYONE, Measure, leader, leaders, measure_records, measure_table, measured
 
@@ -39,7 +39,7 @@ def endgame_decides(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def points(data: GameData) -> dict:
-    return {"split": measured(data.rows, SPLIT), "decided": endgame_decides(data.rows)}
+    return {"split": measured(data.rows, SPLIT).sort(*BY_STRATEGY), "decided": endgame_decides(data.rows)}
 
 
 def point_finding(result: dict, data: GameData) -> Finding:
@@ -48,9 +48,9 @@ def point_finding(result: dict, data: GameData) -> Finding:
     split, decided = result["split"], result["decided"]
     overall = split.filter(pl.col("strategy") == EVERYONE)
     text = f"The end-game hexagons bring {spread(overall['share'])} of all points, by player count"
-    several = split.filter(pl.col("strategy") != EVERYONE)["strategy"].n_unique() > 1
-    picks = leaders(split.filter(pl.col("strategy") != EVERYONE), "share") if several else {}
-    if several:
+    strategies = split.filter(pl.col("strategy") != EVERYONE)
+    picks = leaders(strategies, "share") if strategies["strategy"].n_unique() > 1 else {}
+    if picks:
         text += ("; of the strategies, each over the games it played, "
                  + leader(split, "share", data.player_counts, "takes the largest share of its points from them"))
     text += (f". A player behind on mid-game points wins {spread(decided['rate'])} of games, and in another "

@@ -11,14 +11,12 @@ from reports.findings import select
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, spread
 from reports.kaleido.common import game_rows
 from reports.render import Chart, Finding, share_ci, table
-from reports.spec import ONE, Measure, measure_records, measure_table, measured
-from reports.stats import clustered
+from reports.spec import Measure, measure_records, measure_table, measured
 
 KEEPS = 0.005  # a strategy leaves boards unplaced if, at some player count, more of its players end so than this
 STALLED = Measure("rate", "Stalled", pl.col("stalled"), metric="stall_rate", share=True)
 KEPT = Measure("kept", "Board left unplaced", pl.col("boards_placed") < pl.col("boards_each"),
                metric="board_unplaced_share", share=True)
-
 
 
 def with_stuck(rows: pl.DataFrame) -> pl.DataFrame:
@@ -54,8 +52,7 @@ def part_rates(parts: pl.DataFrame, value: pl.Expr, within: list[str], names: tu
     """Per group of `within`, for each NAME of `names`, over the rows whose `part` is NAME: NAME_n (their number),
     NAME (the mean of value) and NAME_lo, NAME_hi (its cluster-robust interval); a part without rows has NAME_n 0
     and nulls."""
-    found = clustered(parts, {"rate": (value, ONE)}, [*within, "part"]).join(
-        parts.group_by(*within, "part").agg(n=pl.len()), on=[*within, "part"])
+    found = measured(parts, (Measure("rate", "", value),), [*within, "part"], everyone=False)
     out = parts.select(within).unique()
     for name in names:
         out = out.join(found.filter(pl.col("part") == name).select(
