@@ -20,7 +20,7 @@ def rotation_value(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment and player count, over the games with both ROTATOR and BASE at the table: each one's
     win share and mean end-game points, and the differences ROTATOR − BASE in win share, end-game and mid-game
     points, all with cluster-robust intervals over deals (all seatings of one game index; the differences paired);
-    who else sat at those tables (rotation_company)."""
+    the games, deals and ROTATOR's seats counted, and who else sat at those tables (rotation_company)."""
     both = rows.filter(IS_ROTATOR.any().over(GAME_KEY) & IS_BASE.any().over(GAME_KEY))
     if both.is_empty():
         return pl.DataFrame()
@@ -29,8 +29,7 @@ def rotation_value(rows: pl.DataFrame) -> pl.DataFrame:
     sides = clustered(both, {"share": (win * IS_ROTATOR, IS_ROTATOR), "base_share": (win * IS_BASE, IS_BASE),
                              "end": (end * IS_ROTATOR, IS_ROTATOR), "base_end": (end * IS_BASE, IS_BASE)}, by)
     differences = pl.DataFrame([{**key, **paired(stratum)} for key, stratum in groups(both, by)])
-    sizes = both.group_by(by).agg(deals=pl.col("deal").n_unique(), rot_seats=IS_ROTATOR.sum(),
-                                  base_seats=IS_BASE.sum())
+    sizes = both.group_by(by).agg(deals=pl.col("deal").n_unique(), rot_seats=IS_ROTATOR.sum())
     return (sides.drop("method").join(differences, on=by, maintain_order="left")
             .join(sizes, on=by, maintain_order="left")
             .join(rotation_company(both), on=by, how="left", maintain_order="left"))
