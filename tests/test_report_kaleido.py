@@ -22,18 +22,12 @@ from test_report import synthetic_games
 from reports.build import build_report
 from reports.findings import select
 from reports.fmt import pct
-from reports.kaleido import (
-    ANALYSES,
-    board_cells,
-    board_map,
-    endgame_decides,
-    experiments_without_positions,
-    rotation_value,
-    stall_rates,
-    stall_winners,
-    stalls,
-    stalls_by_strategy,
-)
+from reports.kaleido import REPORT
+from reports.kaleido.boards import board_cells, board_map, experiments_without_positions
+from reports.kaleido.points import endgame_decides
+from reports.kaleido.rotation import rotation_value
+from reports.kaleido.stalls import ANALYSIS as STALL_ANALYSIS
+from reports.kaleido.stalls import stall_rates, stall_winners, stalls, stalls_by_strategy
 from reports.stats import wilson
 
 
@@ -262,7 +256,7 @@ def test_stall_rates_resample_deals_not_games():
     rows = rows.with_columns(stalled=pl.Series(by_deal[rows["deal"].to_numpy()]), tiles_each=pl.lit(TILES[4]))
     stalls = stall_rates(rows).row(0, named=True)
     lo, hi = wilson(stalls["stalls"], stalls["games"])
-    assert stalls["hi"] - stalls["lo"] > 1.8 * (hi - lo)  # about √5 times the width of games as trials
+    assert stalls["rate_hi"] - stalls["rate_lo"] > 1.8 * (hi - lo)  # about √5 times the width of games as trials
 
 
 OWN_METRICS = {"endgame_points_share", "comeback_share", "midgame_tie_broken_share", "stall_rate", "stalled_win_share",
@@ -310,7 +304,7 @@ def test_board_cells_share_is_per_game_and_ignores_experiments_without_positions
 
 def test_section_without_rotator_or_positions_says_so(tmp_path):
     rows = synthetic_kaleido(3, 300, 4, ["greedy", "random"], "e", positions=False)
-    _, text = resultsdir.run_alone(rows, "kaleido", tmp_path, ANALYSES)
+    _, text = resultsdir.run_alone(rows, "kaleido", tmp_path, REPORT.analyses)
     assert "No game in these data has both rotator and greedy" in text
     assert "These results carry no board positions" in text
     assert not (tmp_path / "e_rotation.png").exists()  # charts are named after their experiment
@@ -323,11 +317,11 @@ def test_stuck_players_follow_the_tiles_each_fact_of_the_manifest(tmp_path):
     rows = synthetic_kaleido(4, 400, 1, ROTATION, "e", positions=False)
     real = stalls(game_data(rows, "kaleido", tmp_path / "real"))
     assert real["rates"]["stuck"][0] == rows.filter(pl.col("stalled"))["game_id"].n_unique() > 0
-    assert "a full game places 11 tiles each at 4 players" in ANALYSES[2].intro(real, None)
+    assert "a full game places 11 tiles each at 4 players" in STALL_ANALYSIS.intro(real, None)
     facts = {"tiles_each": 9, "boards_each": 2, "whites_each": 2, "colours": ["a"] * 4, "starting_boards": [[0, 0]]}
     short = stalls(game_data(rows, "kaleido", tmp_path / "short", facts=lambda p: facts))
     assert short["rates"]["stuck"][0] == 0  # every player placed 10 or 11 tiles: none short of 9
-    assert short["winners"]["stuck_n"][0] == 0 and "9 tiles each at 4 players" in ANALYSES[2].intro(short, None)
+    assert short["winners"]["stuck_n"][0] == 0 and "9 tiles each at 4 players" in STALL_ANALYSIS.intro(short, None)
 
 
 def test_stalls_are_compared_with_games_where_every_seat_places_its_boards(tmp_path):
@@ -342,7 +336,7 @@ def test_stalls_are_compared_with_games_where_every_seat_places_its_boards(tmp_p
     assert result["keepers"].filter(pl.col("keeps"))["strategy"].to_list() == ["greedy"]
     lineup = result["lineups"].row(0, named=True)
     assert (lineup["placers_n"], lineup["placers"], lineup["keepers_n"], lineup["keepers"]) == (2, 0.0, 2, 1.0)
-    text = ANALYSES[2].finding(result, data).text
+    text = STALL_ANALYSIS.finding(result, data).text
     assert ("Games with only random at the table stall in 0.0% of games, against 100.0% of the games that seat a "
             "strategy ending some games with a board unplaced (greedy ends 100.0% of its games with a board unplaced; "
             "intervals not apart)") in text  # two games of each kind are too few to tell them apart
@@ -351,7 +345,7 @@ def test_stalls_are_compared_with_games_where_every_seat_places_its_boards(tmp_p
 def test_a_section_where_nothing_stalls_says_so_in_one_line_without_a_table(tmp_path):
     rows = synthetic_kaleido(3, 300, 4, ["greedy", "random"], "e", positions=False).with_columns(stalled=pl.lit(False))
     data = game_data(rows, "kaleido", tmp_path)
-    stalled = ANALYSES[2].finding(stalls(data), data)
+    stalled = STALL_ANALYSIS.finding(stalls(data), data)
     assert (stalled.text, stalled.table) == ("No game stalls, at any player count.", None)
     [rate] = select(list(stalled.numbers), metric="stall_rate")  # the overview's rule holes still count them
     assert (rate["stalls"], rate["games"], rate["estimate"]) == (0, 300, 0.0)
