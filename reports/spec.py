@@ -18,11 +18,11 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import Analysis, GameData, Of, groups, record
+from reports.analysis import GAME_KEY, Analysis, GameData, Of, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, by_phrase, count, num, num_ci, pct, pct_ci
 from reports.render import Chart, Finding, Table, est, table
-from reports.stats import clustered
+from reports.stats import cluster_columns, clustered
 
 ONE = pl.lit(1.0)  # the weight of a mean per row
 EVERYONE = "all"  # the strategy name of every player together
@@ -68,8 +68,14 @@ def measured(rows: pl.DataFrame, measures: Sequence[Measure], by: Sequence[str] 
         rows = pl.concat([rows.with_columns(strategy=pl.lit(EVERYONE)), rows])
     found = clustered(rows, {m.name: (m.value, m.weight) for m in measures}, by)
     sizes = rows.group_by(by).agg(n=pl.len())
-    order = [pl.col(c) != EVERYONE if c == "strategy" else pl.col(c) for c in by]
-    return found.join(sizes, on=by, nulls_equal=True).sort(order)
+    order = [key for c in by for key in ((pl.col(c) != EVERYONE, pl.col(c)) if c == "strategy" else (pl.col(c),))]
+    return found.join(sizes, on=by, nulls_equal=True, maintain_order="left").sort(order)
+
+
+def per_game(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
+    """One row per game: its cluster columns and `columns` (expressions over its rows), for measures of games
+    (a comeback, a stall) rather than of players."""
+    return rows.group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(), **columns)
 
 
 def measure_records(data: GameData, frame: pl.DataFrame, measures: Sequence[Measure], **about: str) -> list[dict]:

@@ -9,9 +9,8 @@ import polars as pl
 from reports.analysis import GAME_KEY, Analysis, GameData
 from reports.charts import aligned, finished_chart, palette, panels
 from reports.fmt import count, spread
-from reports.kaleido.common import BY_STRATEGY, game_rows
 from reports.render import Chart, Finding, share_ci, table
-from reports.spec import EVERYONE, Measure, leader, leaders, measure_records, measure_table, measured
+from reports.spec import EVERYONE, Measure, leader, leaders, measure_records, measure_table, measured, per_game
 
 MID, END = pl.col("midgame_points"), pl.col("endgame_points")
 SHARE = Measure("share", "End-game share", END, MID + END, metric="endgame_points_share", share=True)
@@ -29,7 +28,7 @@ def endgame_decides(rows: pl.DataFrame) -> pl.DataFrame:
     whose mid-game lead was tied and the end-game hexagons settled it (settled_rate with its interval, and
     settled)."""
     leads = pl.col("midgame_points") == pl.col("midgame_points").max().over(GAME_KEY)
-    games = (game_rows(rows.with_columns(leader=leads, winner=pl.col("win") > 0),
+    games = (per_game(rows.with_columns(leader=leads, winner=pl.col("win") > 0),
                        comeback=(pl.col("winner") & ~pl.col("leader")).any(),
                        changed=(pl.col("leader") != pl.col("winner")).any())
              .with_columns(settled=pl.col("changed") & ~pl.col("comeback")))
@@ -39,7 +38,7 @@ def endgame_decides(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def points(data: GameData) -> dict:
-    return {"split": measured(data.rows, SPLIT).sort(*BY_STRATEGY), "decided": endgame_decides(data.rows)}
+    return {"split": measured(data.rows, SPLIT), "decided": endgame_decides(data.rows)}
 
 
 def point_finding(result: dict, data: GameData) -> Finding:

@@ -9,9 +9,8 @@ from reports.analysis import Analysis, GameData, record
 from reports.charts import aligned, bars_with_ci, panels, save_chart
 from reports.findings import select
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, spread
-from reports.kaleido.common import game_rows
 from reports.render import Chart, Finding, share_ci, table
-from reports.spec import Measure, measure_records, measure_table, measured
+from reports.spec import Measure, measure_records, measure_table, measured, per_game
 
 KEEPS = 0.005  # a strategy leaves boards unplaced if, at some player count, more of its players end so than this
 STALLED = Measure("rate", "Stalled", pl.col("stalled"), metric="stall_rate", share=True)
@@ -30,7 +29,7 @@ def stall_rates(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment and player count: share of games that stalled (rate with its cluster-robust interval), and in
     those games the share of players left holding tiles and their mean tiles in hand."""
     by = ("experiment", "players")
-    games = game_rows(with_stuck(rows), stalled=pl.col("stalled").any(), stuck=pl.col("stuck").sum(),
+    games = per_game(with_stuck(rows), stalled=pl.col("stalled").any(), stuck=pl.col("stuck").sum(),
                       left=pl.col("left").filter(pl.col("stuck")).sum())
     counts = games.group_by(by).agg(stalls=pl.col("stalled").sum(), stuck=pl.col("stuck").sum(),
                                     left=pl.col("left").sum(),
@@ -86,7 +85,7 @@ def stall_split(games: pl.DataFrame, by: list[str], split: pl.Expr, names: tuple
 def stalls_by_strategy(rows: pl.DataFrame) -> pl.DataFrame:
     """Per experiment, player count and strategy: the stall rate of games with and without it at the table
     (cluster-robust intervals); only where some games of that experiment and player count lack it."""
-    games = game_rows(rows, stalled=pl.col("stalled").any(), strategies=pl.col("strategy").unique())
+    games = per_game(rows, stalled=pl.col("stalled").any(), strategies=pl.col("strategy").unique())
     out = []
     for strategy in sorted(rows["strategy"].unique()):
         played = rows.filter(pl.col("strategy") == strategy)["experiment"].unique().to_list()
@@ -110,7 +109,7 @@ def stall_lineups(rows: pl.DataFrame, keepers: pl.DataFrame) -> pl.DataFrame:
     """Per experiment and player count: the stall rate of games whose every seat plays a strategy that does not leave
     boards unplaced (board_keepers), and of games with a seat whose strategy does."""
     keep = keepers.filter(pl.col("keeps"))["strategy"].unique().to_list()
-    games = game_rows(rows, stalled=pl.col("stalled").any(), placers=(~pl.col("strategy").is_in(keep)).all())
+    games = per_game(rows, stalled=pl.col("stalled").any(), placers=(~pl.col("strategy").is_in(keep)).all())
     return stall_split(games, ["experiment", "players"], pl.col("placers"), ("placers", "keepers"))
 
 

@@ -7,7 +7,6 @@ import polars as pl
 from reports.analysis import Analysis, GameData
 from reports.charts import aligned, new_figure, palette, save_chart
 from reports.fmt import count, listing, spread
-from reports.kaleido.common import BY_STRATEGY
 from reports.render import Chart, Finding, table
 from reports.spec import EVERYONE, Measure, leader, leaders, measure_records, measure_table, measured
 
@@ -25,7 +24,7 @@ def board_usage(data: GameData) -> pl.DataFrame:
     each = {f"{kind}_each": pl.col("players").replace_strict({p: data.fact(f"{kind}_each", p)
                                                               for p in data.player_counts})
             for kind in ("boards", "whites")}
-    return measured(data.rows, (BOARDS, WHITES, TURNS)).sort(*BY_STRATEGY).with_columns(**each).with_columns(
+    return measured(data.rows, (BOARDS, WHITES, TURNS)).with_columns(**each).with_columns(
         boards_used=pl.col("boards") / pl.col("boards_each"), whites_used=pl.col("whites") / pl.col("whites_each"))
 
 
