@@ -20,7 +20,10 @@ from test_report_layout import fair_games
 from reports.build import build_report
 from reports.compensation import phrase
 from reports.fmt import effect
-from reports.generic import apart_pairs, cycle_clause, strategy_analysis, strategy_numbers, strategy_seat_sentence
+from reports.generic.experiments import apart_pairs
+from reports.generic.matchups import cycle_clause
+from reports.generic.seats import strategy_seat_sentence
+from reports.generic.strategies import strategy_analysis, strategy_numbers
 from reports.ratings import cycles
 from reports.stats import clustered, paired_difference, paired_ratio
 
