@@ -32,8 +32,8 @@ def ties_and_gaps(data: GameData) -> pl.DataFrame:
 def ties_table(ties: pl.DataFrame, data: GameData) -> list:
     favours = "negative" if data.lowest_wins else "positive"
     return [measure_table("Shared victories, and the start player's score minus the mean of the other seats (same "
-                          f"game; {data.direction} scores win, so a {favours} gap favours the start player; 95% "
-                          "cluster-robust intervals)", ties, TIES, ("Players", "players"), ("Games", "games", count))]
+                          f"game; {data.direction} scores win, so a {favours} gap favours the start player)", ties,
+                          TIES, ("Players", "players"), ("Games", "games", count))]
 
 
 def score_bin_width(rows: pl.DataFrame, max_bins: int = 40) -> int:
