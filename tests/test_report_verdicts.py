@@ -131,8 +131,8 @@ def test_a_sentence_about_every_strategy_needs_more_than_one():
 
 
 def test_experiments_differ_only_between_the_pairs_whose_intervals_are_apart():
-    start = pl.DataFrame({"players": [3, 3, 3], "experiment": ["a", "b", "c"], "adv_lo": [0.05, 0.00, -0.10],
-                          "adv_hi": [0.08, 0.06, -0.04]})
+    start = pl.DataFrame({"players": [3, 3, 3], "experiment": ["a", "b", "c"], "advantage_lo": [0.05, 0.00, -0.10],
+                          "advantage_hi": [0.08, 0.06, -0.04]})
     apart, pairs = apart_pairs(start)
     assert pairs == 3
     assert apart == [(3, "a", "c"), (3, "b", "c")]  # a and b overlap

@@ -5,7 +5,7 @@ import polars as pl
 from reports.analysis import GameData
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, clear, count, listing, pp, pp_ci, yes
-from reports.generic.seats import around_zero, seat_win_shares
+from reports.generic.seats import around_zero, first_player_advantage, seat_win_shares
 from reports.render import Chart, Finding, est, share_ci, table
 
 
@@ -16,9 +16,7 @@ def seat_by_experiment(data: GameData) -> pl.DataFrame | None:
 
 def seat_experiment_finding(seats: pl.DataFrame, data: GameData) -> Finding:
     """Whether the start player's advantage differs between experiments (intervals apart) at each player count."""
-    start = seats.filter(pl.col("seat") == 0).with_columns(adv=pl.col("share") - pl.col("fair"),
-                                                           adv_lo=pl.col("lo") - pl.col("fair"),
-                                                           adv_hi=pl.col("hi") - pl.col("fair"))
+    start = first_player_advantage(seats)
     apart, pairs = apart_pairs(start)
     shared = start.group_by("players").agg(n=pl.len()).filter(pl.col("n") > 1)["players"].sort().to_list()
     if not shared:
@@ -33,7 +31,7 @@ def seat_experiment_finding(seats: pl.DataFrame, data: GameData) -> Finding:
     return Finding("Seat advantage by experiment.", text, table(  # its numbers: each experiment's start_advantage
         "", start.sort("players", "experiment"), ("Players", "players"),
         ("Experiment", lambda r: f"{r['experiment']} ({names[r['experiment']]})"),
-        *est("Start player's advantage", "adv", pp, pp_ci)))
+        *est("Start player's advantage", "advantage", pp, pp_ci)))
 
 
 def apart_pairs(start: pl.DataFrame) -> tuple[list[tuple[int, str, str]], int]:
@@ -45,7 +43,7 @@ def apart_pairs(start: pl.DataFrame) -> tuple[list[tuple[int, str, str]], int]:
         for i, a in enumerate(rows):
             for b in rows[i + 1:]:
                 pairs += 1
-                if a["adv_lo"] > b["adv_hi"] or b["adv_lo"] > a["adv_hi"]:
+                if a["advantage_lo"] > b["advantage_hi"] or b["advantage_lo"] > a["advantage_hi"]:
                     apart.append((players, a["experiment"], b["experiment"]))
     return apart, pairs
 
@@ -53,11 +51,10 @@ def apart_pairs(start: pl.DataFrame) -> tuple[list[tuple[int, str, str]], int]:
 def seat_experiment_table(seats: pl.DataFrame, data: GameData) -> list:
     names = data.pools()
     return [table("First-player advantage by experiment (start player's win share − 1/P)",
-                  seats.filter(pl.col("seat") == 0), ("Experiment", "experiment"),
+                  first_player_advantage(seats), ("Experiment", "experiment"),
                   ("Strategies", lambda r: names[r["experiment"]]), ("Players", "players"), ("Games", "games", count),
-                  *share_ci("Start player wins"), ("Advantage", lambda r: pp(r["share"] - r["fair"])),
-                  ("95% CI", lambda r: pp_ci(r["lo"] - r["fair"], r["hi"] - r["fair"])),
-                  ("Clear?", lambda r: yes(clear(r["lo"] - r["fair"], r["hi"] - r["fair"]))))]
+                  *share_ci("Start player wins"), *est("Advantage", "advantage", pp, pp_ci),
+                  ("Clear?", ("advantage_lo", "advantage_hi"), lambda lo, hi: yes(clear(lo, hi))))]
 
 
 def seat_experiment_chart(seats: pl.DataFrame, data: GameData) -> Chart:

@@ -12,9 +12,8 @@ from reports.fmt import count, pct
 from reports.generic.strategies import mixed_games
 from reports.ratings import cycles, ratings
 from reports.render import Chart, Finding, share_ci, table
+from reports.spec import ONE
 from reports.stats import cluster_columns, paired_ratio
-
-ONE = pl.lit(1.0)  # the weight of a share per meeting
 
 
 def rating_analysis(data: GameData) -> dict[int, dict] | None:
