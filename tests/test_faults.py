@@ -25,7 +25,7 @@ from fakegame import EXPERIMENT as DICE_EXPERIMENT
 from fakegame import kill_marker
 from test_cli import assert_user_error, invoke
 
-from reports import generic
+from reports.generic import matchups, scores
 from reports.load import ResultsError, load
 from sim import results, runner
 from sim.errors import AtelierError, Interrupted
@@ -552,7 +552,7 @@ def test_a_report_is_moved_into_place_only_when_whole(monkeypatch, write_toml, t
     (report / "index.html").write_text("the earlier report")
     (report / "old_chart.png").write_bytes(b"png")
     (report / ".atelier-report").write_text(json.dumps({"atelier_report": ["index.html", "old_chart.png"]}))
-    save_chart, saved = generic.save_chart, []
+    save_chart, saved = scores.save_chart, []
 
     def save_then_fill_the_disk(*args, **kwargs):
         if saved:
@@ -561,7 +561,8 @@ def test_a_report_is_moved_into_place_only_when_whole(monkeypatch, write_toml, t
         return saved[-1]
 
     with monkeypatch.context() as patch:
-        patch.setattr(generic, "save_chart", save_then_fill_the_disk)
+        for module in (scores, matchups):  # the score-by-strategy chart, then the head-to-head one
+            patch.setattr(module, "save_chart", save_then_fill_the_disk)
         assert_user_error(invoke("report", out, "--out", report), "No space left on device", code=1)
     assert saved  # a chart was drawn, into the folder that was then thrown away
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml", "out", "report"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from reports.analysis import GameData
 from reports.compensation import Candidate, brief, compensate, compensation_records, phrase, preference
-from reports.generic import handicap_finding, handicaps_of
+from reports.generic.handicaps import handicap_finding, handicaps_of
 from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
 from reports.load import ResultsError
 from reports.overview import handicap_cell

@@ -13,7 +13,8 @@ from test_cli import KINTSUGI_EXPERIMENT, invoke
 from reports.build import build_report, check_results
 from reports.findings import UNITS
 from reports.fmt import p_value, pp, pp_ci
-from reports.generic import head_to_head, seat_analysis, seat_tables
+from reports.generic.matchups import head_to_head
+from reports.generic.seats import seat_analysis, seat_tables
 from reports.kintsugi import guess_accuracy, match_finding, matches, winner_changes
 from reports.load import ResultsError, load_results
 from reports.stats import wilson

@@ -14,7 +14,8 @@ from test_report import synthetic_games
 
 from reports import generic
 from reports.build import build_report
-from reports.generic import mixed_games, rating_analysis, strategy_analysis
+from reports.generic.matchups import rating_analysis
+from reports.generic.strategies import mixed_games, strategy_analysis
 from reports.load import ResultsError
 from reports.render import slugs
 

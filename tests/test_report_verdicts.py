@@ -20,7 +20,10 @@ from test_report_layout import fair_games
 from reports.build import build_report
 from reports.compensation import phrase
 from reports.fmt import effect
-from reports.generic import apart_pairs, cycle_clause, strategy_analysis, strategy_numbers, strategy_seat_sentence
+from reports.generic.experiments import apart_pairs
+from reports.generic.matchups import cycle_clause
+from reports.generic.seats import strategy_seat_sentence
+from reports.generic.strategies import strategy_analysis, strategy_numbers
 from reports.ratings import cycles
 from reports.stats import clustered, paired_difference, paired_ratio
 
@@ -128,8 +131,8 @@ def test_a_sentence_about_every_strategy_needs_more_than_one():
 
 
 def test_experiments_differ_only_between_the_pairs_whose_intervals_are_apart():
-    start = pl.DataFrame({"players": [3, 3, 3], "experiment": ["a", "b", "c"], "adv_lo": [0.05, 0.00, -0.10],
-                          "adv_hi": [0.08, 0.06, -0.04]})
+    start = pl.DataFrame({"players": [3, 3, 3], "experiment": ["a", "b", "c"], "advantage_lo": [0.05, 0.00, -0.10],
+                          "advantage_hi": [0.08, 0.06, -0.04]})
     apart, pairs = apart_pairs(start)
     assert pairs == 3
     assert apart == [(3, "a", "c"), (3, "b", "c")]  # a and b overlap

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from scipy.stats import t as student_t
 
-from reports.generic import seat_extremes, seat_win_shares
+from reports.generic.seats import seat_extremes, seat_win_shares
 from reports.ratings import ELO, bradley_terry, cycles, pairwise, ratings
 from reports.stats import (
     METHODS,
