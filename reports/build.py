@@ -2,7 +2,7 @@
 overview), a page per game, summary.md, findings.json (every number stated, as data) and PNG charts.
 
 Every experiment is analysed on its own: a number never pools experiments. Each gets the generic analyses
-(reports/generic.py), from its rows and manifest alone, and its game's own, declared in its REPORT
+(reports/generic/), from its rows and manifest alone, and its game's own, declared in its REPORT
 (reports/spec.GameReport, registered in reports/games.py: its analyses, those across experiments, the records its
 overview row states, its key finding and its rule holes). A game with several
 experiments also gets them compared side by side. findings.json is the records every finding carries, and a
