@@ -144,7 +144,7 @@ class Buckets:
                 f"{few_note(groups_, compared, self.short, data)}")
 
     def finding(self, result: dict, data: GameData) -> Finding:
-        tiles = [*CORRECT.columns()] if self.tiles else []
+        tiles = CORRECT.columns() if self.tiles else []
         return Finding(self.label, self.sentence(self, result, data), table(
             "", result["by_count"], ("Players", "players"), (self.header, "bucket"),
             ("Strategies in the group", "who", who), ("Player results", "n", count), *tiles,
