@@ -26,26 +26,14 @@ from resultsdir import (
 
 from reports import build
 from reports.analysis import GameData
-from reports.kunst_stuecke import (
-    ANALYSES,
-    SPENDING_TREND,
-    correct_rates,
-    discards,
-    look_finding,
-    pattern,
-    spending,
-    spending_finding,
-    sweep,
-    sweep_experiments,
-    sweep_finding,
-    target_finding,
-    targets,
-    tiles,
-    with_look_timing,
-    with_spent,
-)
+from reports.kunst_stuecke import ANALYSES, discards
 from reports.kunst_stuecke import COMPARED as ACROSS  # the analyses across experiments
+from reports.kunst_stuecke.chips_sweep import sweep, sweep_experiments, sweep_finding
+from reports.kunst_stuecke.looks import LOOKS, with_look_timing
+from reports.kunst_stuecke.spending import SPENDING, SPENDING_TREND, with_spent
+from reports.kunst_stuecke.targets import rates, target_finding, targets, tiles
 from reports.load import load_results
+from reports.spec import pattern
 
 TOURNAMENT = ["random", "planner", "planner@6", "slider", "spoiler"]
 SWEEP = ["random", "planner", "slider"]
@@ -129,14 +117,14 @@ def two_players(tmp_path: Path, **columns) -> GameData:
 
 
 def groups_of(buckets: list[tuple[str, int, float, float, float]], players: int = 2, **columns) -> pl.DataFrame:
-    """Hand-made groups as by_bucket() gives them: (bucket, player results, × fair, low, high) in order."""
+    """Hand-made groups as Buckets.compute() gives them: (bucket, player results, × fair, low, high) in order."""
     n = len(buckets)
     return pl.DataFrame({
         "players": pl.Series([players] * n, dtype=pl.Int8), "bucket_index": list(range(1, n + 1)),
         "bucket": [b[0] for b in buckets], "n": [b[1] for b in buckets], "games": [b[1] for b in buckets],
         "vs_fair": [b[2] for b in buckets], "vs_fair_lo": [b[3] for b in buckets],
         "vs_fair_hi": [b[4] for b in buckets], "correct": [0.4] * n, "correct_lo": [0.35] * n,
-        "correct_hi": [0.45] * n, "method": ["cluster_t"] * n, "tile_method": ["cluster_t"] * n,
+        "correct_hi": [0.45] * n, "method": ["cluster_t"] * n,
         "who": [[{"strategy": "a", "share": 1.0}]] * n, **columns})
 
 
@@ -203,7 +191,7 @@ def test_the_chips_finding_follows_every_group_not_the_two_ends(tmp_path):
     by_strategy = pl.DataFrame({"players": [2, 2], "strategy": ["planner", "slider"], "spent": [0.0, 9.9],
                                 "spent_lo": [0.0, 9.8], "spent_hi": [0.0, 10.0], "most": [0, 10], "games": [5, 5],
                                 "method": ["cluster_t", "cluster_t"]})
-    text = spending_finding({"by_count": by_count, "by_strategy": by_strategy}, data).text
+    text = SPENDING.finding({"by_count": by_count, "profile": by_strategy}, data).text
     assert text.startswith("Who spends is the strategies' choice: planner spent no chip and slider 9.90 chips on "
                            "average; so the groups by chips spent are made of different strategies")
     assert ("Win share goes up and down with the chips spent at 2 players: those who spent 0 chips win 1.08× their "
@@ -241,15 +229,14 @@ def test_tiles_rates_by_size_and_by_bonus(tmp_path):
                        space_correct=[[True, False, False, True, False], [False, False, True, True, False]])
     taken = tiles(data)
     assert taken.height == 7 and taken["bonus"].to_list() == [15, 10, 5, 5, 15, 10, 5]
-    by_size = {r["size"]: (r["tiles"], r["rate"]) for r in correct_rates(taken, ["players", "size"])
-               .iter_rows(named=True)}
+    by_size = {r["size"]: (r["n"], r["rate"]) for r in rates(taken, ["players", "size"]).iter_rows(named=True)}
     assert by_size == {1: (2, 1.0), 2: (1, 0.0), 3: (2, 0.5), 6: (2, 0.5)}
-    by_bonus = correct_rates(taken, ["players", "bonus"])
+    by_bonus = rates(taken, ["players", "bonus"])
     assert by_bonus["rate"].to_list() == pytest.approx([2 / 3, 0.5, 0.5])  # bonus 5, 10, 15
     # two deals: an interval all the same, t on 1 degree of freedom, so wide
-    assert (by_bonus["lo"] <= by_bonus["rate"]).all() and (by_bonus["rate"] <= by_bonus["hi"]).all()
-    assert ((by_bonus["hi"] - by_bonus["lo"]) > 0.5).all()
-    assert by_bonus["method"][0].startswith("cluster_t over deals")
+    assert (by_bonus["rate_lo"] <= by_bonus["rate"]).all() and (by_bonus["rate"] <= by_bonus["rate_hi"]).all()
+    assert ((by_bonus["rate_hi"] - by_bonus["rate_lo"]) > 0.5).all()
+    assert by_bonus["method"][0] == "cluster_t"
 
 
 def test_target_finding_reads_the_rates(tmp_path):
@@ -272,7 +259,7 @@ def test_chips_spent_follows_the_chips_fact(tmp_path):
     spent = with_spent(data)
     assert spent["spent"].to_list() == [0, 1, 4, 10]
     assert spent["bucket"].to_list() == ["0", "1", "3–4", "8–10"]
-    by_count = spending(data)["by_count"]
+    by_count = SPENDING.compute(data)["by_count"]
     assert by_count["bucket"].to_list() == ["0", "1", "3–4", "8–10"]
     assert by_count["vs_fair"].to_list() == pytest.approx([2.0, 0.0, 1.0, 1.0])  # win share over 1/2
     assert by_count["correct"].to_list() == pytest.approx([1.0, 0.0, 0.5, 0.5])
@@ -299,7 +286,8 @@ def test_the_timing_groups_name_their_strategies(summary):
 
 def test_discards_per_player_have_clustered_intervals(tmp_path):
     rows = synthetic_kunst(4, 200, 1, TOURNAMENT, "e")
-    result = discards(game_data(rows, "kunst_stuecke", tmp_path))
+    result = discards.discards(game_data(rows, "kunst_stuecke", tmp_path))
+    assert result["strategy"].to_list() == ["all", *sorted(DISCARDS)]  # 'all' first, then by name
     by_strategy = {r["strategy"]: r for r in result.iter_rows(named=True)}
     for strategy, count in DISCARDS.items():  # a constant: the interval collapses onto it, or nearly
         row = by_strategy[strategy]  # (a count of 0 or 1 reads as a share at 0% or 100%: Wilson on the rows)
@@ -309,7 +297,7 @@ def test_discards_per_player_have_clustered_intervals(tmp_path):
     # every deal seats every strategy equally often, so resampling deals leaves no noise
     assert (everyone["discards_lo"], everyone["discards"], everyone["discards_hi"]) == pytest.approx((1.2,) * 3)
     assert everyone["share"] == pytest.approx(1.2 / 13)
-    assert everyone["method"].startswith("cluster_t over deals")
+    assert everyone["method"] == "cluster_t"
 
 
 def test_the_sweep_is_the_experiments_that_differ_only_in_chips(results, everything, tmp_path):
@@ -343,12 +331,12 @@ def test_the_first_look_finding_compares_no_group_of_a_handful_of_players(tmp_pa
     # the issue's example: up, down and up again over the timing, and one group of two players
     by_count = groups_of([("first 10%", 42_969, 1.00, 0.98, 1.01), ("10–25%", 6_077, 0.95, 0.91, 0.99),
                           ("25–50%", 6_472, 1.07, 1.03, 1.11), ("50–75%", 2, 0.0, 0.0, 0.0)])
-    text = look_finding({"by_count": by_count}, data).text
+    text = LOOKS.finding({"by_count": by_count}, data).text
     assert ("Win share differs between the timing groups but does not rise or fall steadily with the timing at 2 "
             "players: those who first look in the first 10% of the game win 1.00× their fair share, those who first "
             "look 25–50% of the way through 1.07× and those in between 0.95×.") in text
     assert text.endswith("Groups of fewer than a hundred player results are shown but not compared: 50–75% at 2 "
                          "players.")
     assert "costs" not in text and "pays" not in text
-    two = look_finding({"by_count": by_count.slice(0, 2).with_columns(vs_fair_hi=pl.Series([1.01, 1.02]))}, data)
+    two = LOOKS.finding({"by_count": by_count.slice(0, 2).with_columns(vs_fair_hi=pl.Series([1.01, 1.02]))}, data)
     assert "does not differ clearly with the timing of the first look at 2 players" in two.text
