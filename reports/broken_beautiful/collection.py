@@ -137,10 +137,10 @@ def ingot_finding(ingots: pl.DataFrame, data: GameData) -> Finding:
 
 def ingot_chart(ingots: pl.DataFrame, data: GameData) -> Chart:
     return measure_chart(data, ingots, pick(INGOT_MEASURES, "ingots", "idle"), "ingots",
-                         "ingots left at the end of the game (95% cluster-robust intervals)",
+                         "ingots left at the end of the game",
                          "Mean ingots per player at the end of the game, and of them those held by a player who "
                          "scores no storage box (a box counts its owner's ingots, up to a cap), so they are worth "
-                         "nothing; 'all' is every player.")
+                         "nothing, with 95% cluster-robust intervals; 'all' is every player.")
 
 
 INGOTS_ANALYSIS = Analysis(
