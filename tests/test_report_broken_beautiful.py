@@ -245,7 +245,12 @@ def test_restricted_play_recovers_the_planted_effect_with_a_paired_interval_narr
         assert (r["same_deals"], r["faces_itself"], r["others"]) == (True, False, "mixed")
         # a variant's two opponents come from the other three strategies; greedy's are two of its variants or banker
         assert (r["base_met"], r["variants_met"]) == (pytest.approx(1 / 3), pytest.approx(2 / 3))
-    text = restricted_finding(restricted(data), data).text
+        assert r["others_met"] == pytest.approx(1 / 3)  # the other variant
+    found = restricted_finding(restricted(data), data)
+    met = {(r["strategy"], r["opponent"]): r["estimate"] for r in found.numbers if r["metric"] == "opponent_share"}
+    assert met[("greedy-no-teapot", "other greedy-no-TYPE")] == pytest.approx(1 / 3)
+    assert met[("greedy", "greedy-no-TYPE")] == pytest.approx(2 / 3)
+    text = found.text
     assert ("Each variant and greedy play in the same pool on the same deals, but neither ever faces itself: greedy "
             "holds 33.3% of a variant's opponent seats and greedy's variants hold 66.7% of greedy's") in text
     assert "their other opponents are the pool's other strategies" in text  # banker
