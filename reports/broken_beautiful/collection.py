@@ -18,12 +18,14 @@ IDLE = pl.when(BOX > 0).then(0).otherwise(INGOTS)  # ingots no storage box score
 BREAKAGE = {m.name: m for m in (
     Measure("broken", "Broken at end", BROKEN),
     Measure("repaired", "Repairs per player", REPAIRED, metric="repairs_per_player"),
-    Measure("ended_broken", "Kept items ending broken", BROKEN, ITEMS, "kept_items_broken_share", share=True),
-    Measure("mended", "Breakages mended", REPAIRED, REPAIRED + BROKEN, "breakages_mended_share", share=True))}
+    Measure("ended_broken", "Kept items ending broken", BROKEN, ITEMS, metric="kept_items_broken_share", share=True),
+    Measure("mended", "Breakages mended", REPAIRED, REPAIRED + BROKEN, metric="breakages_mended_share",
+            share=True))}
 INGOT_MEASURES = {m.name: m for m in (
     Measure("ingots", "Ingots per player", INGOTS, metric="ingots_per_player"),
     Measure("idle", "Held with no scoring box", IDLE),
-    Measure("idle_share", "Of them, held with no scoring box", IDLE, INGOTS, "ingots_without_box_share", share=True),
+    Measure("idle_share", "Of them, held with no scoring box", IDLE, INGOTS, metric="ingots_without_box_share",
+            share=True),
     Measure("box_share", "Players scoring a box", BOX > 0, metric="box_scoring_share", share=True),
     Measure("box_points", "Box points", BOX))}
 LEAD = (("Players", "players"), ("Strategy", "strategy"), ("Games", "games", count))

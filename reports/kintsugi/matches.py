@@ -106,13 +106,6 @@ def first_seat_sentence(first_seat: pl.DataFrame) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def match_records(data: GameData, rows: list[dict], metric: str, about: str) -> list[dict]:
-    """A record per row (a strategy's or a first seat's matches): its match win share, the games being the
-    matches' games."""
-    return [record(data, r["players"], metric, r["share"], r["share_lo"], r["share_hi"], r["matches"] * r["players"],
-                   r["method"], **{about: r[about]}, matches=r["matches"], fair=r["fair"]) for r in rows]
-
-
 def match_finding(result: dict, data: GameData) -> Finding:
     """The strongest strategy over full matches at each player count, against the runner-up and the fair share; and
     whether starting a match's first game still pays: the match win share by the seat held in that game."""
@@ -122,9 +115,12 @@ def match_finding(result: dict, data: GameData) -> Finding:
             + first_seat_sentence(result["first_seat"]))
     second = ("strategy", "share", "share_lo", "share_hi")
     rows = [{**leader, **{f"second_{k}": (runner_up or {}).get(k) for k in second}} for leader, runner_up in leaders]
-    numbers = (match_records(data, [r for pair in leaders for r in pair if r is not None], "match_win_share",
-                             "strategy")
-               + match_records(data, result["first_seat"].to_dicts(), "match_win_share_by_first_seat", "seat"))
+    numbers = [record(data, r["players"], "match_win_share", r["share"], r["share_lo"], r["share_hi"],
+                      r["matches"] * r["players"], r["method"], strategy=r["strategy"], matches=r["matches"],
+                      fair=r["fair"]) for pair in leaders for r in pair if r is not None]
+    numbers += [record(data, r["players"], "match_win_share_by_first_seat", r["share"], r["share_lo"], r["share_hi"],
+                       r["matches"] * r["players"], r["method"], seat=r["seat"], matches=r["matches"], fair=r["fair"])
+                for r in result["first_seat"].iter_rows(named=True)]
     return Finding("Matches.", text, table("", rows, ("Players", "players"), ("Strongest", "strategy"),
                                            ("Matches", "matches", count), *MATCH_SHARE.columns(),
                                            ("Runner-up", "second_strategy"),
