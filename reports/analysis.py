@@ -140,22 +140,18 @@ class GameData:
                 for (e,), g in sorted(self.rows.partition_by("experiment", as_dict=True).items())}
 
 
-METHOD_ID = re.compile(r"\b(" + "|".join(sorted(METHODS, key=len, reverse=True)) + r")\b")
-
-
 def record(data: GameData, players: int, metric: str, estimate: float, low: float, high: float, games: int,
            method: str, **about: Any) -> dict[str, Any]:
     """One number of findings.json (reports/findings.py), its keys in the order the file writes them: `method` the
-    id (stats.METHODS) that `method` names, with its parameters, the level and what a cluster is (a deal, or a
+    id of its method (a key of stats.METHODS), with its parameters, the level and what a cluster is (a deal, or a
     match in match mode). Its floats are rounded as findings.json writes them, so that what the page states from
     a record is what the file holds."""
-    found = METHOD_ID.search(method)
-    if found is None:
-        raise ValueError(f"the method {method!r} of {metric} names no method of reports.stats.METHODS")
-    params = {} if found.group() in ("count", "exact") else {"level": LEVEL, "cluster": cluster_unit(data.rows)}
+    if method not in METHODS:
+        raise ValueError(f"the method {method!r} of {metric} is no method id of reports.stats.METHODS")
+    params = {} if method in ("count", "exact") else {"level": LEVEL, "cluster": cluster_unit(data.rows)}
     return rounded({"game": data.name, "experiment": data.experiment, "players": int(players), **about,
                     "metric": metric, "unit": unit_of(metric), "estimate": float(estimate), "low": float(low),
-                    "high": float(high), "games": int(games), "method": found.group(), **params})
+                    "high": float(high), "games": int(games), "method": method, **params})
 
 
 def opponent_share(rows: pl.DataFrame, player: str, opponent: pl.Expr) -> float:

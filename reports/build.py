@@ -392,7 +392,7 @@ def what_was_played(data: GameData) -> Finding:
     games = data.rows.group_by("players").agg(games=pl.col("game_id").n_unique()).sort("players")
     counts = [f"{count(g)} games at {p} players" if i == 0 else f"{count(g)} at {p}"
               for i, (p, g) in enumerate(games.iter_rows())]
-    numbers = [record(data, p, "games", g, g, g, g, "count of the games played") for p, g in games.iter_rows()]
+    numbers = [record(data, p, "games", g, g, g, g, "count") for p, g in games.iter_rows()]
     return Finding("What was played.", f"Experiment {data.experiment}: {listing(counts)}; strategies "
                    f"{data.pools()[data.experiment]}.", numbers=tuple(numbers))
 

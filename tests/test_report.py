@@ -15,9 +15,10 @@ from reports.findings import UNITS
 from reports.fmt import p_value, pp, pp_ci
 from reports.generic.matchups import head_to_head
 from reports.generic.seats import seat_analysis, seat_tables
-from reports.kintsugi import guess_accuracy, match_finding, matches, winner_changes
+from reports.kintsugi.guessing import guess_accuracy, winner_changes
+from reports.kintsugi.matches import match_finding, matches
 from reports.load import ResultsError, load_results
-from reports.stats import wilson
+from reports.stats import cluster_unit, wilson
 
 STRATEGIES = ["greedy+oracle", "random+uniform", "camouflage+uniform"]
 EVERY_CHART = ["seat_win_share", "strategy_win_share"]  # drawn for every experiment
@@ -335,9 +336,10 @@ def test_guess_accuracy_resamples_deals_not_guesses():
     right = np.random.default_rng(1).random(3000) < 0.5  # the four guesses of a game are right or wrong together
     rows = rows.with_columns(guess_correct=pl.Series(right[rows["deal"].to_numpy()]))
     accuracy = guess_accuracy(rows, ["players"]).row(0, named=True)
-    assert accuracy["games"] == 3000 and "cluster_t over deals" in accuracy["method"]
+    assert accuracy["games"] == 3000 and accuracy["method"] == "cluster_t" and cluster_unit(rows) == "deal"
     lo, hi = wilson(accuracy["correct"], accuracy["guesses"])
-    assert accuracy["hi"] - accuracy["lo"] > 1.7 * (hi - lo)  # about √4 = 2 times the width of guesses as trials
+    # about √4 = 2 times the width of guesses as trials
+    assert accuracy["accuracy_hi"] - accuracy["accuracy_lo"] > 1.7 * (hi - lo)
 
 
 def test_kintsugi_intervals_resample_deals_or_matches(numbers):

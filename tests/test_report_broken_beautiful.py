@@ -29,17 +29,13 @@ from resultsdir import (
 from test_report import synthetic_games
 
 from reports.analysis import run_section
-from reports.broken_beautiful import (
-    ANALYSES,
-    restricted,
-    restricted_finding,
-    restricted_play,
-    restricted_variants,
-    rounds_led,
-)
+from reports.broken_beautiful import ANALYSES
+from reports.broken_beautiful.marker import rounds_led
+from reports.broken_beautiful.restricted_play import restricted, restricted_finding, restricted_play
 from reports.build import build_report
 from reports.charts import bars_with_ci
 from reports.handicap import NONE, Compensation, rescore
+from reports.restricted import variants
 from reports.stats import ratio_ci
 
 STRATEGIES = ["greedy", "greedy-no-teapot", "greedy-no-cup", "banker"]
@@ -238,7 +234,7 @@ def test_restricted_play_recovers_the_planted_effect_with_a_paired_interval_narr
     rows = pool_deals(60, seed=0)
     data = game_data(rows, "broken_beautiful", tmp_path)
     result = {r["strategy"]: r for r in restricted(data).iter_rows(named=True)}
-    truth = restricted_play(pool_deals(2000, seed=1), restricted_variants(rows)).filter(
+    truth = restricted_play(pool_deals(2000, seed=1)).filter(
         pl.col("strategy") == "greedy-no-teapot")["estimate"][0]  # the planted effect, from many deals
     teapot, cup = result["greedy-no-teapot"], result["greedy-no-cup"]
     assert teapot["lo"] < truth < teapot["hi"] < 0  # recovered, and clear
@@ -249,7 +245,12 @@ def test_restricted_play_recovers_the_planted_effect_with_a_paired_interval_narr
         assert (r["same_deals"], r["faces_itself"], r["others"]) == (True, False, "mixed")
         # a variant's two opponents come from the other three strategies; greedy's are two of its variants or banker
         assert (r["base_met"], r["variants_met"]) == (pytest.approx(1 / 3), pytest.approx(2 / 3))
-    text = restricted_finding(restricted(data), data).text
+        assert r["others_met"] == pytest.approx(1 / 3)  # the other variant
+    found = restricted_finding(restricted(data), data)
+    met = {(r["strategy"], r["opponent"]): r["estimate"] for r in found.numbers if r["metric"] == "opponent_share"}
+    assert met[("greedy-no-teapot", "other greedy-no-TYPE")] == pytest.approx(1 / 3)
+    assert met[("greedy", "greedy-no-TYPE")] == pytest.approx(2 / 3)
+    text = found.text
     assert ("Each variant and greedy play in the same pool on the same deals, but neither ever faces itself: greedy "
             "holds 33.3% of a variant's opponent seats and greedy's variants hold 66.7% of greedy's") in text
     assert "their other opponents are the pool's other strategies" in text  # banker
@@ -259,9 +260,8 @@ def test_restricted_play_recovers_the_planted_effect_with_a_paired_interval_narr
 def test_restricted_play_compares_each_variant_with_its_base_on_the_same_rows():
     rows = resultsdir.two_player_games([0, 1, 2, 3], strategy=["greedy", "greedy-no-vase"] * 4,
                                        win=[1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5, 0.5])
-    variants = restricted_variants(rows)
-    assert variants.to_dicts() == [{"strategy": "greedy-no-vase", "base": "greedy", "banned": "vase"}]
-    result = restricted_play(rows, variants).row(0, named=True)
+    assert variants(rows) == [("greedy-no-vase", "greedy", "vase")]
+    result = restricted_play(rows).row(0, named=True)
     assert (result["share_a"], result["share_b"]) == (pytest.approx(1.5 / 4), pytest.approx(2.5 / 4))
     assert result["estimate"] == pytest.approx(-0.25)
     # four deals give an interval: t on 3 degrees of freedom, clipped to [-1, 1] for a difference of shares
@@ -274,7 +274,7 @@ def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
     # an experiment where the variant plays only against banker: no base there, so it must not count
     without_base = synthetic_bb(3, 300, seed=2, strategies=["greedy-no-teapot", "banker", "banker"])
     rows = pl.concat([with_base, without_base.with_columns(experiment=pl.lit("b"))])
-    result = restricted_play(rows, restricted_variants(rows)).filter(pl.col("strategy") == "greedy-no-teapot")
+    result = restricted_play(rows).filter(pl.col("strategy") == "greedy-no-teapot")
     assert result["experiment"].to_list() == ["a"]
     assert result["games_a"][0] == with_base.filter(pl.col("strategy") == "greedy-no-teapot").height
     # experiment by experiment, as the report compares them: without its base the variant is not compared

@@ -12,7 +12,7 @@ import polars as pl
 
 from reports.analysis import Analysis, GameData, groups, record
 from reports.fmt import by_phrase, count, listing, pct, spread
-from reports.kunst_stuecke.common import CORRECT, STANDING, VS_FAIR, counts_phrase, in_order, standing, times
+from reports.kunst_stuecke.common import CORRECT, STANDING, VS_FAIR, counts_phrase, standing, times
 from reports.render import Chart, Finding, Table, est, table
 from reports.spec import EVERYONE, Measure, measure_chart, measure_records, measure_table, measured, pattern
 
@@ -132,8 +132,8 @@ class Buckets:
         found = measured(rows, self.profile, by)
         if self.profile_extra:
             everyone = pl.concat([rows.with_columns(strategy=pl.lit(EVERYONE)), rows])
-            found = found.join(everyone.group_by(by).agg(*self.profile_extra), on=by)
-        return in_order(found)
+            found = found.join(everyone.group_by(by).agg(*self.profile_extra), on=by, maintain_order="left")
+        return found
 
     def course(self, groups_: pl.DataFrame, data: GameData) -> str:
         """'Win share {trend} at ...: {ends}.' over the groups large enough to compare, and which are not."""

@@ -8,7 +8,7 @@ import polars as pl
 from reports.analysis import GameData
 from reports.fmt import UNKNOWN, count
 from reports.render import est, share_ci
-from reports.spec import EVERYONE, Measure, measured
+from reports.spec import Measure, measured
 
 VS_FAIR = Measure("vs_fair", "Win share × fair", pl.col("win"), 1 / pl.col("players"), metric="win_share_vs_fair")
 CORRECT = Measure("correct", "Tiles correct", pl.col("targets_correct"), pl.col("targets_taken"),
@@ -24,11 +24,6 @@ def times(x: float) -> str:
 def counts_phrase(data: GameData) -> str:
     """', by player count' where the data play several player counts, else ''."""
     return ", by player count" if len(data.player_counts) > 1 else ""
-
-
-def in_order(frame: pl.DataFrame) -> pl.DataFrame:  # shared? spec.measured leaves strategies of a count unordered
-    """A frame per player count and strategy in the report's order: by player count, 'all' first, then by name."""
-    return frame.sort("players", pl.col("strategy") != EVERYONE, "strategy")
 
 
 def standing(rows: pl.DataFrame, by: list[str], *more: Measure, everyone: bool = False) -> pl.DataFrame:

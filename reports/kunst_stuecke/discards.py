@@ -7,7 +7,7 @@ import polars as pl
 
 from reports.analysis import GameData, groups
 from reports.fmt import by_phrase, num, spread
-from reports.kunst_stuecke.common import counts_phrase, in_order
+from reports.kunst_stuecke.common import counts_phrase
 from reports.render import Finding, table
 from reports.spec import EVERYONE, Measure, Metrics, measure_records
 
@@ -66,8 +66,7 @@ DISCARDS = Metrics(
 
 
 def discards(data: GameData) -> pl.DataFrame | None:
-    frame = DISCARDS.compute(data)
-    return None if frame is None else in_order(frame)
+    return DISCARDS.compute(data)
 
 
 # the finding states every player's discards and the strategies that discard most and fewest, and records those

@@ -11,7 +11,7 @@ from matplotlib.ticker import PercentFormatter
 from reports.analysis import Analysis, GameData, groups
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import by_phrase, count, listing, pct, pct_ci, spread
-from reports.kunst_stuecke.common import CORRECT, SCORE, counts_phrase, in_order
+from reports.kunst_stuecke.common import CORRECT, SCORE, counts_phrase
 from reports.render import Chart, Finding, Table, table
 from reports.spec import Measure, measure_records, measure_table, measured
 
@@ -47,7 +47,7 @@ def targets(data: GameData) -> dict | None:
     if taken.is_empty():
         return None
     return {"all": rates(taken, ["players"]), "size": rates(taken, ["players", "size"]),
-            "bonus": rates(taken, ["players", "bonus"]), "profile": in_order(measured(data.rows, PROFILE))}
+            "bonus": rates(taken, ["players", "bonus"]), "profile": measured(data.rows, PROFILE)}
 
 
 def target_intro(_, data: GameData) -> str:
