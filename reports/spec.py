@@ -188,42 +188,61 @@ def whole_rows(data: GameData) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class Metrics:
-    """An analysis declared by its measures: per player count and strategy ('all' = every player), each measure
-    with its cluster-robust interval; a records per recorded measure, a table of them all, a chart of the
-    `charted` ones, and the finding `sentence(frame, data)` writes. `rows` picks and derives the rows it reads
-    (None: the analysis does not apply)."""
-    title: str  # the sub-heading, and the finding's title
-    measures: tuple[Measure, ...]
+    """An analysis declared by its measures: per group of `by` (player count and strategy; 'all' = every player),
+    each measure with its cluster-robust interval (`measured`); a page table of them all, a chart of the `charted`
+    ones, and a finding: the sentence `sentence(frame, data)` writes, with a record of each measure it states per
+    group. A finding on every player together (`overall`) states, records and tables the 'all' groups only.
+    `rows` picks and derives the rows it reads (None or no rows: the analysis does not apply); `measures` may be
+    a function of the data (one measure per colour in play)."""
+    title: str  # the sub-heading
+    measures: tuple[Measure, ...] | Callable[[GameData], tuple[Measure, ...]]
     sentence: Callable[[pl.DataFrame, GameData], str]
-    caption: str  # the table's
+    caption: str  # the page table's
+    label: str = ""  # the finding's label: the title and a full stop by default
     rows: Callable[[GameData], pl.DataFrame | None] = whole_rows
     by: tuple[str, ...] = ("players", "strategy")
     everyone: bool = True
+    stated: tuple[str, ...] = ()  # the measures the finding states and records; none: every one with a metric
+    overall: bool = False
+    shown: tuple[str, ...] = ()  # the measures of the page table; none: all
+    lead: tuple[tuple, ...] = ()  # the page table's first columns: the `by` columns and the player results if none
     charted: tuple[str, ...] = ()  # the measures drawn; none: no chart
+    file: str = ""  # the chart's file name after the experiment's: the charted measures' names if none
     chart_title: str = ""
     chart_caption: str = ""
     intro: str | Of = ""
     caveats: tuple[str, ...] | Of = ()
     absent: str | None = None
+    leading_only: bool = False  # the chart is drawn for the game's headline experiments only
     about: dict[str, str] = field(default_factory=lambda: {"strategy": "strategy"})
+
+    def measures_of(self, data: GameData) -> tuple[Measure, ...]:
+        return self.measures(data) if callable(self.measures) else self.measures
 
     def compute(self, data: GameData) -> pl.DataFrame | None:
         rows = self.rows(data)
-        return None if rows is None or rows.is_empty() else measured(rows, self.measures, self.by, self.everyone)
+        if rows is None or rows.is_empty():
+            return None
+        return measured(rows, self.measures_of(data), self.by, self.everyone)
 
     def finding(self, frame: pl.DataFrame, data: GameData) -> Finding:
-        return Finding(f"{self.title}.", self.sentence(frame, data),
-                       numbers=tuple(measure_records(data, frame, self.measures, **self.about)))
+        measures = self.measures_of(data)
+        said = [m for m in measures if m.name in self.stated] or [m for m in measures if m.metric]
+        groups_said = frame.filter(pl.col("strategy") == EVERYONE) if self.overall else frame
+        numbers = [r for m in said for r in measure_records(data, groups_said, [m], **self.about)]
+        shown = measure_table("", groups_said, said, ("Players", "players")) if self.overall else None
+        return Finding(self.label or f"{self.title}.", self.sentence(frame, data), shown, tuple(numbers))
 
-    def tables(self, frame: pl.DataFrame, _) -> list[Table]:
-        lead = [(k.replace("_", " ").capitalize(), k) for k in self.by]
-        return [measure_table(self.caption, frame, self.measures, *lead, ("Player results", "n", count))]
+    def tables(self, frame: pl.DataFrame, data: GameData) -> list[Table]:
+        lead = self.lead or (*((k.replace("_", " ").capitalize(), k) for k in self.by), ("Player results", "n", count))
+        measures = [m for m in self.measures_of(data) if not self.shown or m.name in self.shown]
+        return [measure_table(self.caption, frame, measures, *lead)]
 
     def chart(self, frame: pl.DataFrame, data: GameData) -> Chart:
-        drawn = [m for m in self.measures if m.name in self.charted]
-        file = "_".join(m.name for m in drawn)
+        drawn = [m for m in self.measures_of(data) if m.name in self.charted]
+        file = self.file or "_".join(m.name for m in drawn)
         return measure_chart(data, frame, drawn, file, self.chart_title or self.title, self.chart_caption)
 
     def analysis(self) -> Analysis:
         return Analysis(self.title, self.compute, self.intro, self.chart if self.charted else None, self.tables,
-                        self.finding, self.caveats, self.absent)
+                        self.finding, self.caveats, self.absent, leading_only=self.leading_only)

@@ -29,7 +29,7 @@ from resultsdir import (
 from test_report import synthetic_games
 
 from reports.analysis import run_section
-from reports.broken_beautiful import ANALYSES
+from reports.broken_beautiful import REPORT
 from reports.broken_beautiful.marker import rounds_led
 from reports.broken_beautiful.restricted_play import restricted, restricted_finding, restricted_play
 from reports.build import build_report
@@ -278,7 +278,7 @@ def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
     assert result["experiment"].to_list() == ["a"]
     assert result["games_a"][0] == with_base.filter(pl.col("strategy") == "greedy-no-teapot").height
     # experiment by experiment, as the report compares them: without its base the variant is not compared
-    own = run_section("own", ANALYSES, game_data(without_base, "broken_beautiful", tmp_path))
+    own = run_section("own", list(REPORT.analyses), game_data(without_base, "broken_beautiful", tmp_path))
     assert any("No restricted strategies" in b and "beside their unrestricted BASE" in b
                for b in own.blocks if isinstance(b, str))
     assert "Restricted play (which card types matter)." not in [f.label for f in own.findings]
@@ -286,7 +286,7 @@ def test_restricted_play_ignores_experiments_without_the_base(tmp_path):
 
 def test_section_without_restricted_strategies_says_so(tmp_path):
     rows = synthetic_bb(2, 300, seed=3, strategies=["greedy", "banker"])
-    result, _ = resultsdir.run_alone(rows, "broken_beautiful", tmp_path, ANALYSES)
+    result, _ = resultsdir.run_alone(rows, "broken_beautiful", tmp_path, list(REPORT.analyses))
     assert any("No restricted strategies" in b for b in result.blocks if isinstance(b, str))
     assert not (tmp_path / "bb2_restricted_play.png").exists()  # charts are named after their experiment
     assert (tmp_path / "bb2_points_by_type.png").exists()

@@ -7,11 +7,9 @@ Rows carry `rounds`, `ingots`, `repaired`, `broken`, `items` and `points_TYPE` f
 (matches in match mode): the games of one deal share its cards, so they are not independent."""
 
 from reports.broken_beautiful.card_types import CARD_TYPES
-from reports.broken_beautiful.collection import BREAKAGE_ANALYSIS, INGOTS_ANALYSIS
+from reports.broken_beautiful.collection import BREAKAGE, INGOTS
 from reports.broken_beautiful.marker import MARKER
 from reports.broken_beautiful.restricted_play import RESTRICTED
 from reports.spec import GameReport
 
-ANALYSES = (MARKER, CARD_TYPES, BREAKAGE_ANALYSIS, INGOTS_ANALYSIS, RESTRICTED)
-
-REPORT = GameReport(analyses=ANALYSES)
+REPORT = GameReport(analyses=(MARKER, CARD_TYPES, BREAKAGE.analysis(), INGOTS.analysis(), RESTRICTED))
