@@ -2,9 +2,9 @@
 overview), a page per game, summary.md, findings.json (every number stated, as data) and PNG charts.
 
 Every experiment is analysed on its own: a number never pools experiments. Each gets the generic analyses
-(reports/generic/), from its rows and manifest alone, and its game's own, declared in its REPORT
-(reports/spec.GameReport, registered in reports/games.py: its analyses, those across experiments, the records its
-overview row states, its key finding and its rule holes). A game with several
+(reports/generic/), from its rows and manifest alone, and its game's own, declared in the REPORT of
+reports/<game>/ (reports/spec.GameReport, found by the game's name: its analyses, those across experiments, the
+records its overview row states, its key finding and its rule holes). A game with several
 experiments also gets them compared side by side. findings.json is the records every finding carries, and a
 game's `numbers`. Reports read Parquet and the manifest only: they import no rules, engines or strategies.
 """
@@ -32,7 +32,7 @@ from reports.analysis import GAME_KEY, GameData, Section, record, run_section
 from reports.charts import chart_style
 from reports.findings import findings_file, section_numbers
 from reports.fmt import count, listing, yes
-from reports.games import game_report
+from reports.games import game_report, known
 from reports.load import ResultsError, load_results
 from reports.overview import glossary, headlines, overview_opening, overview_row, rule_holes
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
@@ -237,12 +237,14 @@ def check_results(rows: pl.DataFrame) -> None:
 
 
 def check_games(manifests: list[dict]) -> None:
-    """ResultsError unless every experiment's game has a name games have, which also names its page (not 'index')."""
+    """ResultsError unless every experiment's game is one the report knows: named as games are, which also names its
+    page (not 'index'), and naming no module of the report but a game's own report (reports.games)."""
     for manifest in manifests:
         game = str(manifest["game"])
-        if not GAME_NAME.fullmatch(game) or game == "index":
+        if not GAME_NAME.fullmatch(game) or game == "index" or not known(game):
             raise ResultsError(f"experiment {manifest['experiment']!r} is of game {game!r}, which the report does not "
-                               "know: a game's name is lowercase letters, digits and '_', and not 'index'")
+                               "know: a game's name is lowercase letters, digits and '_', and names no module of "
+                               "reports/ but that game's own report")
 
 
 def report_numbers(results_dir: Path) -> dict:

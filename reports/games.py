@@ -1,18 +1,28 @@
-"""The games whose report declares analyses of its own, each by its REPORT (reports/spec.GameReport). A game not
-named here gets the generic analyses alone; a new game's report is its module and one line here."""
+"""Each game's declared report, found by the game's name: reports/<game>/ declares REPORT (reports/spec.GameReport),
+so that a new game's report is its own package and no line elsewhere. A game with no such package gets the generic
+analyses alone."""
 
-from reports import broken_beautiful, kaleido, kintsugi, kunst_stuecke, witkacy
+from importlib import import_module
+from importlib.util import find_spec
+
 from reports.spec import GameReport
-
-REPORTS: dict[str, GameReport] = {
-    "broken_beautiful": broken_beautiful.REPORT,
-    "kaleido": kaleido.REPORT,
-    "kintsugi": kintsugi.REPORT,
-    "kunst_stuecke": kunst_stuecke.REPORT,
-    "witkacy": witkacy.REPORT,
-}
 
 
 def game_report(game: str) -> GameReport:
-    """The game's declared report; an empty one (the generic analyses alone) for a game not named here."""
-    return REPORTS.get(game, GameReport())
+    """The game's declared report; an empty one (the generic analyses alone) where reports/ has none. `game` is a
+    name games have (build.GAME_NAME): no dots, no path."""
+    if find_spec(f"reports.{game}") is None:
+        return GameReport()
+    report = getattr(import_module(f"reports.{game}"), "REPORT", None)
+    if not isinstance(report, GameReport):
+        raise LookupError(f"reports.{game} is no game's report")
+    return report
+
+
+def known(game: str) -> bool:
+    """Whether the report can take the game: reports/ has its declared report, or no module of its name."""
+    try:
+        game_report(game)
+    except LookupError:
+        return False
+    return True

@@ -126,7 +126,7 @@ def test_an_experiment_name_from_results_never_writes_outside_out(tmp_path: Path
     assert f"Experiment {name}: " in (out / "summary.md").read_text()  # still shown, as data
 
 
-@pytest.mark.parametrize("game", ["index", "../../x", "Mystery", "a.b"])
+@pytest.mark.parametrize("game", ["render", "build", "charts", "spec", "index", "../../x", "Mystery", "a.b"])
 def test_a_game_the_report_does_not_know_is_refused_in_one_line(tmp_path: Path, game: str) -> None:
     source = results(tmp_path / "res", game=game, title="Crafted")
     before = files_under(tmp_path)

@@ -2,6 +2,9 @@
 computed, recorded, tabled, charted and said, and the sentence templates say "clearly" only where intervals part."""
 
 import json
+import sys
+import types
+from importlib.machinery import ModuleSpec
 
 import numpy as np
 import polars as pl
@@ -9,7 +12,6 @@ import pytest
 from resultsdir import finding, write_experiment
 from test_report import synthetic_games
 
-from reports import games
 from reports.build import build_report
 from reports.spec import GameReport, Measure, Metrics, leader, leaders, pattern, versus
 
@@ -32,8 +34,10 @@ def declared_report(tmp_path_factory):
     rows = synthetic_games(3, 900, 7).with_columns(game=pl.lit("declared_game"), experiment=pl.lit("declared3"))
     root = tmp_path_factory.mktemp("declared_results")
     write_experiment(root / "declared3", [rows], "declared_game", title="Declared Game", lowest_wins=True)
+    package = types.ModuleType("reports.declared_game")  # as if reports/declared_game/ declared it
+    package.__spec__, package.REPORT = ModuleSpec(package.__name__, None), DECLARED
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(games.REPORTS, "declared_game", DECLARED)
+        patch.setitem(sys.modules, package.__name__, package)
         index = build_report(root, tmp_path_factory.mktemp("declared_report"))
     return rows, index.parent
 
