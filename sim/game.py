@@ -21,7 +21,13 @@ and continued from, for example by a search player's rollouts:
   legal mask, the acting seat's observation);
 - `step(params, state, choice) -> State`: one choice per game, used where the decision asks;
 - `terminal(params, state) -> bool`: whether every game of the batch has ended;
-- `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns.
+- `outcome(params, state) -> Outcome`: final scores, ranks, win shares and the game's own result columns;
+- `observe(params, state, seat)`: everything `seat` may know now, for any seat, acting or not: what lies face up,
+  its own secrets and what it has been shown. A Decision's observation is its acting seat's;
+- `determinize(params, state, seat, rng) -> State`: the same games with everything `seat` cannot see redrawn at
+  random among what agrees with what it has seen (`observe` gives `seat` the same, the seat to act has the same
+  options, every State field but those `GameRules.hidden` names is the same), so that a search player can play on
+  from worlds it cannot tell apart from the true one. A game with nothing hidden returns the State.
 `play` below is the loop over `step` that plays a batch to the end with a `choose` callback.
 An engine has `random_playout(params, state, rng) -> State` where its Catalogue names `uniform` strategies: the
 games played on with uniformly random legal answers, in one compiled loop, as far as a uniform random player's
@@ -130,6 +136,10 @@ class Engine(Protocol):
 
     def outcome(self, params: Any, state: Any) -> Outcome: ...
 
+    def observe(self, params: Any, state: Any, seat: int) -> Any: ...
+
+    def determinize(self, params: Any, state: Any, seat: int, rng: np.random.Generator) -> Any: ...
+
 
 class Player(Protocol):
     """One strategy at one seat, for a set of games (strategies/common.py makes them). It answers a decision of kind
@@ -155,6 +165,7 @@ RULES_PARTS = {"deal": ("params", "rng", "n"), "record": ("params", "one", "game
                "narrate": ("record",), "facts": ("params",), "unseen": ("params", "deal", "seat", "rng")}
 ENGINE_PARTS = {"init": ("params", "deal"), "decision": ("params", "state"), "step": ("params", "state", "choice"),
                 "terminal": ("params", "state"), "outcome": ("params", "state")}
+SEARCH_PARTS = {"observe": ("params", "state", "seat"), "determinize": ("params", "state", "seat", "rng")}
 REFERENCE_PARTS = {"play": ("params", "one", "decider"), "question": ("game", "phase", "options"),
                    "scores": ("game",)}
 PLAYOUT = ("params", "state", "rng")  # an engine's compiled playout: `random_playout`, a fused strategy's
@@ -197,6 +208,8 @@ class GameRules:
     # observations and choices equal until the information is revealed: by another seat's differing choice, or
     # through one of the observation's fields named in `reveals` (a card drawn, a tile looked at)
     reveals: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()  # the engine State's fields that `determinize` may redraw: the face-down order,
+    # the other seats' secrets; () where nothing is hidden
     private: Callable[[Any], np.ndarray] | None = None  # deal -> (B, P): what each seat knows privately, handed to
     # its player as `secret`; None where no seat does
     tie_breakers: tuple[str, ...] = ()  # result columns that settle equal scores, in order (the most wins)
@@ -235,6 +248,8 @@ def check_rules(name: str, rules: Any) -> None:
             raise AtelierError(f"game '{name}': its RULES declare no {module}")
         parts += [(f"{module}.{part}", getattr(getattr(rules, module), part, None), arguments)
                   for part, arguments in declared.items()]
+    parts += [(f"engine.{part}", getattr(rules.engine, part), arguments) for part, arguments in SEARCH_PARTS.items()
+              if hasattr(rules.engine, part)]  # every engine's once every game offers them (issue 31)
     for part, function, arguments in parts:
         check_part(name, part, function, arguments)
     for column, dtype in rules.columns.items():

@@ -95,9 +95,26 @@ def init(params: Params, dealt: Deal) -> State:
 def decision(params: Params, state: State) -> game.Decision:
     batch = len(state.final)
     legal = np.ones((batch, 2), bool)
+    return game.Decision("reroll", state.turn, legal, np.ones(batch, bool), observe(params, state, state.turn))
+
+
+def observe(params: Params, state: State, seat: int) -> dict:
+    """The seat's own die and the lowest die of the seats that have decided (a die shows once its seat has)."""
+    batch = len(state.final)
     lowest = state.final[:, : state.turn].min(axis=1) if state.turn else np.full(batch, params.sides + 1)
-    view = {"die": state.final[:, state.turn], "lowest": lowest, "sides": params.sides}
-    return game.Decision("reroll", state.turn, legal, np.ones(batch, bool), view)
+    return {"die": state.final[:, seat], "lowest": lowest, "sides": params.sides}
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The dice the seat has not seen thrown again: the dice of the other seats still to decide, every spare that
+    replaced no die, and the dealt die of a seat that rerolled. The lowest decided die stays as it is."""
+    again = Deal(*rng.integers(1, params.sides + 1, size=(2, *state.final.shape)))
+    seats = np.arange(params.players)
+    unseen_die = ((seats >= state.turn) & (seats != seat)) | state.rerolled
+    dealt = np.where(unseen_die, again.dealt, state.deal.dealt)
+    final = np.where((seats >= state.turn) & (seats != seat), again.dealt, state.final)
+    spare = np.where(state.rerolled, state.deal.spare, again.spare)
+    return replace(state, deal=Deal(dealt, spare), final=final)
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:
@@ -208,6 +225,6 @@ RULES = game.GameRules(
     player_counts=(2, 3, 4), lowest_wins=True, params=Params,
     columns={"dealt": pl.Int64, "rerolled": pl.Boolean, "low": pl.Int64},
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
-    unseen=unseen, reveals=("lowest",),
+    unseen=unseen, reveals=("lowest",), hidden=("deal", "final"),
 )
 PLAYERS = Catalogue(STRATEGIES, "chase", make_player, check_strategy)

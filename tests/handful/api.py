@@ -39,5 +39,5 @@ RULES = GameRules(
     name="handful", title="Handful", summary="A hidden hand, tricks won by the highest card; most wins.",
     player_counts=PLAYER_COUNTS, lowest_wins=False, params=Params, columns={"high_card": pl.Int64},
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
-    unseen=unseen, reveals=("played",), private=secrets,
+    unseen=unseen, reveals=("played",), private=secrets, hidden=("dealt", "held"),
 )

@@ -55,9 +55,33 @@ def legal(params: Params, state: State, seat: int) -> np.ndarray:
 
 def decision(params: Params, state: State) -> Decision:
     seat, trick = seat_to_play(params, state), state.card // params.players
-    mask = legal(params, state, seat)
-    view = View(state.held[:, seat], mask, state.played, trick, seat)
-    return Decision("play", seat, mask, np.ones(len(mask), bool), view, f"in trick {trick + 1}")
+    view = observe(params, state, seat)
+    return Decision("play", seat, view.legal, np.ones(len(view.legal), bool), view, f"in trick {trick + 1}")
+
+
+def observe(params: Params, state: State, seat: int) -> View:
+    return View(state.held[:, seat], legal(params, state, seat), state.played, state.card // params.players, seat)
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The cards the seat cannot see (the other hands and the cards nobody was dealt) dealt again to the other
+    seats, as many to each as it holds; the cards played stay with whoever played them."""
+    batch, cards = len(state.held), params.cards
+    dealt_mask = np.zeros((batch, cards), bool)
+    np.put_along_axis(dealt_mask, state.dealt.reshape(batch, -1), True, axis=1)
+    unseen = ~state.held[:, seat] & ~(dealt_mask & ~state.held.any(axis=1))  # not its own, not played
+    shuffled = np.argsort(np.where(unseen, rng.random((batch, cards)), 2.0), axis=1)
+    held, dealt, at = state.held.copy(), state.dealt.copy(), 0
+    for other in (s for s in range(params.players) if s != seat):
+        count = int(state.held[0, other].sum())
+        given = shuffled[:, at:at + count]
+        at += count
+        kept = ~np.take_along_axis(state.held[:, other], state.dealt[:, other], axis=1)  # the cards it played
+        played = state.dealt[:, other][kept].reshape(batch, -1)
+        dealt[:, other] = np.concatenate([played, given], axis=1)
+        held[:, other] = False
+        np.put_along_axis(held[:, other], given, True, axis=1)
+    return evolve(state, held=held, dealt=dealt)
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:
