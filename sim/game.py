@@ -248,8 +248,9 @@ def check_rules(name: str, rules: Any) -> None:
             raise AtelierError(f"game '{name}': its RULES declare no {module}")
         parts += [(f"{module}.{part}", getattr(getattr(rules, module), part, None), arguments)
                   for part, arguments in declared.items()]
-    parts += [(f"engine.{part}", getattr(rules.engine, part), arguments) for part, arguments in SEARCH_PARTS.items()
-              if hasattr(rules.engine, part)]  # every engine's once every game offers them (issue 31)
+    if hasattr(rules.engine, "determinize"):  # every engine's once every game offers them (issue 31)
+        parts += [(f"engine.{part}", getattr(rules.engine, part, None), arguments)
+                  for part, arguments in SEARCH_PARTS.items()]
     for part, function, arguments in parts:
         check_part(name, part, function, arguments)
     for column, dtype in rules.columns.items():

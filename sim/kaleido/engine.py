@@ -203,12 +203,21 @@ def counted(params: Params, state: State) -> dict[str, np.ndarray]:
 
 def decision(params: Params, state: State) -> Decision:
     """The decision the batch faces now: its phase's legal mask for the games the phase asks (asked_in)."""
-    geo = geometry(params)
     seat = state.turn % params.players
+    obs = observe(params, state, seat)
+    kind = "extra" if state.phase in EXTRA else state.phase
+    return Decision(kind, seat, obs.legal, obs.asked, obs, f"({state.phase}) at turn {state.turn}")
+
+
+def observe(params: Params, state: State, seat: int) -> Observation:
+    """What every seat sees, `seat` included: Kaleido hides nothing (the rulebook has no hidden component), so
+    each seat observes the whole table and the decision the mover faces."""
+    geo = geometry(params)
+    mover = state.turn % params.players
     phase, asked = state.phase, state.asked
     board = np.full(len(asked), -1)
     if phase in EXTRA:
-        legal = extra_mask(params, state, geo, seat, asked, boards_only=phase == "forced",
+        legal = extra_mask(params, state, geo, mover, asked, boards_only=phase == "forced",
                            before_tile=phase == "before")
     elif phase == "tile":
         legal = fast.tile_mask(state.slots, state.cell, asked)  # compiled: empty holes, all where not asked
@@ -217,8 +226,13 @@ def decision(params: Params, state: State) -> Decision:
         board = np.where(asked, state.pending.argmax(axis=1), -1)
     else:
         raise ValueError(f"no decision in phase '{phase}'")
-    obs = Observation(phase, colour_to_play(params, state, seat), seat, state.turn, state, geo, legal, asked, board)
-    return Decision("extra" if phase in EXTRA else phase, seat, legal, asked, obs, f"({phase}) at turn {state.turn}")
+    return Observation(phase, colour_to_play(params, state, mover), mover, state.turn, state, geo, legal, asked, board)
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The State itself: nothing in Kaleido is hidden, so the only world a seat cannot tell from the true one is
+    the true one."""
+    return state
 
 
 def asked_in(params: Params, state: State, phase: str) -> np.ndarray:
