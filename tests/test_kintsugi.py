@@ -632,13 +632,21 @@ def test_reference_play_refuses_a_scripted_deciders_illegal_choice(actions, gues
 def test_observations_hide_secret_colours_and_the_deck() -> None:
     params = rules.Params(players=3)
     order, colors = rules.deal(rules.Params(players=3), np.random.default_rng(4), 3)
-    obs = engine.observe(engine.init(params, rules.Deal(order, colors)), params)
+    state = engine.init(params, rules.Deal(order, colors))
+    obs = engine.observe(params, state, 0)
     seen = {name for name in vars(obs) if not name.startswith("_")}
-    assert seen == {"seat", "turn", "board", "pos", "offsets", "layouts", "spot", "rotation", "legal", "memo"}
+    assert seen == {"seat", "turn", "board", "pos", "offsets", "layouts", "spot", "rotation", "legal", "laid", "color",
+                    "memo"}
+    assert np.array_equal(obs.color, colors[:, 0]) and np.array_equal(obs.laid, order[:, :1])
     # The only card the player sees besides the table is the one in hand: the deck's second card.
     for g in range(3):
         for k in range(4):
             assert np.array_equal(obs.layouts[g, k], np.rot90(params.cards[order[g, 1]], k))
+    # A seat not to move sees its own colour and the table, not the card in the mover's hand.
+    watcher = engine.observe(params, state, 2)
+    assert watcher.layouts is None and np.array_equal(watcher.color, colors[:, 2])
+    # What every seat is shown of a placement leaves out the mover's colour.
+    assert engine.decision(params, state).public.color is None
 
 
 @pytest.mark.parametrize("connectivity", [8, 4])
@@ -652,7 +660,7 @@ def test_piece_deltas_agree_with_exact_counts(connectivity: int) -> None:
         state = engine.init(params, rules.Deal(order, colors))
         for _ in range(turn):
             state = engine.step(params, state, rng.integers(0, 16, batch))
-        deltas = piece_deltas(engine.observe(state, params), connectivity)
+        deltas = piece_deltas(engine.observe(params, state, state.turn % 3), connectivity)
         assert deltas.shape == (batch, 16, 4)
         before = twins.count_pieces(state, connectivity)
         for action in range(16):
@@ -770,7 +778,7 @@ def replay(params: rules.Params, record: Record, every_turn_pieces: bool = False
     games = [reference.new_game(params, rules.Deal(record.order[g : g + 1], record.colors[g : g + 1]))
              for g in range(batch)]
     for turn in range(record.actions.shape[1]):
-        obs = engine.observe(state, params)
+        obs = engine.observe(params, state, turn % players)
         mask = engine.legal_mask(state)
         assert np.array_equal(obs.legal, mask)
         assert obs.seat == turn % players

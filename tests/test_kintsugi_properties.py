@@ -1,12 +1,17 @@
 """Kintsugi invariants over random deals and random legal placements (hypothesis).
 
 Every visible cell shows the last card laid over it; piece counts are bounded by what is visible; scoring
-follows the rulebook's formula and shares the victory among the lowest scores only.
+follows the rulebook's formula and shares the victory among the lowest scores only; determinize redraws only what
+a seat cannot see, and every world it cannot tell apart from the true one is drawn, about equally often.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from math import perm
+
 import numpy as np
+import pytest
 import twins
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,3 +133,44 @@ def test_scores_of_played_positions_follow_the_rulebook(position) -> None:
 def test_scores_of_any_piece_counts_follow_the_rulebook(case) -> None:
     pieces, colors, guesses = case
     check_scoring(np.array([pieces]), np.array([colors], np.int8), np.array([guesses], np.int8))
+
+
+def seen_cards(players: int, turn: int, seat: int) -> int:
+    """How many cards from the top of the deck `seat` has seen: those laid, and the one in hand if it is to move."""
+    return turn + 1 + (turn < N_CARDS - 1 and turn % players == seat)
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.integers(0, 3), st.integers(0, 2**32 - 1))
+def test_a_determinized_world_keeps_what_the_seat_saw_and_deals_the_rest_again(position, seat, seed) -> None:
+    players, order, colors, actions, _ = position
+    seat %= players
+    state, _ = lay_out(players, order, colors, actions)
+    params = rules.Params(players=players)
+    world = engine.determinize(params, state, seat, np.random.default_rng(seed))
+    seen = seen_cards(players, actions.shape[1], seat)
+    assert np.array_equal(world.order[:, :seen], order[:, :seen])  # the cards laid, and the one in hand
+    assert np.array_equal(np.sort(world.order, axis=1), np.sort(order, axis=1))  # no card lost or doubled
+    assert np.array_equal(world.colors[:, seat], colors[:, seat])
+    assert all(len(set(row)) == players and set(row) <= set(range(rules.N_COLORS)) for row in world.colors.tolist())
+    assert np.array_equal(world.board, state.board) and world.turn == state.turn
+    again = engine.determinize(params, state, seat, np.random.default_rng(seed))  # drawn from its rng alone
+    assert np.array_equal(again.order, world.order) and np.array_equal(again.colors, world.colors)
+
+
+@pytest.mark.parametrize(("players", "seat"), [(2, 0), (2, 1), (3, 0), (3, 2), (4, 0), (4, 1)])
+def test_every_world_the_seat_cannot_tell_apart_is_drawn_about_equally_often(players: int, seat: int) -> None:
+    """Late in one game, copied many times and determinized at once: every order of the cards the seat has not
+    seen, with every assignment of distinct colours but its own to the other seats, is drawn, about equally."""
+    copies, turn = 6000, N_CARDS - 4
+    params = rules.Params(players=players)
+    order, colors = rules.deal(params, np.random.default_rng(players), 1)
+    state = engine.init(params, rules.Deal(order.repeat(copies, axis=0), colors.repeat(copies, axis=0)))
+    for action in (1, 6, 11, 12, 3, 9, 14, 4, 2)[:turn]:  # every diagonal candidate is legal
+        state = engine.step(params, state, np.full(copies, action))
+    world = engine.determinize(params, state, seat, np.random.default_rng(10 * players + seat))
+    seen = seen_cards(players, turn, seat)
+    drawn = Counter(zip(map(tuple, world.order[:, seen:].tolist()), map(tuple, world.colors.tolist())))
+    worlds = perm(N_CARDS - seen) * perm(rules.N_COLORS - 1, players - 1)
+    assert len(drawn) == worlds
+    assert all(0.6 < count * worlds / copies < 1.4 for count in drawn.values()), sorted(drawn.values())

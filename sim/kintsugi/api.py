@@ -9,7 +9,7 @@ import polars as pl
 from sim.errors import IllegalMove
 from sim.game import GameRules, standings_lines
 from sim.kintsugi import engine, reference
-from sim.kintsugi.rules import COLORS, N_COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
+from sim.kintsugi.rules import COLORS, PLAYER_COUNTS, Deal, Params, deal, facts
 
 
 def record(params: Params, one: Deal, game: reference.Game) -> dict:
@@ -87,11 +87,7 @@ def secrets(dealt: Deal) -> np.ndarray:
 def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:
     """The other seats' colours redealt from the colours but the seat's own (the deck is laid card by card, face
     up, for every seat to see)."""
-    own = dealt.colors[:, seat, None] == np.arange(N_COLORS)
-    rest = np.argsort(np.where(own, 2.0, rng.random(own.shape)), axis=1)  # the seat's own colour last
-    colors = dealt.colors.copy()
-    colors[:, np.arange(params.players) != seat] = rest[:, : params.players - 1]
-    return dealt._replace(colors=colors)
+    return dealt._replace(colors=engine.other_colors_redrawn(dealt.colors, seat, rng))
 
 
 RULES = GameRules(
@@ -101,5 +97,5 @@ RULES = GameRules(
     columns={"color": pl.Int8, "pieces": pl.Int16, "guess": pl.Int8, "guess_correct": pl.Boolean,
              "target_color": pl.Int8},
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
-    unseen=unseen, private=secrets,
+    unseen=unseen, private=secrets, hidden=("order", "colors"),
 )

@@ -7,12 +7,12 @@ The engine is steppable (the contract in sim/game.py). The scalar, rule-by-rule 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
 
-from sim.game import Decision, Outcome, evolve
+from sim.game import Decision, Outcome, evolve, shuffled_after
 from sim.kintsugi import fast
 from sim.kintsugi.rules import (
     ACTION_OFFSET,
@@ -43,30 +43,36 @@ class State:
 
 @dataclass
 class Observation:
-    """What the player to move sees: the table and the card they drew. Never the colours of other seats
-    or the face-down deck. Candidate action a lays the card turned as layouts[:, rotation[a]] with its
-    top-left at pos + offsets[spot[a]]."""
+    """What a seat sees while cards are laid: the table, the cards laid so far, its own colour and, for the seat to
+    move, the card it drew. Never the colours of other seats or the face-down deck. Candidate action a lays the card
+    turned as layouts[:, rotation[a]] with its top-left at pos + offsets[spot[a]]."""
 
-    seat: int
+    seat: int  # the seat to move
     turn: int
     board: np.ndarray  # (B, H, W) int8, as State.board
     pos: np.ndarray  # (B, 2) int16: top-left cell of the previous card
     offsets: np.ndarray  # (U, 2) int16: where a card may go, relative to pos
-    layouts: np.ndarray  # (B, R, 2, 2) int8: the card in hand under each rotation
+    layouts: np.ndarray | None  # (B, R, 2, 2) int8: the card in hand under each rotation; None for a seat not to
+    # move, as the drawn card is the mover's alone until it is laid (rulebook, How to Play)
     spot: np.ndarray  # (A,) index into offsets
     rotation: np.ndarray  # (A,) index into layouts
-    legal: np.ndarray  # (B, A) bool
+    legal: np.ndarray  # (B, A) bool: the same for any card in hand, so no secret
+    laid: np.ndarray  # (B, turn + 1) int8: the cards laid so far, the starting card first, each seen face up
+    color: np.ndarray | None  # (B,) int8: the observing seat's own colour; None in what every seat is shown
     memo: dict = field(default_factory=dict)  # scratch space shared by the strategies reading it
 
 
 @dataclass
 class GuessView:
-    """What a seat sees when it guesses: the finished table. Its guess is the colour it names for its left
-    neighbour (the next seat); any of the four colours may be named."""
+    """What a seat sees when the seats guess: the finished table, every card laid and its own colour. The guess is
+    the colour the guessing seat names for its left neighbour (the next seat); any of the four colours may be
+    named. The guesses are said at once (rulebook, Game End), so no seat sees another's."""
 
-    seat: int
+    seat: int  # the seat to guess
     board: np.ndarray  # (B, H, W) int8, as State.board
     legal: np.ndarray  # (B, 4) bool
+    laid: np.ndarray  # (B, N) int8: the whole deck, in the order it was laid
+    color: np.ndarray  # (B,) int8: the observing seat's own colour
 
 
 def n_turns(n_cards: int) -> int:
@@ -102,23 +108,55 @@ def hand(state: State, params: Params) -> np.ndarray:
     return rotated_layouts(params.cards)[state.order[:, state.turn + 1]]
 
 
-def observe(state: State, params: Params) -> Observation:
-    seat = state.turn % state.colors.shape[1]
-    return Observation(seat, state.turn, state.board, state.pos, OFFSETS, hand(state, params),
-                       ACTION_OFFSET, ACTION_ROTATION, legal_mask(state))
+def observe(params: Params, state: State, seat: int) -> Observation | GuessView:
+    """What `seat` may know now: the table and every card laid (face up), its own colour, and, if it is to lay a
+    card, the card it drew (rulebook, Setup and How to Play)."""
+    placements = n_turns(state.order.shape[1])
+    laid, color = state.order[:, : state.turn + 1], state.colors[:, seat]
+    if state.turn >= placements:
+        legal = np.ones((len(state.order), N_COLORS), bool)
+        return GuessView(state.turn - placements, state.board, legal, laid, color)
+    mover = state.turn % state.colors.shape[1]
+    return Observation(mover, state.turn, state.board, state.pos, OFFSETS,
+                       hand(state, params) if seat == mover else None, ACTION_OFFSET, ACTION_ROTATION,
+                       legal_mask(state), laid, color)
 
 
 def decision(params: Params, state: State) -> Decision:
     """A placement by the seat to move while cards remain (How to Play); then each seat's guess (Scoring)."""
     asked = np.ones(len(state.order), bool)
     placements = n_turns(state.order.shape[1])
-    if state.turn < placements:
-        obs = observe(state, params)
-        # Everything the mover sees becomes public as the card is laid: the table, and the card now on it.
-        return Decision("place", obs.seat, obs.legal, asked, obs, f"at turn {state.turn}", public=obs)
-    seat = state.turn - placements
-    legal = np.ones((len(state.order), N_COLORS), bool)
-    return Decision("guess", seat, legal, asked, GuessView(seat, state.board, legal))
+    seat = state.turn % state.colors.shape[1] if state.turn < placements else state.turn - placements
+    obs = observe(params, state, seat)
+    if state.turn >= placements:
+        return Decision("guess", seat, obs.legal, asked, obs)
+    # What the mover sees but its colour becomes public as the card is laid: the table, and the card now on it.
+    return Decision("place", seat, obs.legal, asked, obs, f"at turn {state.turn}", public=replace(obs, color=None))
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The games with what `seat` cannot see redrawn, uniformly among what agrees with what it has seen.
+
+    The other seats' colours: the rulebook's Setup deals each seat a different colour face down and they are never
+    shown, so they are drawn again as a uniformly random assignment of distinct colours other than the seat's own
+    (the set-aside colours among them). No placement rules out a colour, so every such assignment agrees with what
+    the seat has seen; weighing them by how the others played is a guesser's judgement, not the rules'.
+    The deck: the cards laid stay, and so does the card in hand where `seat` is to move (How to Play: the mover
+    draws it; it is seen by no one else until laid); the rest of the face-down deck is shuffled uniformly.
+    """
+    placements = n_turns(state.order.shape[1])
+    seen = state.turn + 1 + (state.turn < placements and state.turn % state.colors.shape[1] == seat)
+    return evolve(state, order=shuffled_after(state.order, seen, rng),
+                  colors=other_colors_redrawn(state.colors, seat, rng))
+
+
+def other_colors_redrawn(colors: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
+    """(B, P): `seat` keeps its colour; the others get a uniformly random ordered choice of the rest."""
+    own = colors[:, seat, None] == np.arange(N_COLORS)
+    rest = np.argsort(np.where(own, 2.0, rng.random(own.shape)), axis=1)  # the seat's own colour last
+    redrawn = colors.copy()
+    redrawn[:, np.arange(colors.shape[1]) != seat] = rest[:, : colors.shape[1] - 1]
+    return redrawn
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:

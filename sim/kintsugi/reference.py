@@ -7,7 +7,7 @@ downward; a rotation is a number of quarter turns counter-clockwise, as numpy.ro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -205,6 +205,8 @@ def observation(game: Game) -> Observation:
         spot=ACTION_OFFSET,
         rotation=ACTION_ROTATION,
         legal=np.array([[p in legal for p in candidates(game)]]),
+        laid=np.array([game.order[: game.turn + 1]], np.int8),
+        color=np.array([game.colors[game.seat_to_move]], np.int8),
     )
 
 
@@ -234,9 +236,11 @@ def question(game: Game, phase: str, options: list[int]) -> Decision:
     if phase == "place":
         obs = observation(game)
         return Decision("place", obs.seat, legal_row(options, N_ACTIONS), one, obs, f"at turn {obs.turn}",
-                        public=obs)
+                        public=replace(obs, color=None))
     legal = legal_row(options, N_COLORS)
-    return Decision("guess", game.guessing, legal, one, GuessView(game.guessing, board_array(game), legal))
+    view = GuessView(game.guessing, board_array(game), legal, np.array([game.order], np.int8),
+                     np.array([game.colors[game.guessing]], np.int8))
+    return Decision("guess", game.guessing, legal, one, view)
 
 
 def board_text(game: Game, mark_last: bool = True) -> str:
