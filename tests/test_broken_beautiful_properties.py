@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import cache
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from playback import assert_playout_is_stepping
@@ -300,3 +301,63 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(players, sho
     same state (tests/test_contract.py holds every game's playout so under the default Params)."""
     params = rules.Params(players=players, supply_shortfall=shortfall, new_player_ingots=ingots)
     assert engine.terminal(params, assert_playout_is_stepping("broken_beautiful", params, seed, stepped, games=16))
+
+
+@settings(max_examples=40, deadline=None)
+@given(setups(), st.integers(0, 200), st.integers(0, 2**32 - 1))
+def test_a_determinized_world_moves_only_the_deck_below_its_top_card(setup, cut: int, seed: int) -> None:
+    """At any decision, for every seat: the world's deck is the same cards, the ones dealt and the top card where
+    they were, the cards below the top card in some order; the seat's observation is the same, the true State is
+    left as it was, and every seat gets the same world from the same stream (no seat holds a secret)."""
+    params, lineups, deal_seed = setup
+    rng = np.random.default_rng(deal_seed)
+    state = engine.init(params, rules.deal(params, rng, len(lineups)))
+    table = Table(PLAYERS, params, lineups, None)
+    for _ in range(cut):
+        if engine.terminal(params, state):
+            break
+        state = engine.step(params, state, table.choose(engine.decision(params, state), rng))
+    truth = copy.deepcopy(state)
+    seen = state.dealt + 1  # the cards dealt, then the top card of the deck
+    worlds = [engine.determinize(params, state, seat, np.random.default_rng(seed)) for seat in range(params.players)]
+    for seat, world in enumerate(worlds):
+        assert np.array_equal(world.order[:, :seen], truth.order[:, :seen])
+        assert np.array_equal(np.sort(world.order[:, seen:], axis=1), np.sort(truth.order[:, seen:], axis=1))
+        assert same_observation(engine.observe(params, world, seat), engine.observe(params, truth, seat))
+        assert np.array_equal(world.order, worlds[0].order)
+    assert np.array_equal(state.order, truth.order)
+
+
+def same_observation(ours: engine.Observation, theirs: engine.Observation) -> bool:
+    return all(np.array_equal(getattr(ours, name), getattr(theirs, name)) for name in vars(ours) if name != "memo")
+
+
+def at_round(players: int, target: int, copies: int) -> tuple[rules.Params, engine.State]:
+    """`copies` of one game, each at the first pick of round `target`, every seat taking its first legal option."""
+    params = rules.Params(players=players)
+    order = rules.deal(params, np.random.default_rng(players), 1).order
+    state = engine.init(params, rules.Deal(np.repeat(order, copies, axis=0)))
+    while state.round < target or state.phase != engine.DRAFT:
+        state = engine.step(params, state, engine.decision(params, state).legal.argmax(axis=1))
+    return params, state
+
+
+@pytest.mark.parametrize("players, target, orders", [(2, 7, 120), (3, 5, 6)])
+def test_every_order_of_a_small_unseen_deck_is_drawn_about_as_often(players: int, target: int, orders: int):
+    """In the next-to-last round at 2 players (5 cards below the top card) and the last at 3 players (3 cards), a
+    batch of 4000 copies of one game determinized at once: every order of the unseen cards appears, and each unseen card
+    lies in each hidden slot about equally often."""
+    params, state = at_round(players, target, copies=4000)
+    hidden = engine.determinize(params, state, 0, np.random.default_rng(5)).order[:, state.dealt + 1:]
+    assert len({tuple(row) for row in hidden}) == orders
+    unseen = np.sort(state.order[0, state.dealt + 1:])
+    share = (hidden[:, :, None] == unseen).mean(axis=0)  # (slot, card)
+    assert np.abs(share - 1 / len(unseen)).max() < 0.05
+
+
+def test_nothing_is_left_to_draw_in_the_last_round_at_four_players() -> None:
+    """At 4 players the last round deals 45 of the 46 cards: the last one shows on top of the deck, so the only
+    world is the true one."""
+    params, state = at_round(4, 4, 3)
+    assert state.dealt + 1 == C
+    assert np.array_equal(engine.determinize(params, state, 2, np.random.default_rng(0)).order, state.order)

@@ -137,4 +137,5 @@ RULES = GameRules(
     tie_breakers=("repaired", "items"),  # Ending the Game: most repaired items, then most items overall
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
     unseen=unseen, reveals=("draft", "deck_top", "cond"),
+    hidden=("order",),  # the deck below its top card (engine.determinize)
 )

@@ -28,7 +28,7 @@ from sim.broken_beautiful.rules import (
     Deal,
     Params,
 )
-from sim.game import Decision, Outcome, evolve
+from sim.game import Decision, Outcome, evolve, shuffled_after
 from sim.scoring import standings
 
 SELL, KEEP = 0, 1
@@ -63,9 +63,9 @@ class State:
 @dataclass
 class Observation:
     """Everything on the table, which is all public: collections, ingots, the drafting area and the top
-    card of the deck. Hidden: the order of the rest of the deck. `legal` is the mask of the decision asked
-    for: draft -> (B, D) slots of the drafting area; keep -> (B, 2) [sell, keep]; repair -> (B, C + 1)
-    card ids plus pass (the last column)."""
+    card of the deck. Hidden: the order of the rest of the deck. `legal` is the mask of the phase's decision,
+    were `seat` the one asked: draft -> (B, D) slots of the drafting area; keep -> (B, 2) [sell, keep]; repair ->
+    (B, C + 1) card ids plus pass (the last column); (B, 0) once the game is over."""
 
     decision: str  # "draft", "keep" or "repair"
     seat: int
@@ -131,30 +131,51 @@ def deck_top(params: Params, state: State) -> np.ndarray:
 
 def decision(params: Params, state: State) -> Decision:
     """The decision the batch faces now: a draft, a keep-or-sell or a repair, by the seat on turn."""
+    if state.phase == OVER:
+        raise ValueError("the game is over: no decision is left")
     seat = seat_on_turn(state)
+    asked = state.repairing if state.phase == REPAIR else np.ones(len(state.order), bool)
+    seen = observe(params, state, seat)
+    return Decision(state.phase, seat, seen.legal, asked, seen, f"in round {state.round + 1}")
+
+
+def legal(params: Params, state: State, seat: int) -> np.ndarray:
+    """The mask of the phase's decision, were `seat` the one asked; it reads only what lies on the table."""
     batch = len(state.order)
     if state.phase == DRAFT:  # Drafting: any card still in the drafting area
-        legal, asked = state.open, np.ones(batch, bool)
-    elif state.phase == KEEP_OR_SELL:  # Choices After Drafting: gold cards must be sold
-        legal, asked = np.stack([np.ones(batch, bool), params.kit.type[state.card] != GOLD], 1), np.ones(batch, bool)
-    elif state.phase == REPAIR:  # Repairing Pottery: a broken card of one's own that one can pay for, or pass
-        legal = fast.repair_legal(state.owner, state.cond, state.ingots, state.repairs, state.free, state.repairing,
-                                  seat, fast.kit_arrays(params.kit)[4])  # compiled repair_cost and masks
-        asked = state.repairing
-    else:
-        raise ValueError("the game is over: no decision is left")
-    return Decision(state.phase, seat, legal, asked, observe(params, state, seat, legal), f"in round {state.round + 1}")
+        return state.open
+    if state.phase == KEEP_OR_SELL:  # Choices After Drafting: gold cards must be sold
+        return np.stack([np.ones(batch, bool), params.kit.type[state.card] != GOLD], 1)
+    if state.phase == REPAIR:  # Repairing Pottery: a broken card of one's own that one can pay for, or pass
+        return fast.repair_legal(state.owner, state.cond, state.ingots, state.repairs, state.free, state.repairing,
+                                 seat, fast.kit_arrays(params.kit)[4])  # compiled repair_cost and masks
+    return np.zeros((batch, 0), bool)  # the game is over
 
 
-def observe(params: Params, state: State, seat: int, legal: np.ndarray) -> Observation:
+def observe(params: Params, state: State, seat: int) -> Observation:
+    """What `seat` may know, whether or not it is on turn: the whole table, which every seat sees alike (the
+    collections, ingots, the drafting area, the card just drafted and the card showing on top of the deck), and
+    the options it would have in the phase's decision."""
     players = state.ingots.shape[1]
     return Observation(
         decision=state.phase, seat=seat, round=state.round, first=state.round % players,
         owner=state.owner, cond=state.cond, ingots=state.ingots, supply=state.supply,
         draft=state.draft, open=state.open, deck_top=deck_top(params, state),
         rounds_left=params.kit.rounds(players) - state.round - 1,
-        card=state.card, repairs=state.repairs, free=state.free, legal=legal,
+        card=state.card, repairs=state.repairs, free=state.free, legal=legal(params, state, seat),
     )
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The games with the deck below its top card shuffled again, each game on its own, drawn from `rng` alone.
+
+    The deck is dealt face down except its top card, which shows (3. Pottery Breaks: "one card visible on the top
+    of the deck"); every card dealt before it went to the drafting area face up, and every other part of the game
+    lies on the table (Setup; Choices After Drafting). No seat holds a secret, so every seat knows the same: which
+    cards are still below the top card, not their order. The deck was shuffled uniformly (Setup, 2. Shuffle the
+    Deck), so given all that was seen every order of those cards is equally likely, and a uniform permutation of
+    them is an exact draw from what `seat` cannot tell apart. Nothing else changes."""
+    return evolve(state, order=shuffled_after(state.order, state.dealt + 1, rng))
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:
