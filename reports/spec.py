@@ -215,6 +215,8 @@ class Metrics:
     absent: str | None = None
     leading_only: bool = False  # the chart is drawn for the game's headline experiments only
     about: dict[str, str] = field(default_factory=lambda: {"strategy": "strategy"})
+    recorded: Callable[[pl.DataFrame, GameData], pl.DataFrame] | None = None  # the groups recorded; none: those stated
+    about_measure: Callable[[Measure], dict[str, str]] | None = None  # a measure's own record keys, from columns
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -229,7 +231,9 @@ class Metrics:
         measures = self.measures_of(data)
         said = [m for m in measures if m.name in self.stated] or [m for m in measures if m.metric]
         groups_said = frame.filter(pl.col("strategy") == EVERYONE) if self.overall else frame
-        numbers = [r for m in said for r in measure_records(data, groups_said, [m], **self.about)]
+        recorded = self.recorded(frame, data) if self.recorded else groups_said
+        numbers = [r for m in said for r in measure_records(data, recorded, [m], **self.about,
+                                                            **(self.about_measure(m) if self.about_measure else {}))]
         shown = measure_table("", groups_said, said, ("Players", "players")) if self.overall else None
         return Finding(self.label or f"{self.title}.", self.sentence(frame, data), shown, tuple(numbers))
 

@@ -19,12 +19,13 @@ from resultsdir import KALEIDO_TILES as TILES
 from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
 from test_report import synthetic_games
 
+from reports.analysis import GameData
 from reports.build import build_report
 from reports.findings import select
 from reports.fmt import pct
 from reports.kaleido import REPORT
 from reports.kaleido.boards import board_cells, board_map, experiments_without_positions
-from reports.kaleido.points import endgame_decides
+from reports.kaleido.points import COMEBACKS
 from reports.kaleido.rotation import rotation_value
 from reports.kaleido.stalls import ANALYSIS as STALL_ANALYSIS
 from reports.kaleido.stalls import stall_rates, stall_winners, stalls, stalls_by_strategy
@@ -228,14 +229,14 @@ def test_rotation_value_pairs_rotator_and_greedy_in_the_same_games():
     assert (rotation_value(crowded)["others"].list.len() > 0).all()  # the two meet the rest of the pool
 
 
-def test_endgame_decides_separates_comebacks_from_broken_ties():
+def test_comebacks_are_told_apart_from_broken_ties():
     rows = resultsdir.two_player_games(
         [0, 1, 2],
         midgame_points=[10, 5, 8, 8, 9, 3],
         win=[0.0, 1.0, 1.0, 0.0, 1.0, 0.0],  # comeback; tie for the lead broken; leader wins
     )
-    result = endgame_decides(rows).row(0, named=True)
-    assert (result["games"], result["comebacks"], result["settled"]) == (3, 1, 1)
+    result = COMEBACKS.compute(GameData("kaleido", rows, [], Path())).row(0, named=True)
+    assert (result["games"], result["comebacks"], result["settled_games"]) == (3, 1, 1)
 
 
 def test_stalls_count_games_and_the_players_left_holding_tiles():

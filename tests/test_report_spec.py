@@ -5,6 +5,7 @@ import json
 import sys
 import types
 from importlib.machinery import ModuleSpec
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -12,6 +13,7 @@ import pytest
 from resultsdir import finding, write_experiment
 from test_report import synthetic_games
 
+from reports.analysis import GameData
 from reports.build import build_report
 from reports.spec import GameReport, Measure, Metrics, leader, leaders, pattern, versus
 
@@ -62,6 +64,22 @@ def test_a_declared_analysis_records_only_the_measures_that_name_a_metric(declar
     _, out = declared_report
     metrics = {r["metric"] for r in json.loads((out / "findings.json").read_text())["records"]}
     assert "points_per_player" in metrics and "won" not in metrics
+
+
+def test_a_declared_analysis_records_the_groups_it_chooses_with_each_measure_s_own_keys():
+    rows = synthetic_games(3, 300, 11).with_columns(twice=2 * pl.col("pieces"))
+    data = GameData("declared_game", rows, [{"experiment": "declared3"}], Path())
+    chosen = Metrics("Pieces kept", (PIECES, Measure("twice", "Twice", pl.col("twice"), metric="mean_score")),
+                     pieces_sentence, "", recorded=lambda frame, _: frame.filter(pl.col("strategy") == "all"),
+                     about_measure=lambda m: {"doubled": f"{m.name}_hi"} if m.name == "twice" else {})
+    frame = chosen.compute(data)
+    records = chosen.finding(frame, data).numbers
+    everyone = frame.filter(pl.col("strategy") == "all").row(0, named=True)
+    assert len(records) == 2 and all("strategy" not in r and r["players"] == 3 for r in records)
+    twice, pieces = sorted(records, key=lambda r: r["metric"])
+    assert "doubled" not in pieces and twice["doubled"] == pytest.approx(everyone["twice_hi"])
+    assert twice["estimate"] == pytest.approx(2 * pieces["estimate"])
+    assert len(Metrics("Pieces kept", (PIECES,), pieces_sentence, "").finding(frame, data).numbers) == frame.height
 
 
 def frame(values: dict[str, tuple[float, float, float]], players: int = 2) -> pl.DataFrame:

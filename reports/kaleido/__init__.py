@@ -28,7 +28,7 @@ CAVEATS = (
 )
 
 REPORT = GameReport(
-    analyses=(replace(points.ANALYSIS, caveats=CAVEATS), rotation.ANALYSIS, stalls.ANALYSIS, usage.ANALYSIS,
-              boards.MAP, boards.SEATS),
+    analyses=(replace(points.SPLIT, caveats=CAVEATS).analysis(), points.COMEBACKS.analysis(), rotation.ANALYSIS,
+              stalls.ANALYSIS, usage.USAGE.analysis(), boards.MAP, boards.SEATS),
     rule_holes=stalls.rule_holes,
 )

@@ -124,16 +124,14 @@ def board_map_chart(result: dict, data: GameData, floor: float = 0.002) -> Chart
 SEAT_MEASURES = (Measure("boards", "Boards placed", pl.col("boards_placed")),
                  Measure("end_share", "End-game share", pl.col("endgame_points"), pl.col("score"), share=True),
                  Measure("win", "Win share", pl.col("win"), share=True))
+BOARDS_USED = Measure("boards_used", "Of the seat's boards", pl.col("boards_placed"), pl.col("boards_each"), share=True)
 
 
 def seat_profile(data: GameData) -> pl.DataFrame:
     """Per experiment, player count and seat: boards placed (mean; and the share of the seat's boards), the end-game
     share of points (a ratio of sums) and the win share, with cluster-robust intervals."""
-    rows = data.with_facts(data.rows, "boards_each")
-    by = ["experiment", "players", "seat"]
-    each = rows.group_by(by).agg(pl.col("boards_each").first())
-    return (measured(rows, SEAT_MEASURES, by, everyone=False).join(each, on=by, maintain_order="left")
-            .with_columns(boards_used=pl.col("boards") / pl.col("boards_each")).drop("boards_each"))
+    return measured(data.with_facts(data.rows, "boards_each"), (*SEAT_MEASURES, BOARDS_USED),
+                    ("experiment", "players", "seat"), everyone=False)
 
 
 def seat_profile_table(by_seat: pl.DataFrame, _) -> list:

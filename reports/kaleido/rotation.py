@@ -6,10 +6,10 @@ from matplotlib.ticker import PercentFormatter
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, record
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import by_phrase, count, effect, listing, num, pp, pp_ci, spread
-from reports.kaleido.common import BASE, ROTATOR
 from reports.render import Chart, Finding, est, share_ci, table
 from reports.stats import clustered, paired_mean_intervals
 
+ROTATOR, BASE = "rotator", "greedy"  # rotator plays exactly like greedy but turns the boards it scores
 IS_ROTATOR, IS_BASE = pl.col("strategy") == ROTATOR, pl.col("strategy") == BASE
 COMPARED = {"diff": "win", "end_diff": "endgame_points", "mid_diff": "midgame_points"}  # ROTATOR − BASE in a column
 RECORDED = (("rotation_win_share_difference", "diff"), ("rotation_endgame_points_difference", "end_diff"),
