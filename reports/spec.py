@@ -215,6 +215,10 @@ class Metrics:
     absent: str | None = None
     leading_only: bool = False  # the chart is drawn for the game's headline experiments only
     about: dict[str, str] = field(default_factory=lambda: {"strategy": "strategy"})
+    recorded: Callable[[pl.DataFrame, Measure], pl.DataFrame] | None = None  # the groups a stated measure records;
+    # none: the groups the finding states
+    named: str = ""  # a record key that names the measure of each share record (action="stash"); none: no key
+    more: Callable[[pl.DataFrame, GameData], list[dict]] | None = None  # records the finding adds (an even share)
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -229,7 +233,10 @@ class Metrics:
         measures = self.measures_of(data)
         said = [m for m in measures if m.name in self.stated] or [m for m in measures if m.metric]
         groups_said = frame.filter(pl.col("strategy") == EVERYONE) if self.overall else frame
-        numbers = [r for m in said for r in measure_records(data, groups_said, [m], **self.about)]
+        numbers = [{**r, **({self.named: m.name} if self.named and m.share else {})} for m in said
+                   for r in measure_records(data, self.recorded(frame, m) if self.recorded else groups_said, [m],
+                                            **self.about)]
+        numbers += self.more(frame, data) if self.more else []
         shown = measure_table("", groups_said, said, ("Players", "players")) if self.overall else None
         return Finding(self.label or f"{self.title}.", self.sentence(frame, data), shown, tuple(numbers))
 
