@@ -10,6 +10,7 @@ from resultsdir import finding, write_experiment
 from test_report import synthetic_games
 
 from reports import games
+from reports.analysis import record
 from reports.build import build_report
 from reports.spec import GameReport, Measure, Metrics, leader, leaders, pattern, versus
 
@@ -22,9 +23,20 @@ def pieces_sentence(frame: pl.DataFrame, data) -> str:
                                           largest=True) + "."
 
 
+WON = Measure("won", "Win share", pl.col("win"), metric="token_use_share", share=True)
+
+
+def even_half(frame: pl.DataFrame, data) -> list[dict]:
+    return [record(data, p, "even_copy_share", 0.5, 0.5, 0.5, 1, "exact") for p in frame["players"].unique()]
+
+
 DECLARED = GameReport(analyses=(Metrics("Pieces kept", (PIECES, WINS), pieces_sentence,
                                         "Pieces per player and win share by strategy", charted=("pieces",),
-                                        chart_caption="Mean pieces per player.").analysis(),))
+                                        chart_caption="Mean pieces per player.").analysis(),
+                                Metrics("Wins", (WON,), lambda frame, data: "Said on every player together.",
+                                        "Win share by strategy", overall=True, named="kind", more=even_half,
+                                        recorded=lambda frame, m: frame.filter(pl.col("strategy") != "all"))
+                                .analysis()))
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +70,16 @@ def test_a_declared_analysis_records_only_the_measures_that_name_a_metric(declar
     _, out = declared_report
     metrics = {r["metric"] for r in json.loads((out / "findings.json").read_text())["records"]}
     assert "points_per_player" in metrics and "won" not in metrics
+
+
+def test_a_declared_finding_records_the_groups_it_chooses_names_its_measures_and_adds_records(declared_report):
+    rows, out = declared_report
+    records = json.loads((out / "findings.json").read_text())["records"]
+    won = [r for r in records if r["metric"] == "token_use_share"]
+    assert sorted(r["strategy"] for r in won) == sorted(rows["strategy"].unique())  # no record of every player
+    assert all(r["kind"] == "won" for r in won)
+    assert [(r["estimate"], r["method"]) for r in records if r["metric"] == "even_copy_share"] == [(0.5, "exact")]
+    assert "kind" not in next(r for r in records if r["metric"] == "points_per_player")  # not a share
 
 
 def frame(values: dict[str, tuple[float, float, float]], players: int = 2) -> pl.DataFrame:
