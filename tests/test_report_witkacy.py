@@ -37,7 +37,7 @@ from reports.witkacy.actions import token_measures
 from reports.witkacy.advanced import ADVANCED, advanced_variant, rules_pair
 from reports.witkacy.completion import COMPLETION
 from reports.witkacy.paintings import PAINTINGS
-from reports.witkacy.seats import seat_copies
+from reports.witkacy.seats import SEATS
 from reports.witkacy.worth import token_values, with_margin
 
 ACTIONS = ["stash", "solvent", "correction", "gift", "rush"]
@@ -146,10 +146,10 @@ def test_the_section_builds_end_to_end_with_its_charts(report, summary):
 
 def test_the_start_player_completes_more(experiments):
     for experiment in BASIC:
-        gap = seat_copies(experiments[experiment])["gap"].sort("players")
+        gap = SEATS.compute(experiments[experiment]).filter(pl.col("seat") == 0).sort("players")
         assert gap["players"].to_list() == ([2, 3, 4] if experiment == "witkacy_tournament" else [3])
         assert (gap["gap_lo"] > 0).all() and gap["gap"].to_numpy() == pytest.approx([0.5] * gap.height, abs=0.35)
-    assert seat_copies(experiments["witkacy_advanced"]) is None  # the basic game only
+    assert SEATS.compute(experiments["witkacy_advanced"]) is None  # the basic game only
 
 
 def test_completion_by_strategy_recovers_the_planted_rates(experiments):
