@@ -215,8 +215,11 @@ class Metrics:
     absent: str | None = None
     leading_only: bool = False  # the chart is drawn for the game's headline experiments only
     about: dict[str, str] = field(default_factory=lambda: {"strategy": "strategy"})
-    recorded: Callable[[pl.DataFrame, GameData], pl.DataFrame] | None = None  # the groups recorded; none: those stated
+    recorded: Callable[[pl.DataFrame, Measure, GameData], pl.DataFrame] | None = None  # the groups a stated
+    # measure records; none: the groups the finding states
     about_measure: Callable[[Measure], dict[str, str]] | None = None  # a measure's own record keys, from columns
+    named: str = ""  # a record key that names the measure of each share record (action="stash"); none: no key
+    more: Callable[[pl.DataFrame, GameData], list[dict]] | None = None  # records the finding adds (an even share)
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -231,9 +234,10 @@ class Metrics:
         measures = self.measures_of(data)
         said = [m for m in measures if m.name in self.stated] or [m for m in measures if m.metric]
         groups_said = frame.filter(pl.col("strategy") == EVERYONE) if self.overall else frame
-        recorded = self.recorded(frame, data) if self.recorded else groups_said
-        numbers = [r for m in said for r in measure_records(data, recorded, [m], **self.about,
-                                                            **(self.about_measure(m) if self.about_measure else {}))]
+        numbers = [{**r, **({self.named: m.name} if self.named and m.share else {})} for m in said
+                   for r in measure_records(data, self.recorded(frame, m, data) if self.recorded else groups_said, [m],
+                                            **self.about, **(self.about_measure(m) if self.about_measure else {}))]
+        numbers += self.more(frame, data) if self.more else []
         shown = measure_table("", groups_said, said, ("Players", "players")) if self.overall else None
         return Finding(self.label or f"{self.title}.", self.sentence(frame, data), shown, tuple(numbers))
 

@@ -13,7 +13,7 @@ import pytest
 from resultsdir import finding, write_experiment
 from test_report import synthetic_games
 
-from reports.analysis import GameData
+from reports.analysis import GameData, record
 from reports.build import build_report
 from reports.spec import GameReport, Measure, Metrics, leader, leaders, pattern, versus
 
@@ -26,9 +26,20 @@ def pieces_sentence(frame: pl.DataFrame, data) -> str:
                                           largest=True) + "."
 
 
+WON = Measure("won", "Win share", pl.col("win"), metric="token_use_share", share=True)
+
+
+def even_half(frame: pl.DataFrame, data) -> list[dict]:
+    return [record(data, p, "even_copy_share", 0.5, 0.5, 0.5, 1, "exact") for p in frame["players"].unique()]
+
+
 DECLARED = GameReport(analyses=(Metrics("Pieces kept", (PIECES, WINS), pieces_sentence,
                                         "Pieces per player and win share by strategy", charted=("pieces",),
-                                        chart_caption="Mean pieces per player.").analysis(),))
+                                        chart_caption="Mean pieces per player.").analysis(),
+                                Metrics("Wins", (WON,), lambda frame, data: "Said on every player together.",
+                                        "Win share by strategy", overall=True, named="kind", more=even_half,
+                                        recorded=lambda frame, m, data: frame.filter(pl.col("strategy") != "all"))
+                                .analysis()))
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +81,7 @@ def test_a_declared_analysis_records_the_groups_it_chooses_with_each_measure_s_o
     rows = synthetic_games(3, 300, 11).with_columns(twice=2 * pl.col("pieces"))
     data = GameData("declared_game", rows, [{"experiment": "declared3"}], Path())
     chosen = Metrics("Pieces kept", (PIECES, Measure("twice", "Twice", pl.col("twice"), metric="mean_score")),
-                     pieces_sentence, "", recorded=lambda frame, _: frame.filter(pl.col("strategy") == "all"),
+                     pieces_sentence, "", recorded=lambda frame, m, data: frame.filter(pl.col("strategy") == "all"),
                      about_measure=lambda m: {"doubled": f"{m.name}_hi"} if m.name == "twice" else {})
     frame = chosen.compute(data)
     records = chosen.finding(frame, data).numbers
@@ -80,6 +91,16 @@ def test_a_declared_analysis_records_the_groups_it_chooses_with_each_measure_s_o
     assert "doubled" not in pieces and twice["doubled"] == pytest.approx(everyone["twice_hi"])
     assert twice["estimate"] == pytest.approx(2 * pieces["estimate"])
     assert len(Metrics("Pieces kept", (PIECES,), pieces_sentence, "").finding(frame, data).numbers) == frame.height
+
+
+def test_a_declared_finding_records_the_groups_it_chooses_names_its_measures_and_adds_records(declared_report):
+    rows, out = declared_report
+    records = json.loads((out / "findings.json").read_text())["records"]
+    won = [r for r in records if r["metric"] == "token_use_share"]
+    assert sorted(r["strategy"] for r in won) == sorted(rows["strategy"].unique())  # no record of every player
+    assert all(r["kind"] == "won" for r in won)
+    assert [(r["estimate"], r["method"]) for r in records if r["metric"] == "even_copy_share"] == [(0.5, "exact")]
+    assert "kind" not in next(r for r in records if r["metric"] == "points_per_player")  # not a share
 
 
 def frame(values: dict[str, tuple[float, float, float]], players: int = 2) -> pl.DataFrame:

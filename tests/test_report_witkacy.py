@@ -30,13 +30,14 @@ from reports import build
 from reports.analysis import GameData
 from reports.load import load_results
 from reports.restricted import variants
+from reports.spec import measured
 from reports.stats import newcombe, wilson
 from reports.witkacy import REPORT
-from reports.witkacy.actions import action_use
+from reports.witkacy.actions import token_measures
 from reports.witkacy.advanced import ADVANCED, advanced_variant, rules_pair
-from reports.witkacy.completion import completion, completion_finding
-from reports.witkacy.paintings import PAINTINGS, painting_shares
-from reports.witkacy.seats import seat_copies
+from reports.witkacy.completion import COMPLETION
+from reports.witkacy.paintings import PAINTINGS
+from reports.witkacy.seats import SEATS
 from reports.witkacy.worth import token_values, with_margin
 
 ACTIONS = ["stash", "solvent", "correction", "gift", "rush"]
@@ -145,23 +146,23 @@ def test_the_section_builds_end_to_end_with_its_charts(report, summary):
 
 def test_the_start_player_completes_more(experiments):
     for experiment in BASIC:
-        gap = seat_copies(experiments[experiment])["gap"].sort("players")
+        gap = SEATS.compute(experiments[experiment]).filter(pl.col("seat") == 0).sort("players")
         assert gap["players"].to_list() == ([2, 3, 4] if experiment == "witkacy_tournament" else [3])
         assert (gap["gap_lo"] > 0).all() and gap["gap"].to_numpy() == pytest.approx([0.5] * gap.height, abs=0.35)
-    assert seat_copies(experiments["witkacy_advanced"]) is None  # the basic game only
+    assert SEATS.compute(experiments["witkacy_advanced"]) is None  # the basic game only
 
 
 def test_completion_by_strategy_recovers_the_planted_rates(experiments):
-    result = completion(experiments["witkacy_tournament"])
+    result = COMPLETION.compute(experiments["witkacy_tournament"])
     by = {r["strategy"]: r for r in result.filter(pl.col("players") == 4).iter_rows(named=True)}
     assert by["completer"]["copies_lo"] > by["popular"]["copies_hi"] > by["random"]["copies_hi"]
     assert by["random"]["completed"] < by["completer"]["completed"]
     assert by["all"]["completed_lo"] < by["all"]["completed"] < by["all"]["completed_hi"]
     for experiment in BASIC:  # every player at 3 players counts once
         data = experiments[experiment]
-        three = completion(data).filter((pl.col("players") == 3) & (pl.col("strategy") == "all"))["n"][0]
+        three = COMPLETION.compute(data).filter((pl.col("players") == 3) & (pl.col("strategy") == "all"))["n"][0]
         assert three == data.rows.filter(pl.col("players") == 3).height
-    assert completion(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
+    assert COMPLETION.compute(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # four rows: some resamples complete nothing
@@ -169,7 +170,7 @@ def test_completion_counts_cards_per_copy_and_leaves_the_advanced_variant_out(tm
     rows = pl.DataFrame({"experiment": ["e"] * 4, "game_id": [0, 0, 1, 1], "deal": [0, 0, 1, 1], "seat": [0, 1] * 2,
                          "players": [2] * 4, "strategy": ["a", "b"] * 2, "paintings": [2, 0, 1, 1],
                          "cards_played": [12, 11, 12, 13]})
-    result = completion(game_data(rows, "witkacy", tmp_path))
+    result = COMPLETION.compute(game_data(rows, "witkacy", tmp_path))
     everyone = result.filter(pl.col("strategy") == "all").row(0, named=True)
     assert everyone["completed"] == pytest.approx(0.75) and everyone["copies"] == pytest.approx(1.0)
     assert everyone["cards_per_copy"] == pytest.approx(48 / 4)
@@ -180,7 +181,7 @@ def test_completion_counts_cards_per_copy_and_leaves_the_advanced_variant_out(tm
     b = result.filter(pl.col("strategy") == "b").row(0, named=True)
     assert b["cards_per_copy"] == pytest.approx(24 / 1)
     advanced = game_data(rows, "witkacy", tmp_path / "advanced", facts=advanced_facts)
-    assert completion(advanced) is None
+    assert COMPLETION.compute(advanced) is None
 
 
 def test_completion_says_how_the_player_counts_differ_in_make_up(summary, tmp_path):
@@ -192,7 +193,7 @@ def test_completion_says_how_the_player_counts_differ_in_make_up(summary, tmp_pa
     assert "make-up" not in finding(section(summary, "witkacy_basic"), "Completing paintings.")  # one count
     rows = pl.concat([synthetic_witkacy(2, 120, 1, TOURNAMENT, "mixed"), synthetic_witkacy(3, 60, 2, RULES, "mixed")])
     data = game_data(rows, "witkacy", tmp_path)
-    found = completion_finding(completion(data), data)
+    found = COMPLETION.finding(COMPLETION.compute(data), data)
     assert ("The player counts differ in make-up (shares of the seats): at 2 players completer 25.0%, popular "
             "25.0%, random 25.0% and saboteur 25.0%; at 3 players completer 33.3%, popular 33.3% and saboteur "
             "33.3%.") in found.text
@@ -203,17 +204,17 @@ def test_completion_says_how_the_player_counts_differ_in_make_up(summary, tmp_pa
 def test_painting_shares_follow_the_weights(experiments):
     for experiment in BASIC:
         data = experiments[experiment]
-        result = painting_shares(data)
-        for row in result["by_count"].iter_rows(named=True):
+        result = PAINTINGS.compute(data)
+        for row in result.filter(pl.col("strategy") == "all").iter_rows(named=True):
             shares = [row[p] for p in "ABCDE"]
             assert shares == sorted(shares, reverse=True) and sum(shares) == pytest.approx(1.0), experiment
-        assert result["by_count"]["copies"].sum() == data.rows["paintings"].sum()
-        for (players,), group in result["by_strategy"].partition_by("players", as_dict=True).items():
-            assert group["strategy"].to_list() == data.order, players  # strongest first
+        assert data.rows["copies_by_painting"].list.sum().sum() == data.rows["paintings"].sum()
+        for (players,), group in result.partition_by("players", as_dict=True).items():
+            assert group["strategy"].to_list() == ["all", *sorted(data.order)], players  # every player first
         if "popular" in data.order:
-            popular = result["by_strategy"].filter(pl.col("strategy") == "popular").row(0, named=True)
+            popular = result.filter(pl.col("strategy") == "popular").row(0, named=True)
             assert popular["A"] == pytest.approx(0.6, abs=0.04) and popular["A_lo"] < popular["A"] < popular["A_hi"]
-    assert painting_shares(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
+    assert PAINTINGS.compute(experiments["witkacy_advanced"]) is None  # the Advanced Variant left out
 
 
 def test_painting_finding_names_the_most_and_least_copied(summary):
@@ -233,19 +234,24 @@ def test_an_even_spread_is_called_even(tmp_path):
     rows = synthetic_witkacy(3, 240, 11, RULES, "even").with_columns(
         copies_by_painting=pl.lit([1] * 5, dtype=pl.List(pl.Int8)))
     data = game_data(rows, "witkacy", tmp_path)
-    text = PAINTINGS.finding(painting_shares(data), data).text
+    text = PAINTINGS.finding(PAINTINGS.compute(data), data).text
     # every deal gives 20.0%: no variation between deals, so Wilson's interval on the copies, which still holds 20%
     assert "(20.0% of the completed copies, 95% CI 18.7–21.4%)" in text
     assert "neither interval excludes the even share" in text and text.endswith(", not above the even share.")
 
 
+def pooled_use(data: GameData) -> pl.DataFrame:
+    """Each strategy's token use, every player count together."""
+    return measured(data.rows, token_measures(data), ("strategy",))
+
+
 def test_action_use_recovers_the_planted_chances(experiments):
     for experiment in ("witkacy_tournament", "witkacy_basic"):
-        pooled = {r["strategy"]: r for r in action_use(experiments[experiment])["pooled"].iter_rows(named=True)}
+        pooled = {r["strategy"]: r for r in pooled_use(experiments[experiment]).iter_rows(named=True)}
         assert pooled["completer"]["solvent"] == 0 and pooled["completer"]["gift"] == 0
         assert pooled["completer"]["stash"] == pytest.approx(0.9, abs=0.02)
         assert next(iter(pooled)) == "all"
-    pooled = {r["strategy"]: r for r in action_use(experiments["witkacy_restricted"])["pooled"].iter_rows(named=True)}
+    pooled = {r["strategy"]: r for r in pooled_use(experiments["witkacy_restricted"]).iter_rows(named=True)}
     for action in ACTIONS:
         assert pooled[f"saboteur-no-{action}"][action] == 0
         assert pooled["saboteur"][action] == pytest.approx(0.95, abs=0.02)

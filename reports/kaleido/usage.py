@@ -45,7 +45,7 @@ def usage_sentence(usage: pl.DataFrame, data: GameData) -> str:
     return text + f" By strategy, each over the games it played: {phrases[0]}; {phrases[1]}."
 
 
-def recorded_groups(usage: pl.DataFrame, _) -> pl.DataFrame:
+def recorded_groups(usage: pl.DataFrame, *_) -> pl.DataFrame:
     """Every player together, and the strategies the sentence names as leading at every player count."""
     named = [sole_leader(usage, name, largest) for name, largest, *_ in LEADS] if several_strategies(usage) else []
     return usage.filter((pl.col("strategy") == EVERYONE) | pl.col("strategy").is_in([n for n in named if n]))

@@ -1,13 +1,12 @@
-"""What Witkacy's analyses share: the rows of the basic game, the lists the manifests record, the order strategies
-are shown in, and how shares and differences are written."""
+"""What Witkacy's analyses share: the rows of the basic game, the lists the manifests record, the groups that have
+a share, and how differences are written."""
 
-import numpy as np
+import math
+
 import polars as pl
-from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GameData
-from reports.fmt import pct, pct_ci
-from reports.spec import EVERYONE
+from reports.spec import Measure
 
 BASIC_ONLY = ("Experiments that play the Advanced Variant are left out here; it is compared with the basic game "
               "where the game's experiments are compared.")
@@ -35,36 +34,13 @@ def basic_rows(data: GameData) -> pl.DataFrame | None:
     return None if rows.is_empty() else rows
 
 
-def by_strength(frame: pl.DataFrame, data: GameData, *first: str) -> pl.DataFrame:
-    """frame sorted by the columns `first`, then by strategy: 'all' first, then by win share as in the strategy
-    section."""
-    order = [EVERYONE, *data.order]
-    return frame.sort(*first, pl.col("strategy").replace_strict(order, list(range(len(order))), default=len(order)))
+def defined(frame: pl.DataFrame, measure: Measure, _=None) -> pl.DataFrame:
+    """The groups that have the measure (a group that completes no copy has no share of the copies to record)."""
+    return frame.filter(pl.col(measure.name).is_not_nan())
 
 
 def ranked_shares(row: dict, names: list[str]) -> list[dict]:
     """The shares (columns NAME, NAME_lo, NAME_hi) of one row as records, largest first; shares of nothing left out."""
     shares = [{"name": n, "share": row[n], "lo": row[f"{n}_lo"], "hi": row[f"{n}_hi"]} for n in names
-              if row[n] is not None]
+              if not math.isnan(row[n])]
     return sorted(shares, key=lambda s: -s["share"])
-
-
-def share_columns(names: list[str]) -> list:
-    """A column per name: its share (columns NAME, NAME_lo, NAME_hi) with the 95% interval in brackets."""
-    def cell(r: dict, n: str) -> str:
-        return "–" if r[n] is None else f"{pct(r[n])} ({pct_ci(r[f'{n}_lo'], r[f'{n}_hi'])})"
-
-    return [(n, lambda r, n=n: cell(r, n)) for n in names]
-
-
-def heatmap(fig, ax, grid: np.ndarray, rows: list[str], columns: list[str], label: str, top: float = 1.0) -> None:
-    """Shares as a blue heat map from 0 to `top`, with their percentages written in."""
-    image = ax.imshow(grid, cmap="Blues", vmin=0, vmax=top, aspect="auto")
-    for (i, j), share in np.ndenumerate(grid):
-        if not np.isnan(share):
-            ax.text(j, i, f"{100 * share:.0f}", ha="center", va="center", fontsize="small",
-                    color="white" if share > 0.6 * top else "black")
-    ax.set_xticks(range(len(columns)), columns)
-    ax.set_yticks(range(len(rows)), rows)
-    ax.grid(False)
-    fig.colorbar(image, ax=ax, shrink=0.8, format=PercentFormatter(1.0, decimals=0)).set_label(label)

@@ -1,32 +1,12 @@
 """Completing paintings: how many players complete one, how many copies and at how many cards a copy, by player
 count and strategy."""
 
-import math
-
 import polars as pl
-from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import Analysis, GameData, groups, record
-from reports.charts import aligned, bars_with_ci, finished_chart, panels
-from reports.fmt import at_counts, count, listing, num, pct, spread
-from reports.render import Chart, Finding
-from reports.spec import EVERYONE, Measure, measure_records, measure_table, measured
-from reports.witkacy.common import BASIC_ONLY, NO_BASIC, basic_rows, by_strength
-
-MEASURES = (Measure("completed", "Complete one or more", pl.col("paintings") > 0, metric="completion_share",
-                    share=True),
-            Measure("copies", "Copies per player", pl.col("paintings"), metric="copies_per_player"),
-            Measure("cards_per_copy", "Cards per copy", pl.col("cards_played"), pl.col("paintings"),
-                    metric="cards_per_copy"))
-
-
-def completion(data: GameData) -> pl.DataFrame | None:
-    """Per player count and strategy ('all' = every player): the share completing at least one painting, completed
-    copies per player and cards played per completed copy (cluster-robust over deals)."""
-    rows = basic_rows(data)
-    if rows is None:
-        return None
-    return measured(rows, MEASURES).sort("players", pl.col("strategy") != EVERYONE, "strategy")
+from reports.analysis import GameData, groups, record
+from reports.fmt import at_counts, listing, num, pct, spread
+from reports.spec import EVERYONE, Measure, Metrics
+from reports.witkacy.common import BASIC_ONLY, NO_BASIC, basic_rows, defined
 
 
 def seat_make_up(rows: pl.DataFrame, data: GameData) -> tuple[str, list[dict]]:
@@ -63,7 +43,7 @@ def strategy_completion(strategies: pl.DataFrame) -> str:
                      for most, fewest in ends)
 
 
-def completion_finding(result: pl.DataFrame, data: GameData) -> Finding:
+def completion_sentence(result: pl.DataFrame, data: GameData) -> str:
     """How many players complete a painting and how many copies, by player count (with how the counts differ in
     make-up); at each count, which strategy completes most and fewest."""
     overall = result.filter(pl.col("strategy") == EVERYONE).sort("players")
@@ -73,45 +53,16 @@ def completion_finding(result: pl.DataFrame, data: GameData) -> Finding:
     text = (f"{spread(overall['completed']).capitalize()} of players complete at least one painting, and players "
             f"complete {spread(overall['copies'], num)} copies each on average{cards}, at {at_counts(counts)}"
             f"{' (each count in the table)' if len(counts) > 1 else ''}.")
-    # a strategy that completes no copy has no cards per copy to record
-    numbers = [n for n in measure_records(data, result, MEASURES, strategy="strategy") if not math.isnan(n["estimate"])]
     if len(counts) > 1:
-        words, shares = seat_make_up(basic_rows(data), data)
-        text, numbers = f"{text} {words}", numbers + shares
+        text += " " + seat_make_up(basic_rows(data), data)[0]
     strategies = result.filter(pl.col("strategy") != EVERYONE)
     if strategies["strategy"].n_unique() > 1:
         text += f" Of the strategies, {strategy_completion(strategies)}."
-    return Finding("Completing paintings.", text, measure_table("", overall, MEASURES, ("Players", "players")),
-                   tuple(numbers))
+    return text
 
 
-def completion_tables(result: pl.DataFrame, data: GameData) -> list:
-    return [measure_table("Completed paintings by player count and strategy ('all' = every player; 95% intervals "
-                          "clustered by deal)", by_strength(result, data, "players"), MEASURES, ("Players", "players"),
-                          ("Strategy", "strategy"), ("Player results", "n", count))]
-
-
-def completion_chart(result: pl.DataFrame, data: GameData) -> Chart:
-    """Two panels of horizontal bars per strategy, one bar per player count: the share completing a painting and
-    completed copies per player."""
-    labels = [s for s in [EVERYONE, *data.order] if s in result["strategy"]]
-    counts = result["players"].unique().sort().to_list()
-    fig, axes = panels(2, 11.0, 2.2 + 0.3 * len(labels) * max(2, len(counts)), sharey=True)
-    for ax, (column, xlabel) in zip(axes, [("completed", "Players completing at least one painting"),
-                                           ("copies", "Completed copies per player")]):
-        bars = {}
-        for players in counts:
-            panel = aligned(result.filter(pl.col("players") == players), "strategy", labels)
-            bars[f"{players} players"] = (panel[column], panel[f"{column}_lo"], panel[f"{column}_hi"])
-        bars_with_ci(ax, labels, bars, horizontal=True)
-        ax.set_xlabel(xlabel)
-    axes[0].set_xlim(0, 1)
-    axes[0].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    return finished_chart(fig, axes[0], f"{data.title}: completing paintings (95% intervals)",
-                          data.out_dir, f"{data.slug}_completion.png",
-                          "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
-                          "count: the share of players who complete at least one painting (left) and the completed "
-                          "copies per player (right), with 95% intervals clustered by deal.")
+def make_up_records(result: pl.DataFrame, data: GameData) -> list[dict]:
+    return seat_make_up(basic_rows(data), data)[1] if result["players"].n_unique() > 1 else []
 
 
 COMPLETION_INTRO = ("A painting is completed when four visible quarters of it form a 2×2 block in a collection; "
@@ -119,5 +70,16 @@ COMPLETION_INTRO = ("A painting is completed when four visible quarters of it fo
                     "one painting, how many copies, and the cards they added to their collection per completed copy "
                     "(the ratio of the totals); 95% intervals clustered by deal. " + BASIC_ONLY)
 
-COMPLETION = Analysis("Completing paintings", completion, intro=COMPLETION_INTRO, chart=completion_chart,
-                      tables=completion_tables, finding=completion_finding, absent=NO_BASIC, leading_only=True)
+COMPLETION = Metrics(
+    "Completing paintings", (
+        Measure("completed", "Complete one or more", pl.col("paintings") > 0, metric="completion_share", share=True),
+        Measure("copies", "Copies per player", pl.col("paintings"), metric="copies_per_player"),
+        Measure("cards_per_copy", "Cards per copy", pl.col("cards_played"), pl.col("paintings"),
+                metric="cards_per_copy")),
+    completion_sentence, rows=basic_rows, overall=True, recorded=defined, more=make_up_records,
+    caption="Completed paintings by player count and strategy ('all' = every player; 95% intervals clustered by "
+            "deal)",
+    charted=("completed",), file="completion", leading_only=True, chart_title="completing paintings (95% intervals)",
+    chart_caption="Per player count and strategy ('all' = every player): the share of players who complete at least "
+                  "one painting, with 95% intervals clustered by deal.",
+    intro=COMPLETION_INTRO, absent=NO_BASIC).analysis()
