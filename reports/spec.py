@@ -193,7 +193,8 @@ class Metrics:
     ones, and a finding: the sentence `sentence(frame, data)` writes, with a record of each measure it states per
     group. A finding on every player together (`overall`) states, records and tables the 'all' groups only.
     `rows` picks and derives the rows it reads (None or no rows: the analysis does not apply); `measures` may be
-    a function of the data (one measure per colour in play)."""
+    a function of the data (one measure per colour in play); `recorded` picks the groups the finding records where
+    they are not the groups it states (those the sentence names)."""
     title: str  # the sub-heading
     measures: tuple[Measure, ...] | Callable[[GameData], tuple[Measure, ...]]
     sentence: Callable[[pl.DataFrame, GameData], str]
@@ -215,6 +216,7 @@ class Metrics:
     absent: str | None = None
     leading_only: bool = False  # the chart is drawn for the game's headline experiments only
     about: dict[str, str] = field(default_factory=lambda: {"strategy": "strategy"})
+    recorded: Callable[[pl.DataFrame], pl.DataFrame] | None = None  # the groups recorded, of the frame: those stated
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -229,7 +231,8 @@ class Metrics:
         measures = self.measures_of(data)
         said = [m for m in measures if m.name in self.stated] or [m for m in measures if m.metric]
         groups_said = frame.filter(pl.col("strategy") == EVERYONE) if self.overall else frame
-        numbers = [r for m in said for r in measure_records(data, groups_said, [m], **self.about)]
+        groups_recorded = groups_said if self.recorded is None else self.recorded(frame)
+        numbers = [r for m in said for r in measure_records(data, groups_recorded, [m], **self.about)]
         shown = measure_table("", groups_said, said, ("Players", "players")) if self.overall else None
         return Finding(self.label or f"{self.title}.", self.sentence(frame, data), shown, tuple(numbers))
 
