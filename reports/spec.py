@@ -193,7 +193,8 @@ class Metrics:
     ones, and a finding: the sentence `sentence(frame, data)` writes, with a record of each measure it states per
     group. A finding on every player together (`overall`) states, records and tables the 'all' groups only.
     `rows` picks and derives the rows it reads (None or no rows: the analysis does not apply); `measures` may be
-    a function of the data (one measure per colour in play)."""
+    a function of the data (one measure per colour in play); `recorded` picks the groups the finding records where
+    they are not the groups it states (those the sentence names)."""
     title: str  # the sub-heading
     measures: tuple[Measure, ...] | Callable[[GameData], tuple[Measure, ...]]
     sentence: Callable[[pl.DataFrame, GameData], str]

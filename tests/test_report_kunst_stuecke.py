@@ -286,7 +286,7 @@ def test_the_timing_groups_name_their_strategies(summary):
 
 def test_discards_per_player_have_clustered_intervals(tmp_path):
     rows = synthetic_kunst(4, 200, 1, TOURNAMENT, "e")
-    result = discards.discards(game_data(rows, "kunst_stuecke", tmp_path))
+    result = discards.DISCARDS.compute(game_data(rows, "kunst_stuecke", tmp_path))
     assert result["strategy"].to_list() == ["all", *sorted(DISCARDS)]  # 'all' first, then by name
     by_strategy = {r["strategy"]: r for r in result.iter_rows(named=True)}
     for strategy, count in DISCARDS.items():  # a constant: the interval collapses onto it, or nearly

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, write_experiment
+from resultsdir import finding, game_data, write_experiment
 from test_report import synthetic_games
 
 from reports.analysis import GameData, record
@@ -139,3 +139,20 @@ def test_versus_says_above_or_below_only_where_the_interval_excludes_the_level()
     assert versus(0.1, 0.3, 1 / 3) == "below chance"
     assert versus(0.3, 0.4, 1 / 3) == "not distinguishable from chance"
     assert versus(np.nan, np.nan, 1 / 3, "fair") == "not distinguishable from fair"
+
+
+def test_a_declared_finding_records_the_groups_it_picks_and_tables_those_it_states(tmp_path):
+    rows = synthetic_games(3, 300, 7).with_columns(game=pl.lit("declared_game"), experiment=pl.lit("declared3"))
+    data = game_data(rows, "declared_game", tmp_path)
+    first = sorted(rows["strategy"].unique())[0]
+    picked = Metrics("Pieces kept", (PIECES, WINS), pieces_sentence, "", overall=True,
+                     recorded=lambda found, *_: found.filter(pl.col("strategy").is_in(["all", first])))
+    frame = picked.compute(data)
+    said = picked.finding(frame, data)
+    assert [n.get("strategy") for n in said.numbers] == [None, first]  # every player, then the strategy picked
+    assert [n["estimate"] for n in said.numbers] == pytest.approx(
+        [rows["pieces"].mean(), rows.filter(pl.col("strategy") == first)["pieces"].mean()], rel=1e-9)
+    assert said.table.rows == Metrics("Pieces kept", (PIECES, WINS), pieces_sentence, "",
+                                      overall=True).finding(frame, data).table.rows  # the 'all' groups alone
+    unpicked = Metrics("Pieces kept", (PIECES, WINS), pieces_sentence, "").finding(frame, data)
+    assert len(unpicked.numbers) == frame.height  # by default, every group it states

@@ -30,7 +30,7 @@ ANALYSES = [
     replace(targets.TARGETS, caveats=CAVEATS),
     spending.SPENDING.analysis(),
     looks.LOOKS.analysis(),
-    discards.ANALYSIS,
+    discards.DISCARDS.analysis(),
 ]
 COMPARED = [chips_sweep.SWEEP_ANALYSIS]  # across the game's experiments, each number from its own experiment
 

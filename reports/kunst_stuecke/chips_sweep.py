@@ -121,12 +121,9 @@ def sweep_numbers(frame: pl.DataFrame, data: GameData) -> list[dict]:
     """In each experiment of the sweep (each number from its own experiment) and player count, every player's
     mean score and tile success, and each strategy's win share over its fair share."""
     about = {"experiment": "experiment", "chips": "chips"}
-    out = []
-    for _, group in groups(frame, ["chips", "players"]):
-        out += measure_records(data, group.filter(pl.col("strategy") == EVERYONE), [SCORE, CORRECT], **about)
-        out += measure_records(data, group.filter(pl.col("strategy") != EVERYONE), [VS_FAIR], **about,
-                               strategy="strategy", fair="fair")
-    return out
+    everyone = pl.col("strategy") == EVERYONE
+    return (measure_records(data, frame.filter(everyone), [SCORE, CORRECT], **about)
+            + measure_records(data, frame.filter(~everyone), [VS_FAIR], **about, strategy="strategy", fair="fair"))
 
 
 def sweep_tables(result: dict, _) -> list:

@@ -1,15 +1,12 @@
 """Kunst Stücke: the pieces a player discards instead of placing (`discards`), per player count and strategy, as a
 count and as a share of the pieces each player is dealt (the manifest's fact `pieces_each`)."""
 
-from dataclasses import replace
-
 import polars as pl
 
 from reports.analysis import GameData, groups
 from reports.fmt import by_phrase, num, spread
 from reports.kunst_stuecke.common import counts_phrase
-from reports.render import Finding, table
-from reports.spec import EVERYONE, Measure, Metrics, measure_records
+from reports.spec import EVERYONE, Measure, Metrics
 
 DISCARDED = Measure("discards", "Discarded", pl.col("discards"), metric="pieces_discarded")
 SHARE = Measure("share", "Share of pieces", pl.col("discards"), pl.col("pieces_each"), share=True)
@@ -43,14 +40,9 @@ def discard_sentence(frame: pl.DataFrame, data: GameData) -> str:
             f"{by_phrase(apart, data.player_counts)}.")
 
 
-def discard_finding(frame: pl.DataFrame, data: GameData) -> Finding:
-    """The sentence, every player's discards in a table, and the records of the numbers it states."""
-    overall = frame.filter(pl.col("strategy") == EVERYONE)
-    named = pl.concat([overall, extremes(frame)])
-    return Finding("Discards.", discard_sentence(frame, data),
-                   table("", overall, ("Players", "players"), ("Pieces each", "pieces_each"), *DISCARDED.columns()),
-                   tuple(measure_records(data, named, [DISCARDED], strategy="strategy", pieces_each="pieces_each",
-                                         share="share")))
+def named(frame: pl.DataFrame, *_) -> pl.DataFrame:
+    """The groups the finding states: every player, then the strategies that discard most and fewest."""
+    return pl.concat([frame.filter(pl.col("strategy") == EVERYONE), extremes(frame)])
 
 
 DISCARDS = Metrics(
@@ -58,16 +50,10 @@ DISCARDS = Metrics(
     caption="Pieces discarded per player by player count and strategy ('all' = every player; 95% cluster-robust "
             "intervals)",
     rows=lambda data: data.with_facts(data.rows, "pieces_each"), by=("players", "pieces_each", "strategy"),
-    charted=("discards",), chart_title="pieces discarded per player (95% cluster-robust intervals)",
+    overall=True, recorded=named, about={"strategy": "strategy", "pieces_each": "pieces_each", "share": "share"},
+    charted=("discards",), leading_only=True, chart_title="pieces discarded per player (95% cluster-robust intervals)",
     chart_caption="Mean pieces a player discards instead of placing, by strategy and player count; 'all' is every "
                   "player, strategies in order of win share.",
     intro="A player may discard a piece instead of placing it (it leaves the game). Means per player with 95% "
           "cluster-robust intervals over deals; the share is of the pieces each player is dealt.")
 
-
-def discards(data: GameData) -> pl.DataFrame | None:
-    return DISCARDS.compute(data)
-
-
-# the finding states every player's discards and the strategies that discard most and fewest, and records those
-ANALYSIS = replace(DISCARDS.analysis(), compute=discards, finding=discard_finding, leading_only=True)

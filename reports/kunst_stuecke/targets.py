@@ -39,7 +39,7 @@ def tiles(data: GameData) -> pl.DataFrame:
 def rates(taken: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """Per group of `by` (players among them): the tiles taken (`n`) and the share that came true (`rate`) with its
     cluster-robust interval, the games and the method, in the groups' order."""
-    return measured(taken, [RATE], by, everyone=False).sort(by)
+    return measured(taken, [RATE], by, everyone=False)
 
 
 def targets(data: GameData) -> dict | None:
