@@ -221,6 +221,8 @@ class Metrics:
     about_measure: Callable[[Measure], dict[str, str]] | None = None  # a measure's own record keys, from columns
     named: str = ""  # a record key that names the measure of each share record (action="stash"); none: no key
     more: Callable[[pl.DataFrame, GameData], list[dict]] | None = None  # records the finding adds (an even share)
+    draw: Callable[[pl.DataFrame, GameData], Chart] | None = None  # the analysis's own chart, where bars of the
+    # charted measures would show less (stacked parts, a heat map of many shares)
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -248,10 +250,13 @@ class Metrics:
         return [measure_table(self.caption, frame, measures, *lead)]
 
     def chart(self, frame: pl.DataFrame, data: GameData) -> Chart:
+        if self.draw:
+            return self.draw(frame, data)
         drawn = [m for m in self.measures_of(data) if m.name in self.charted]
         file = self.file or "_".join(m.name for m in drawn)
         return measure_chart(data, frame, drawn, file, self.chart_title or self.title, self.chart_caption)
 
     def analysis(self) -> Analysis:
-        return Analysis(self.title, self.compute, self.intro, self.chart if self.charted else None, self.tables,
+        drawn = self.chart if self.charted or self.draw else None
+        return Analysis(self.title, self.compute, self.intro, drawn, self.tables,
                         self.finding, self.caveats, self.absent, leading_only=self.leading_only)

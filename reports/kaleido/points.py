@@ -1,10 +1,15 @@
 """Mid-game against end-game points: how much of the score the end-game hexagons bring, which strategy leans on
 them most, and how often they change who wins against mid-game points alone."""
 
+import math
+
+import numpy as np
 import polars as pl
 
 from reports.analysis import GAME_KEY, GameData
+from reports.charts import aligned, finished_chart, palette, panels
 from reports.fmt import count, spread
+from reports.render import Chart
 from reports.spec import EVERYONE, Measure, Metrics, leader, per_game
 
 MID, END = pl.col("midgame_points"), pl.col("endgame_points")
@@ -35,6 +40,31 @@ def split_intro(_, data: GameData) -> str:
             "each game's actual winners with its leaders on mid-game points alone." + two_colour_sentence(data))
 
 
+def split_chart(split: pl.DataFrame, data: GameData) -> Chart:
+    """Stacked horizontal bars: mean mid-game and end-game points per strategy, one panel per player count;
+    the end-game share is written at the end of each bar."""
+    labels, counts, colours = [EVERYONE, *data.order], data.player_counts, palette(2)
+    fig, axes = panels(len(counts), 3.6 * len(counts) + 1.8, 2.2 + 0.4 * len(labels), sharey=True)
+    positions = np.arange(len(labels))
+    for ax, players in zip(axes, counts):
+        panel = aligned(split.filter(pl.col("players") == players), "strategy", labels)
+        mid, end, share = (panel[c].to_numpy().astype(float) for c in ("mid", "end", "share"))
+        ax.barh(positions, np.nan_to_num(mid), height=0.7, color=colours[0], label="mid-game (boards scored in play)")
+        ax.barh(positions, np.nan_to_num(end), left=np.nan_to_num(mid), height=0.7, color=colours[1],
+                label="end-game hexagons")
+        for y, total, s in zip(positions, mid + end, share):
+            if not math.isnan(total):
+                ax.text(total, y, f" {100 * s:.0f}%", va="center", ha="left", fontsize="x-small", color="#333")
+        ax.set_xlim(0, 1.2 * np.nanmax(mid + end))
+        ax.set(yticks=positions, yticklabels=labels, ylim=(len(labels) - 0.5, -0.5))
+        ax.set(title=f"{players} players", xlabel="Mean points per player")
+    return finished_chart(fig, axes[0], f"{data.title}: mid-game and end-game points by strategy",
+                          data.out_dir, f"{data.slug}_points_split.png",
+                          "Mean points per player from boards scored during play and from the end-game hexagons, "
+                          "stacked, so a bar's length is the mean score; the percentage is the end-game share. 'all' "
+                          "is every player; strategies in order of win share. Intervals are in the table below.")
+
+
 SPLIT = Metrics(
     "Mid-game and end-game points", (
         Measure("mid", "Mid-game points", MID), Measure("end", "End-game points", END),
@@ -43,9 +73,7 @@ SPLIT = Metrics(
     split_sentence, label="Points.", overall=True, intro=split_intro, leading_only=True,
     caption="Mid-game and end-game points per player by player count and strategy ('all' = every player; 95% "
             "intervals clustered by deal)",
-    charted=("mid", "end"), file="points_split", chart_title="mid-game and end-game points by strategy",
-    chart_caption="Mean points per player from boards scored during play and from the end-game hexagons, with 95% "
-                  "intervals clustered by deal. 'all' is every player; strategies in order of win share.")
+    draw=split_chart)
 
 
 def decided_games(data: GameData) -> pl.DataFrame:

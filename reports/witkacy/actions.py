@@ -4,11 +4,11 @@ game)."""
 import polars as pl
 
 from reports.analysis import GameData, groups
+from reports.charts import new_figure, save_chart
 from reports.fmt import listing, num, pct
+from reports.render import Chart
 from reports.spec import EVERYONE, Measure, Metrics
-from reports.witkacy.common import defined, names, ranked_shares
-
-ACTIONS = ("stash", "solvent", "correction", "gift", "rush")  # the rulebook's action tokens, as the manifests name them
+from reports.witkacy.common import by_strength, defined, heatmap, names, ranked_shares, strategy_labels
 
 
 def token_measures(data: GameData) -> tuple[Measure, ...]:
@@ -46,13 +46,25 @@ def use_intro(_, data: GameData) -> str:
             "by deal; every experiment counts here, the Advanced Variant's too.")
 
 
+def use_chart(frame: pl.DataFrame, data: GameData) -> Chart:
+    """Heat map: the share of games in which each strategy (row, at each player count) uses each action token."""
+    actions, strategies = names(data, "actions"), by_strength(frame, data)
+    fig = new_figure(3.2 + 1.1 * len(actions), 1.8 + 0.42 * strategies.height)
+    ax = fig.subplots()
+    heatmap(fig, ax, strategies.select(actions).to_numpy().astype(float), strategy_labels(strategies), actions,
+            "Games in which the token is used")
+    ax.set(xlabel="Action token", ylabel="Strategy")
+    ax.set_title(f"{data.title}: how often each strategy uses each action token")
+    return save_chart(fig, data.out_dir, f"{data.slug}_action_use.png",
+                      "The percentage of its games in which each strategy uses each action token (each may be used "
+                      "once a game), by player count; strategies in order of win share. Intervals, and every player "
+                      "together, are in the tables.")
+
+
 ACTION_USE = Metrics(
     "Action tokens: how often they are used", token_measures, uses_sentence, label="Action tokens used.",
     overall=True, recorded=defined, named="action",
     caption="Share of games in which each strategy uses each action token by player count ('all' = every player; "
             "95% intervals clustered by deal), and tokens used per game",
-    charted=ACTIONS, file="action_use", leading_only=True,
-    chart_title="how often each strategy uses each action token",
-    chart_caption="The share of its games in which each strategy uses each action token (each may be used once a "
-                  "game), per player count, with 95% intervals clustered by deal; 'all' is every player.",
+    draw=use_chart, leading_only=True,
     intro=use_intro).analysis()

@@ -3,10 +3,12 @@ a share, and how differences are written."""
 
 import math
 
+import numpy as np
 import polars as pl
+from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GameData
-from reports.spec import Measure
+from reports.spec import EVERYONE, Measure
 
 BASIC_ONLY = ("Experiments that play the Advanced Variant are left out here; it is compared with the basic game "
               "where the game's experiments are compared.")
@@ -44,3 +46,30 @@ def ranked_shares(row: dict, names: list[str]) -> list[dict]:
     shares = [{"name": n, "share": row[n], "lo": row[f"{n}_lo"], "hi": row[f"{n}_hi"]} for n in names
               if not math.isnan(row[n])]
     return sorted(shares, key=lambda s: -s["share"])
+
+
+def by_strength(frame: pl.DataFrame, data: GameData) -> pl.DataFrame:
+    """The strategies' rows (not every player's), strongest first, then by player count."""
+    order = [s for s in data.order if s in frame["strategy"]]
+    return (frame.filter(pl.col("strategy") != EVERYONE)
+            .with_columns(rank=pl.col("strategy").replace_strict(order, range(len(order)), default=len(order)))
+            .sort("rank", "players").drop("rank"))
+
+
+def heatmap(fig, ax, grid: np.ndarray, rows: list[str], columns: list[str], label: str, top: float = 1.0) -> None:
+    """Shares as a blue heat map from 0 to `top`, with their percentages written in."""
+    image = ax.imshow(grid, cmap="Blues", vmin=0, vmax=top, aspect="auto")
+    for (i, j), share in np.ndenumerate(grid):
+        if not np.isnan(share):
+            ax.text(j, i, f"{100 * share:.0f}", ha="center", va="center", fontsize="small",
+                    color="white" if share > 0.6 * top else "black")
+    ax.set_xticks(range(len(columns)), columns)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.grid(False)
+    fig.colorbar(image, ax=ax, shrink=0.8, format=PercentFormatter(1.0, decimals=0)).set_label(label)
+
+
+def strategy_labels(frame: pl.DataFrame) -> list[str]:
+    """A heat map's row labels: the strategy, and the player count where the frame holds several."""
+    several = frame["players"].n_unique() > 1
+    return [f"{s}, {p} players" if several else s for s, p in frame.select("strategy", "players").rows()]

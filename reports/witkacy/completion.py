@@ -2,9 +2,12 @@
 count and strategy."""
 
 import polars as pl
+from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GameData, groups, record
+from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, listing, num, pct, spread
+from reports.render import Chart
 from reports.spec import EVERYONE, Measure, Metrics
 from reports.witkacy.common import BASIC_ONLY, NO_BASIC, basic_rows, defined
 
@@ -70,6 +73,29 @@ COMPLETION_INTRO = ("A painting is completed when four visible quarters of it fo
                     "one painting, how many copies, and the cards they added to their collection per completed copy "
                     "(the ratio of the totals); 95% intervals clustered by deal. " + BASIC_ONLY)
 
+def completion_chart(result: pl.DataFrame, data: GameData) -> Chart:
+    """Two panels of horizontal bars per strategy, one bar per player count: the share completing a painting and
+    completed copies per player."""
+    labels = [s for s in [EVERYONE, *data.order] if s in result["strategy"]]
+    counts = result["players"].unique().sort().to_list()
+    fig, axes = panels(2, 11.0, 2.2 + 0.3 * len(labels) * max(2, len(counts)), sharey=True)
+    for ax, (column, xlabel) in zip(axes, [("completed", "Players completing at least one painting"),
+                                           ("copies", "Completed copies per player")]):
+        bars = {}
+        for players in counts:
+            panel = aligned(result.filter(pl.col("players") == players), "strategy", labels)
+            bars[f"{players} players"] = (panel[column], panel[f"{column}_lo"], panel[f"{column}_hi"])
+        bars_with_ci(ax, labels, bars, horizontal=True)
+        ax.set_xlabel(xlabel)
+    axes[0].set_xlim(0, 1)
+    axes[0].xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    return finished_chart(fig, axes[0], f"{data.title}: completing paintings (95% intervals)",
+                          data.out_dir, f"{data.slug}_completion.png",
+                          "Per strategy ('all' = every player, strategies in order of win share), one bar per player "
+                          "count: the share of players who complete at least one painting (left) and the completed "
+                          "copies per player (right), with 95% intervals clustered by deal.")
+
+
 COMPLETION = Metrics(
     "Completing paintings", (
         Measure("completed", "Complete one or more", pl.col("paintings") > 0, metric="completion_share", share=True),
@@ -79,7 +105,5 @@ COMPLETION = Metrics(
     completion_sentence, rows=basic_rows, overall=True, recorded=defined, more=make_up_records,
     caption="Completed paintings by player count and strategy ('all' = every player; 95% intervals clustered by "
             "deal)",
-    charted=("completed",), file="completion", leading_only=True, chart_title="completing paintings (95% intervals)",
-    chart_caption="Per player count and strategy ('all' = every player): the share of players who complete at least "
-                  "one painting, with 95% intervals clustered by deal.",
+    draw=completion_chart, leading_only=True,
     intro=COMPLETION_INTRO, absent=NO_BASIC).analysis()

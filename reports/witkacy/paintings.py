@@ -1,14 +1,26 @@
 """Which paintings get copied: each painting's share of the completed copies, by player count and by strategy,
 against an even spread."""
 
+import numpy as np
 import polars as pl
+from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GameData, record
+from reports.charts import bars_with_ci, legend_below, panels, save_chart
 from reports.fmt import listing, pct, pct_ci
+from reports.render import Chart
 from reports.spec import EVERYONE, Measure, Metrics
-from reports.witkacy.common import BASIC_ONLY, NO_BASIC, basic_rows, defined, names, ranked_shares
-
-PAINTINGS_DRAWN = ("A", "B", "C", "D", "E")  # the game's paintings, as the manifests name them
+from reports.witkacy.common import (
+    BASIC_ONLY,
+    NO_BASIC,
+    basic_rows,
+    by_strength,
+    defined,
+    heatmap,
+    names,
+    ranked_shares,
+    strategy_labels,
+)
 
 
 def copy_shares(data: GameData) -> tuple[Measure, ...]:
@@ -79,12 +91,34 @@ def painting_intro(_, data: GameData) -> str:
             "seating), so intervals clustered by deal (cluster-robust). " + BASIC_ONLY)
 
 
+def painting_chart(frame: pl.DataFrame, data: GameData) -> Chart:
+    """Left: each painting's share of the copies, one bar per player count, with the even share dashed; right: a
+    heat map of the shares by strategy (and player count)."""
+    paintings, by_count, by_strategy = names(data, "paintings"), frame.filter(pl.col("strategy") == EVERYONE), \
+        by_strength(frame, data)
+    fig, axes = panels(2, 12.0, max(4.4, 1.6 + 0.42 * by_strategy.height), width_ratios=[1, 1.1])
+    bars = {f"{r['players']} players": ([r[p] for p in paintings], [r[f"{p}_lo"] for p in paintings],
+                                        [r[f"{p}_hi"] for p in paintings]) for r in by_count.iter_rows(named=True)}
+    bars_with_ci(axes[0], paintings, bars)
+    axes[0].axhline(1 / len(paintings), color="#555", linestyle="--", linewidth=1.2, label="even spread")
+    axes[0].set(xlabel="Painting", ylabel="Share of completed copies", title="By player count")
+    axes[0].yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    legend_below(fig, axes[0])
+    grid = by_strategy.select(paintings).to_numpy().astype(float)
+    heatmap(fig, axes[1], grid, strategy_labels(by_strategy), paintings, "Share of the strategy's copies",
+            max(0.01, float(np.nan_to_num(grid).max())))
+    axes[1].set(xlabel="Painting", title="By strategy")
+    fig.suptitle(f"{data.title}: which paintings get copied")
+    return save_chart(fig, data.out_dir, f"{data.slug}_paintings.png",
+                      "Each painting's share of all completed copies: left, one bar per player count with 95% "
+                      "intervals clustered by deal (dashed: an even spread); right, the percentage of each "
+                      "strategy's copies (strategies in order of win share; intervals in the table).")
+
+
 PAINTINGS = Metrics(
     "Which paintings get copied", copy_shares, painting_sentence, rows=basic_rows, overall=True, recorded=defined,
     named="painting", more=even_share,
     caption="Each painting's share of the completed copies by player count and strategy ('all' = every player; 95% "
             "intervals clustered by deal)",
-    charted=PAINTINGS_DRAWN, file="paintings", leading_only=True, chart_title="which paintings get copied",
-    chart_caption="Each painting's share of the completed copies per player count and strategy ('all' = every "
-                  "player), with 95% intervals clustered by deal; an even spread gives each painting the same share.",
+    draw=painting_chart, leading_only=True,
     intro=painting_intro, absent=NO_BASIC).analysis()
