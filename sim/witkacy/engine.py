@@ -196,7 +196,8 @@ def determinize(params: Params, state: State, seat: int, rng: np.random.Generato
 def _permuted(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """`values` with those where `mask` holds shuffled among themselves, uniformly, row by row."""
     places = np.argsort(~mask, axis=1, kind="stable")
-    drawn = np.argsort(np.where(mask, rng.random(mask.shape), 2.0), axis=1, kind="stable")
+    drawn = np.argsort(np.where(mask, rng.random(mask.shape), 1.0 + np.arange(mask.shape[1])), axis=1)  # the rest
+    # in their order, as in `places`
     out = values.copy()
     np.put_along_axis(out, places, np.take_along_axis(values, drawn, axis=1), axis=1)
     return out
