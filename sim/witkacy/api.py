@@ -214,4 +214,5 @@ RULES = GameRules(
     chunk=2048,  # about 3 s of play on one core
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
     unseen=unseen, reveals=("hand", "top_face", "display", "shown", "stack", "pending"),
+    hidden=("deck", "hand", "up", "secret"),
 )

@@ -63,6 +63,9 @@ class State:
     asked: np.ndarray  # (B,) bool: those of them with a choice to make
     legal: np.ndarray  # (B, options) bool: the current phase's options
     only: np.ndarray  # (B,): the first of them, the choice where there is no other
+    secret: np.ndarray  # (B, P) int8: each seat's card dealt to its hand at the set-up, the one card another
+    # seat may hold unseen (every later card is taken face up); never changes in play
+    returned: np.ndarray  # (B, 55) bool: the collection cards shuffled back at the set-up, their side up seen
     phase: str = "start"
     turn: int = 0
     QUESTION = ("active", "asked", "legal", "only")  # the question being asked, not the game (sim.game.Engine)
@@ -76,9 +79,10 @@ class State:
 
 @dataclass
 class Observation:
-    """What the mover may know: every collection, its own hand, the display, the deck's size and the side facing
+    """What a seat may know: every collection, its own hand, the display, the deck's size and the side facing
     up on its top card, every seat's unused tokens, this turn's action and the card being laid, and every card's
-    two sides (the deck is public). Never another seat's hand, nor the deck's order."""
+    two sides (the deck is public); the legal options and the games asked where it is to act (None for another
+    seat). Never another seat's hand, nor the deck's order."""
 
     phase: str
     seat: int
@@ -95,8 +99,8 @@ class Observation:
     action: np.ndarray  # (B,)
     pending: np.ndarray  # (B, 4)
     spot: np.ndarray  # (B, 2)
-    legal: np.ndarray
-    asked: np.ndarray
+    legal: np.ndarray | None
+    asked: np.ndarray | None
     params: Params
     cards: np.ndarray  # (55, 2, 2, 2): every card's fragments (the deck is public)
     memo: dict = field(default_factory=dict)
@@ -120,8 +124,16 @@ def init(params: Params, deal: Deal) -> State:
         pending=np.full((batch, 4), -1, np.int16), spot=np.zeros((batch, 2), np.int16),
         last_round=np.zeros(batch, bool), ended=np.zeros(batch, bool), turns=np.zeros(batch, np.int16),
         active=np.zeros(batch, bool), asked=np.zeros(batch, bool), legal=np.zeros((batch, 1), bool),
-        only=np.zeros(batch, np.int64), phase="start")
+        only=np.zeros(batch, np.int64), secret=deal.hand.astype(np.int8), returned=_returned(deal), phase="start")
     return _advance(params, state, CYCLE.index("start"))
+
+
+def _returned(deal: Deal) -> np.ndarray:
+    """(B, 55) bool: the cards the set-up shuffled back into the deck (rules.deal's log)."""
+    returned = np.zeros(deal.up.shape, bool)
+    games, rows = np.nonzero(deal.dealt[:, :, 2] == 2)
+    returned[games, deal.dealt[games, rows, 1]] = True
+    return returned
 
 
 def terminal(params: Params, state: State) -> bool:
@@ -130,14 +142,65 @@ def terminal(params: Params, state: State) -> bool:
 
 def decision(params: Params, state: State) -> Decision:
     seat = state.turn % params.players
-    top = np.where(state.left > 0, state.deck[np.arange(len(state.left)), np.minimum(state.drawn, CARDS - 1)], -1)
-    face = params.cards[np.maximum(top, 0), state.up[np.arange(len(top)), np.maximum(top, 0)]]
-    obs = Observation(state.phase, seat, state.turn, state.stack, state.size, state.copies, state.hand[:, seat],
-                      state.display, np.where(state.display >= 0, np.take_along_axis(
-                          state.up, np.maximum(state.display, 0).astype(np.int64), axis=1), -1).astype(np.int8),
-                      state.left, np.where((top >= 0)[:, None, None], face, -1).astype(np.int8), state.tokens,
-                      state.action, state.pending, state.spot, state.legal, state.asked, params, params.cards)
-    return Decision(PHASES[state.phase], seat, state.legal, state.asked, obs, f"({state.phase}) at turn {state.turn}")
+    return Decision(PHASES[state.phase], seat, state.legal, state.asked, observe(params, state, seat),
+                    f"({state.phase}) at turn {state.turn}")
+
+
+def observe(params: Params, state: State, seat: int) -> Observation:
+    """What `seat` may know now (the Observation's docstring); the legal options and the games asked only where it
+    is to act, since they follow from the mover's hand."""
+    rows = np.arange(len(state.left))
+    top = np.where(state.left > 0, state.deck[rows, np.minimum(state.drawn, CARDS - 1)], -1)
+    face = params.cards[np.maximum(top, 0), state.up[rows, np.maximum(top, 0)]]
+    moving = seat == state.turn % params.players
+    return Observation(state.phase, seat, state.turn, state.stack, state.size, state.copies, state.hand[:, seat],
+                       state.display, np.where(state.display >= 0, np.take_along_axis(
+                           state.up, np.maximum(state.display, 0).astype(np.int64), axis=1), -1).astype(np.int8),
+                       state.left, np.where((top >= 0)[:, None, None], face, -1).astype(np.int8), state.tokens,
+                       state.action, state.pending, state.spot, state.legal if moving else None,
+                       state.asked if moving else None, params, params.cards)
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The games with what `seat` cannot see redrawn (rulebook, Setup and Search). A seat sees every collection, the
+    display, the deck's top card by the side it shows ("players see one side of three different cards"; taken as
+    known also where two cards share that side, as two pairs of our deck do), and every card taken into a hand
+    after the set-up, from the display or off the deck's top face up. Cards discarded to the box (Stash, Solvent)
+    are taken as shown. Unseen are the deck below its top and each other seat's hand card from the set-up while
+    it holds it (not once chosen to be laid): those cards are dealt again among those places, every order alike.
+    The set-up turned over a fixed count of cards, 27 of 55, so the sides up of the cards whose side the seat
+    never saw (those, less the collection cards shuffled back at the set-up, plus the other seats' set-up hand
+    cards laid since) are shuffled among them, the count of backs kept: each assignment with that count is as
+    likely. One narrowing is not modelled: a card shuffled back at the set-up may be dealt to a seat that drew its
+    hand card before the card went back."""
+    below_top = (np.arange(CARDS)[None, :] > state.drawn[:, None]) & (state.deck >= 0)
+    held = (state.hand == state.secret[:, :, None]) & (state.hand != state.pending[:, None, None, 1])
+    held[:, seat] = False
+    unseen = held.any(axis=2)
+    places = np.concatenate([state.deck, np.where(unseen, state.secret, -1)], axis=1)
+    redrawn = np.concatenate([below_top, unseen], axis=1)
+    dealt = _permuted(places, redrawn, rng)
+    secret = np.where(unseen, dealt[:, CARDS:], state.secret)
+    hand = state.hand.copy()
+    games, seats = np.nonzero(unseen)
+    hand[games, seats, held[games, seats].argmax(axis=1)] = secret[games, seats]
+    side_unseen = np.zeros_like(state.returned)
+    games, at = np.nonzero(redrawn)
+    side_unseen[games, places[games, at]] = True
+    others = np.arange(params.players) != seat
+    side_unseen[np.arange(len(hand))[:, None], state.secret[:, others]] = True
+    up = _permuted(state.up, side_unseen & ~state.returned, rng)
+    return evolve(state, deck=dealt[:, :CARDS], hand=hand, secret=secret, up=up)
+
+
+def _permuted(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """`values` with those where `mask` holds shuffled among themselves, uniformly, row by row."""
+    places = np.argsort(~mask, axis=1, kind="stable")
+    drawn = np.argsort(np.where(mask, rng.random(mask.shape), 1.0 + np.arange(mask.shape[1])), axis=1)  # the rest
+    # in their order, as in `places`
+    out = values.copy()
+    np.put_along_axis(out, places, np.take_along_axis(values, drawn, axis=1), axis=1)
+    return out
 
 
 def step(params: Params, state: State, choice: np.ndarray) -> State:
