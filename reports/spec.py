@@ -215,6 +215,7 @@ class Metrics:
     absent: str | None = None
     leading_only: bool = False  # the chart is drawn for the game's headline experiments only
     about: dict[str, str] = field(default_factory=lambda: {"strategy": "strategy"})
+    extra: dict[str, pl.Expr] = field(default_factory=dict)  # more columns per group: aggregates of its rows
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -223,7 +224,13 @@ class Metrics:
         rows = self.rows(data)
         if rows is None or rows.is_empty():
             return None
-        return measured(rows, self.measures_of(data), self.by, self.everyone)
+        frame = measured(rows, self.measures_of(data), self.by, self.everyone)
+        if not self.extra:
+            return frame
+        if self.everyone:
+            rows = pl.concat([rows.with_columns(strategy=pl.lit(EVERYONE)), rows])
+        extra = rows.group_by(self.by).agg(**self.extra)
+        return frame.join(extra, on=list(self.by), nulls_equal=True, maintain_order="left")
 
     def finding(self, frame: pl.DataFrame, data: GameData) -> Finding:
         measures = self.measures_of(data)

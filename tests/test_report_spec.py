@@ -6,7 +6,7 @@ import json
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import finding, write_experiment
+from resultsdir import finding, game_data, write_experiment
 from test_report import synthetic_games
 
 from reports import games
@@ -59,6 +59,17 @@ def test_a_declared_analysis_records_only_the_measures_that_name_a_metric(declar
     metrics = {r["metric"] for r in json.loads((out / "findings.json").read_text())["records"]}
     assert "points_per_player" in metrics and "won" not in metrics
 
+
+
+def test_a_declared_analysis_adds_aggregates_of_each_groups_rows_to_its_frame_and_records(tmp_path):
+    rows = synthetic_games(3, 300, 7)
+    data = game_data(rows, "declared_game", tmp_path)
+    declared = Metrics("Pieces kept", (PIECES,), pieces_sentence, "", extra={"most": pl.col("pieces").max()},
+                       about={"strategy": "strategy", "most": "most"})
+    found = declared.compute(data)
+    expected = {**dict(rows.group_by("strategy").agg(pl.col("pieces").max()).iter_rows()), "all": rows["pieces"].max()}
+    assert found.height == len(expected) and dict(found.select("strategy", "most").iter_rows()) == expected
+    assert {r.get("strategy", "all"): r["most"] for r in declared.finding(found, data).numbers} == expected
 
 def frame(values: dict[str, tuple[float, float, float]], players: int = 2) -> pl.DataFrame:
     """A measured frame of one measure `x` at one player count: strategy -> (estimate, low, high)."""
