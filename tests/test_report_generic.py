@@ -6,6 +6,7 @@ import html
 import json
 import re
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -15,6 +16,7 @@ from test_report import synthetic_games
 from reports import generic
 from reports.build import build_report
 from reports.generic.matchups import rating_analysis
+from reports.generic.scores import TIES_AND_GAPS
 from reports.generic.strategies import mixed_games, strategy_analysis
 from reports.load import ResultsError
 from reports.render import slugs
@@ -82,6 +84,20 @@ def test_generic_analyses_run_for_a_game_without_a_module(mystery_report):
         assert best["points"][0] < max(best["points"]) or best["tie_order"] == list(range(players))[::-1]
         [start] = [r for r in mine if r["metric"] == "seat_win_share" and r["seat"] == 0]
         assert best["estimate"] < start["estimate"]
+
+
+@pytest.mark.parametrize(("lowest", "edge", "verdict"), [(False, 2, "clearly in the start player's favour"),
+                                                         (True, 2, "clearly against the start player"),
+                                                         (False, 0, "not clearly either way")])
+def test_the_start_players_score_gap_is_said_by_its_interval_and_the_score_direction(lowest, edge, verdict,
+                                                                                      tmp_path):
+    rows = synthetic_games(2, 600, seed=5)
+    score = np.random.default_rng(2).integers(0, 10, rows.height)
+    rows = rows.with_columns(score=pl.Series(score) + edge * (pl.col("seat") == 0))
+    data = game_data(rows, "mystery_game", tmp_path, lowest_wins=lowest)
+    ties = TIES_AND_GAPS.compute(data)
+    assert ties["games"].to_list() == [600] and ties["gap"][0] == pytest.approx(edge, abs=0.6)
+    assert TIES_AND_GAPS.finding(ties, data).text.endswith(f"favours the start player): {verdict}.")
 
 
 def test_score_direction_is_read_from_the_manifest(tmp_path):

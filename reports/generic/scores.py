@@ -6,34 +6,54 @@ import math
 import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from reports.analysis import GAME_KEY, GameData
+from reports.analysis import GameData
 from reports.charts import finished_chart, palette, panels, save_chart
-from reports.fmt import count, seat_name
+from reports.fmt import at_counts, by_phrase, count, seat_name, spread
 from reports.generic.strategies import mixed_games
 from reports.render import Chart
-from reports.spec import Measure, measure_table, measured
-from reports.stats import cluster_columns
+from reports.spec import Measure, Metrics, per_game
 
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 TIES = (Measure("shared", "Shared victory", pl.col("shared"), share=True),
         Measure("gap", "Score gap (start − others)", pl.col("gap")))
 
 
-def ties_and_gaps(data: GameData) -> pl.DataFrame:
-    """Per player count: the share of games whose victory was shared, and the mean over games of the start player's
-    score minus the mean score of the other seats, each with its cluster-robust interval over deals (matches in
-    match mode)."""
-    games = data.rows.group_by(GAME_KEY).agg(
-        pl.col(cluster_columns(data.rows)).first(), shared=pl.col("win").max() < 1 - 1e-9,
-        gap=pl.col("score").filter(pl.col("seat") == 0).first() - pl.col("score").filter(pl.col("seat") > 0).mean())
-    return measured(games, TIES, ["players"], everyone=False)
+def score_gaps(data: GameData) -> pl.DataFrame:
+    """One row per game: whether its victory was shared, and the start player's score minus the mean score of the
+    other seats."""
+    return per_game(data.rows, shared=pl.col("win").max() < 1 - 1e-9,
+                    gap=pl.col("score").filter(pl.col("seat") == 0).first()
+                    - pl.col("score").filter(pl.col("seat") > 0).mean())
 
 
-def ties_table(ties: pl.DataFrame, data: GameData) -> list:
+def signed(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def gap_verdict(r: dict, lowest_wins: bool) -> str:
+    """Whether the start player's score gap clearly favours them, clearly goes against them, or neither."""
+    favoured, against = (r["gap_hi"] < 0, r["gap_lo"] > 0) if lowest_wins else (r["gap_lo"] > 0, r["gap_hi"] < 0)
+    return ("clearly in the start player's favour" if favoured else "clearly against the start player" if against
+            else "not clearly either way")
+
+
+def ties_sentence(ties: pl.DataFrame, data: GameData) -> str:
+    """How often victory is shared, and the start player's score gap with which way it goes, per player count."""
+    counts = ties["players"].to_list()
+    by_count = ", by player count" if len(counts) > 1 else ""
     favours = "negative" if data.lowest_wins else "positive"
-    return [measure_table("Shared victories, and the start player's score minus the mean of the other seats (same "
-                          f"game; {data.direction} scores win, so a {favours} gap favours the start player)", ties,
-                          TIES, ("Players", "players"), ("Games", "games", count))]
+    verdicts = {r["players"]: gap_verdict(r, data.lowest_wins) for r in ties.iter_rows(named=True)}
+    verdict = by_phrase(verdicts, counts) if by_count else verdicts[counts[0]]
+    return (f"At {at_counts(counts)}, {spread(ties['shared'])} of games end in a shared victory{by_count}, and the "
+            f"start player's score minus the mean of the other seats is {spread(ties['gap'], signed)}{by_count} "
+            f"({data.direction} scores win, so a {favours} gap favours the start player): {verdict}.")
+
+
+TIES_AND_GAPS = Metrics(
+    "Ties and the start player's score gap", TIES, ties_sentence,
+    "Shared victories, and the start player's score minus the mean of the other seats (same game)",
+    label="Ties and the score gap.", rows=score_gaps, by=("players",), everyone=False,
+    lead=(("Players", "players"), ("Games", "games", count)))
 
 
 def score_bin_width(rows: pl.DataFrame, max_bins: int = 40) -> int:
