@@ -8,7 +8,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from reports.analysis import GameData
 from reports.charts import finished_chart, palette, panels, save_chart
-from reports.fmt import at_counts, by_phrase, count, seat_name, spread
+from reports.fmt import by_phrase, count, seat_name
 from reports.generic.strategies import mixed_games
 from reports.render import Chart
 from reports.spec import Measure, Metrics, per_game
@@ -26,33 +26,26 @@ def score_gaps(data: GameData) -> pl.DataFrame:
                     - pl.col("score").filter(pl.col("seat") > 0).mean())
 
 
-def signed(x: float) -> str:
-    return f"{x:+.2f}"
-
-
 def gap_verdict(r: dict, lowest_wins: bool) -> str:
     """Whether the start player's score gap clearly favours them, clearly goes against them, or neither."""
     favoured, against = (r["gap_hi"] < 0, r["gap_lo"] > 0) if lowest_wins else (r["gap_lo"] > 0, r["gap_hi"] < 0)
-    return ("clearly in the start player's favour" if favoured else "clearly against the start player" if against
-            else "not clearly either way")
+    return "clearly favours them" if favoured else "clearly goes against them" if against else "favours no one clearly"
 
 
-def ties_sentence(ties: pl.DataFrame, data: GameData) -> str:
-    """How often victory is shared, and the start player's score gap with which way it goes, per player count."""
-    counts = ties["players"].to_list()
-    by_count = ", by player count" if len(counts) > 1 else ""
-    favours = "negative" if data.lowest_wins else "positive"
+def gap_sentence(ties: pl.DataFrame, data: GameData) -> str:
+    """Which way the start player's score gap goes, as its intervals say, per player count (the numbers, which
+    findings.json does not record, are in the page's table)."""
     verdicts = {r["players"]: gap_verdict(r, data.lowest_wins) for r in ties.iter_rows(named=True)}
-    verdict = by_phrase(verdicts, counts) if by_count else verdicts[counts[0]]
-    return (f"At {at_counts(counts)}, {spread(ties['shared'])} of games end in a shared victory{by_count}, and the "
-            f"start player's score minus the mean of the other seats is {spread(ties['gap'], signed)}{by_count} "
-            f"({data.direction} scores win, so a {favours} gap favours the start player): {verdict}.")
+    verdict = by_phrase(verdicts, data.player_counts) if len(verdicts) > 1 else next(iter(verdicts.values()))
+    favours = "negative" if data.lowest_wins else "positive"
+    return (f"The start player's score gap, their score minus the mean of the other seats, {verdict} "
+            f"({data.direction} scores win, so a {favours} gap favours the start player).")
 
 
 TIES_AND_GAPS = Metrics(
-    "Ties and the start player's score gap", TIES, ties_sentence,
+    "Ties and the start player's score gap", TIES, gap_sentence,
     "Shared victories, and the start player's score minus the mean of the other seats (same game)",
-    label="Ties and the score gap.", rows=score_gaps, by=("players",), everyone=False,
+    label="The start player's score gap.", rows=score_gaps, by=("players",), everyone=False,
     lead=(("Players", "players"), ("Games", "games", count)))
 
 
