@@ -197,8 +197,8 @@ class Metrics:
     they are not the groups it states (those the sentence names)."""
     title: str  # the sub-heading
     measures: tuple[Measure, ...] | Callable[[GameData], tuple[Measure, ...]]
-    sentence: Callable[[pl.DataFrame, GameData], str]
-    caption: str  # the page table's
+    sentence: Callable[[pl.DataFrame, GameData], str] | None  # None: a table (and chart) with no finding
+    caption: str | Callable[[GameData], str]  # the page table's
     label: str = ""  # the finding's label: the title and a full stop by default
     rows: Callable[[GameData], pl.DataFrame | None] = whole_rows
     by: tuple[str, ...] = ("players", "strategy")
@@ -223,6 +223,7 @@ class Metrics:
     more: Callable[[pl.DataFrame, GameData], list[dict]] | None = None  # records the finding adds (an even share)
     draw: Callable[[pl.DataFrame, GameData], Chart] | None = None  # the analysis's own chart, where bars of the
     # charted measures would show less (stacked parts, a heat map of many shares)
+    extra: dict[str, pl.Expr] = field(default_factory=dict)  # more columns per group: aggregates of its rows
 
     def measures_of(self, data: GameData) -> tuple[Measure, ...]:
         return self.measures(data) if callable(self.measures) else self.measures
@@ -231,7 +232,13 @@ class Metrics:
         rows = self.rows(data)
         if rows is None or rows.is_empty():
             return None
-        return measured(rows, self.measures_of(data), self.by, self.everyone)
+        frame = measured(rows, self.measures_of(data), self.by, self.everyone)
+        if not self.extra:
+            return frame
+        if self.everyone:
+            rows = pl.concat([rows.with_columns(strategy=pl.lit(EVERYONE)), rows])
+        extra = rows.group_by(self.by).agg(**self.extra)
+        return frame.join(extra, on=list(self.by), nulls_equal=True, maintain_order="left")
 
     def finding(self, frame: pl.DataFrame, data: GameData) -> Finding:
         measures = self.measures_of(data)
@@ -247,7 +254,8 @@ class Metrics:
     def tables(self, frame: pl.DataFrame, data: GameData) -> list[Table]:
         lead = self.lead or (*((k.replace("_", " ").capitalize(), k) for k in self.by), ("Player results", "n", count))
         measures = [m for m in self.measures_of(data) if not self.shown or m.name in self.shown]
-        return [measure_table(self.caption, frame, measures, *lead)]
+        caption = self.caption(data) if callable(self.caption) else self.caption
+        return [measure_table(caption, frame, measures, *lead)]
 
     def chart(self, frame: pl.DataFrame, data: GameData) -> Chart:
         if self.draw:
@@ -258,5 +266,6 @@ class Metrics:
 
     def analysis(self) -> Analysis:
         drawn = self.chart if self.charted or self.draw else None
-        return Analysis(self.title, self.compute, self.intro, drawn, self.tables,
-                        self.finding, self.caveats, self.absent, leading_only=self.leading_only)
+        finding = self.finding if self.sentence else None
+        return Analysis(self.title, self.compute, self.intro, drawn, self.tables, finding, self.caveats, self.absent,
+                        leading_only=self.leading_only)

@@ -10,12 +10,13 @@ import resultsdir
 from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
 from test_cli import KINTSUGI_EXPERIMENT, invoke
 
+from reports.analysis import GameData
 from reports.build import build_report, check_results
 from reports.findings import UNITS
 from reports.fmt import p_value, pp, pp_ci
 from reports.generic.matchups import head_to_head
 from reports.generic.seats import seat_analysis, seat_tables
-from reports.kintsugi.guessing import guess_accuracy, winner_changes
+from reports.kintsugi.guessing import WINNER_CHANGES, guess_accuracy
 from reports.kintsugi.matches import match_finding, matches
 from reports.load import ResultsError, load_results
 from reports.stats import cluster_unit, wilson
@@ -326,7 +327,8 @@ def test_winner_change_compares_winners_by_pieces_with_actual_winners():
     # game 0: seat 1 had fewer pieces but seat 0 guessed right and won; game 1: nothing changed.
     rows = resultsdir.two_player_games([0, 1], pieces=[3, 2, 2, 4], win=[1.0, 0.0, 1.0, 0.0],
                                        guess_correct=[True, False, False, False])
-    changes = winner_changes(rows).row(0, named=True)
+    data = GameData("kintsugi", rows, [{"experiment": "e"}], Path("."))
+    changes = WINNER_CHANGES.compute(data).row(0, named=True)
     assert (changes["games"], changes["changed"], changes["with_correct"]) == (2, 1, 1)
     assert changes["rate"] == 0.5 and changes["rate_correct"] == 1.0
 

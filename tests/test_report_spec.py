@@ -103,6 +103,18 @@ def test_a_declared_finding_records_the_groups_it_chooses_names_its_measures_and
     assert "kind" not in next(r for r in records if r["metric"] == "points_per_player")  # not a share
 
 
+
+
+def test_a_declared_analysis_adds_aggregates_of_each_groups_rows_to_its_frame_and_records(tmp_path):
+    rows = synthetic_games(3, 300, 7)
+    data = game_data(rows, "declared_game", tmp_path)
+    declared = Metrics("Pieces kept", (PIECES,), pieces_sentence, "", extra={"most": pl.col("pieces").max()},
+                       about={"strategy": "strategy", "most": "most"})
+    found = declared.compute(data)
+    expected = {**dict(rows.group_by("strategy").agg(pl.col("pieces").max()).iter_rows()), "all": rows["pieces"].max()}
+    assert found.height == len(expected) and dict(found.select("strategy", "most").iter_rows()) == expected
+    assert {r.get("strategy", "all"): r["most"] for r in declared.finding(found, data).numbers} == expected
+
 def frame(values: dict[str, tuple[float, float, float]], players: int = 2) -> pl.DataFrame:
     """A measured frame of one measure `x` at one player count: strategy -> (estimate, low, high)."""
     return pl.DataFrame([{"players": players, "strategy": s, "x": e, "x_lo": lo, "x_hi": hi}

@@ -10,7 +10,7 @@ from reports.generic import experiments, handicaps, matchups, scores, seats, str
 SEATS = [
     Analysis("Win share by seat", seats.seat_analysis, intro=seats.seat_intro, chart=seats.seat_win_share_chart,
              tables=seats.seat_tables, finding=seats.seat_finding, caveats=seats.rotation_caveats, headline=True),
-    Analysis("Ties and the start player's score gap", scores.ties_and_gaps, tables=scores.ties_table),
+    scores.TIES_AND_GAPS.analysis(),
     Analysis("Score distribution by seat", lambda data: scores.score_bin_width(data.rows),
              chart=scores.score_by_seat_chart, leading_only=True),
     Analysis("Handicaps", handicaps.handicaps, intro=handicaps.handicap_intro, chart=handicaps.handicap_chart,

@@ -6,34 +6,36 @@ import math
 import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from reports.analysis import GAME_KEY, GameData
+from reports.analysis import GameData
 from reports.charts import finished_chart, palette, panels, save_chart
 from reports.fmt import count, seat_name
 from reports.generic.strategies import mixed_games
 from reports.render import Chart
-from reports.spec import Measure, measure_table, measured
-from reports.stats import cluster_columns
+from reports.spec import Measure, Metrics, per_game
 
 BOX_KEYS = ["med", "q1", "q3", "whislo", "whishi", "mean"]
 TIES = (Measure("shared", "Shared victory", pl.col("shared"), share=True),
         Measure("gap", "Score gap (start − others)", pl.col("gap")))
 
 
-def ties_and_gaps(data: GameData) -> pl.DataFrame:
-    """Per player count: the share of games whose victory was shared, and the mean over games of the start player's
-    score minus the mean score of the other seats, each with its cluster-robust interval over deals (matches in
-    match mode)."""
-    games = data.rows.group_by(GAME_KEY).agg(
-        pl.col(cluster_columns(data.rows)).first(), shared=pl.col("win").max() < 1 - 1e-9,
-        gap=pl.col("score").filter(pl.col("seat") == 0).first() - pl.col("score").filter(pl.col("seat") > 0).mean())
-    return measured(games, TIES, ["players"], everyone=False)
+def score_gaps(data: GameData) -> pl.DataFrame:
+    """One row per game: whether its victory was shared, and the start player's score minus the mean score of the
+    other seats."""
+    return per_game(data.rows, shared=pl.col("win").max() < 1 - 1e-9,
+                    gap=pl.col("score").filter(pl.col("seat") == 0).first()
+                    - pl.col("score").filter(pl.col("seat") > 0).mean())
 
 
-def ties_table(ties: pl.DataFrame, data: GameData) -> list:
+def ties_caption(data: GameData) -> str:
     favours = "negative" if data.lowest_wins else "positive"
-    return [measure_table("Shared victories, and the start player's score minus the mean of the other seats (same "
-                          f"game; {data.direction} scores win, so a {favours} gap favours the start player)", ties,
-                          TIES, ("Players", "players"), ("Games", "games", count))]
+    return ("Shared victories, and the start player's score minus the mean of the other seats (same game; "
+            f"{data.direction} scores win, so a {favours} gap favours the start player)")
+
+
+TIES_AND_GAPS = Metrics(
+    "Ties and the start player's score gap", TIES, None, ties_caption, rows=score_gaps, by=("players",),
+    everyone=False,
+    lead=(("Players", "players"), ("Games", "games", count)))
 
 
 def score_bin_width(rows: pl.DataFrame, max_bins: int = 40) -> int:

@@ -9,13 +9,12 @@ tiles, and the guesses of one game its board, so neither is independent."""
 
 import polars as pl
 
-from reports.analysis import Analysis, GameData
+from reports.analysis import GameData
 from reports.findings import select
-from reports.fmt import count, num, pct, pct_ci
+from reports.fmt import count, pct, pct_ci
 from reports.kintsugi.guessing import GUESSING, WINNER_CHANGES, accuracy_records, guess_accuracy
 from reports.kintsugi.matches import MATCHES
-from reports.render import table
-from reports.spec import GameReport, Measure, measured
+from reports.spec import GameReport, Measure, Metrics, leader
 
 WIN_SHARE = Measure("share", "Win share", pl.col("win"), share=True)
 
@@ -35,21 +34,26 @@ def key_finding(numbers: list[dict], players: int) -> str | None:
             f"chance {pct(r['chance'])}")
 
 
-def colour_win_shares(data: GameData) -> pl.DataFrame:
-    """WIN_SHARE by secret colour and player count, with the games the colour was held in, the mean pieces before
-    guessing and the colour's name from the facts."""
-    rows = (data.with_facts(data.rows, "colours")
+def with_colour_names(data: GameData) -> pl.DataFrame:
+    """The rows with their secret colour's name from the facts (its index where the facts name none)."""
+    return (data.with_facts(data.rows, "colours")
             .with_columns(colour=pl.col("colours").list.get(pl.col("color").cast(pl.Int64), null_on_oob=True)
                           .fill_null(pl.col("color").cast(pl.String))))
-    shares = measured(rows, [WIN_SHARE], ["players", "color"], everyone=False)
-    about = rows.group_by("players", "color").agg(pieces=pl.col("pieces").mean(), colour=pl.col("colour").first())
-    return shares.join(about, on=["players", "color"]).with_columns(fair=1 / pl.col("players")).sort("players",
-                                                                                                   "color")
 
 
-COLOURS = Analysis("Win share by secret colour", colour_win_shares, tables=lambda shares, _: [table(
-    "Win share by secret colour, with the mean number of pieces before guessing", shares, ("Players", "players"),
-    ("Colour", "colour"), ("Games", "games", count), *WIN_SHARE.columns(), ("Fair share", "fair", pct),
-    ("Mean pieces", "pieces", num))])
+def colour_sentence(shares: pl.DataFrame, data: GameData) -> str:
+    """Which secret colour wins most and least often, where its interval clears every other's."""
+    most = leader(shares, "share", data.player_counts, "wins the most", by="colour")
+    least = leader(shares, "share", data.player_counts, "wins the least", largest=False, by="colour")
+    return f"By secret colour, {most}; {least}."
 
-REPORT = GameReport(analyses=(GUESSING, WINNER_CHANGES, COLOURS, MATCHES), numbers=numbers, key_finding=key_finding)
+
+COLOURS = Metrics(
+    "Win share by secret colour", (WIN_SHARE, Measure("pieces", "Mean pieces", pl.col("pieces"))), colour_sentence,
+    "Win share by secret colour, with the mean number of pieces before guessing", rows=with_colour_names,
+    by=("players", "color", "colour"), everyone=False, about={},
+    lead=(("Players", "players"), ("Colour", "colour"), ("Games", "games", count),
+          ("Fair share", lambda r: pct(1 / r["players"]))))
+
+REPORT = GameReport(analyses=(GUESSING, WINNER_CHANGES.analysis(), COLOURS.analysis(), MATCHES), numbers=numbers,
+                    key_finding=key_finding)

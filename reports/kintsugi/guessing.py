@@ -11,9 +11,9 @@ from matplotlib.ticker import PercentFormatter
 from reports.analysis import GAME_KEY, Analysis, GameData, groups
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, by_phrase, count, pct, pct_ci, pp, spread
-from reports.render import Chart, Finding, est, table
-from reports.spec import Measure, measure_records, measured, versus
-from reports.stats import cluster_columns, cluster_unit
+from reports.render import Chart, Finding, table
+from reports.spec import Measure, Metrics, measure_records, measured, per_game, versus
+from reports.stats import cluster_unit
 
 ACCURACY = Measure("accuracy", "Correct", pl.col("guess_correct"), metric="guess_accuracy", share=True)
 CHANGED = Measure("rate", "Winner changed", pl.col("changed"), metric="winner_changed_share", share=True)
@@ -61,25 +61,20 @@ def versus_chance(r: dict) -> str:
     return versus(r["accuracy_lo"], r["accuracy_hi"], r["chance"])
 
 
-def winner_changes(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per player count: the share of games whose winner set differs from the winners by pieces alone (CHANGED),
-    overall and among games with at least one correct guess (CHANGED_AMONG); the games changed and those with a
-    correct guess."""
-    games = (rows.with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY),
-                               actual_winner=pl.col("win") > 0)
-             .group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(),
-                                     any_correct=pl.col("guess_correct").any(),
-                                     changed=(pl.col("pieces_winner") != pl.col("actual_winner")).any()))
-    counts = games.group_by("players").agg(changed=pl.col("changed").sum(), with_correct=pl.col("any_correct").sum())
-    shares = measured(games, [CHANGED, CHANGED_AMONG], ["players"], everyone=False).drop("n")
-    return shares.join(counts, on="players").sort("players")
+def changed_games(data: GameData) -> pl.DataFrame:
+    """One row per game: whether its winner set differs from the winners by pieces alone (`changed`), and whether
+    any of its guesses was correct (`any_correct`)."""
+    rows = data.rows.with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY),
+                                  actual_winner=pl.col("win") > 0)
+    return per_game(rows, any_correct=pl.col("guess_correct").any(),
+                    changed=(pl.col("pieces_winner") != pl.col("actual_winner")).any())
 
 
 def guessing(data: GameData) -> dict:
     rows = with_policy_and_guesser(data.with_facts(data.rows, "guess_chance"))
     return {"rows": rows, "by_target": guess_accuracy(rows, ["guesser", "target_policy"]),
             "by_guesser": guess_accuracy(rows, ["guesser"]), "per_count": guess_accuracy(rows, ["players", "guesser"]),
-            "panels": guess_accuracy(rows, ["players", "guesser", "target_policy"]), "changes": winner_changes(rows)}
+            "panels": guess_accuracy(rows, ["players", "guesser", "target_policy"])}
 
 
 def guessing_intro(_, data: GameData) -> str:
@@ -130,29 +125,23 @@ def reading_sentence(extremes: list[tuple[dict, dict]]) -> str:
 
 
 def guessing_finding(result: dict, data: GameData) -> Finding:
-    """How accurate each guesser is against chance at each player count, which placement policy the most accurate
-    guesser reads most and least often, and how often a correct guess changes the winner; accuracy and winner
-    changes per player count in the table."""
-    per_count, changes = result["per_count"], result["changes"]
+    """How accurate each guesser is against chance at each player count, and which placement policy the most
+    accurate guesser reads most and least often; accuracy per player count in the table."""
+    per_count = result["per_count"]
     order = per_count.group_by("guesser").agg(pl.col("accuracy").mean()).sort("accuracy", "guesser",
                                                                                 descending=[True, False])["guesser"]
     text = (f"Against a chance level of {chance_label(data)}, "
             + "; ".join(guesser_phrase(per_count.filter(pl.col("guesser") == g)) for g in order) + ".")
     extremes = reading_extremes(result["panels"].filter(pl.col("guesser") == order[0]))
-    by_count = ", by player count" if changes.height > 1 else ""
     if extremes:
         text += " " + reading_sentence(extremes)
-    text += f" A correct guess changes the winner in {spread(changes['rate'].to_list())} of games{by_count}."
-    rows = [{**r, **{g: per_count.filter((pl.col("players") == r["players"]) & (pl.col("guesser") == g)).to_dicts()
-                     for g in order}} for r in changes.iter_rows(named=True)]
+    rows = [{"players": p, **{g: per_count.filter((pl.col("players") == p) & (pl.col("guesser") == g)).to_dicts()
+                              for g in order}} for p in per_count["players"].unique().sort()]
     accuracy = [(f"{g} right", lambda r, g=g: f"{pct(r[g][0]['accuracy'])} "
                  f"({pct_ci(r[g][0]['accuracy_lo'], r[g][0]['accuracy_hi'])})" if r[g] else "–") for g in order]
     read = pl.DataFrame([r for pair in extremes for r in pair]) if extremes else per_count.clear()
-    numbers = (accuracy_records(data, per_count, "guesser") + accuracy_records(data, read, "guesser", "target_policy")
-               + measure_records(data, changes, [CHANGED], changed="changed"))
-    return Finding("Guessing accuracy.", text, table("", rows, ("Players", "players"), *accuracy,
-                                                     *est("Winner changed by a guess", "rate", pct, pct_ci)),
-                   tuple(numbers))
+    numbers = accuracy_records(data, per_count, "guesser") + accuracy_records(data, read, "guesser", "target_policy")
+    return Finding("Guessing accuracy.", text, table("", rows, ("Players", "players"), *accuracy), tuple(numbers))
 
 
 def guessing_tables(result: dict, data: GameData) -> list:
@@ -197,16 +186,6 @@ def guess_accuracy_chart(result: dict, data: GameData) -> Chart:
                           "the player guessed, one panel per player count; the dashed line is chance.")
 
 
-def winner_change_table(changes: pl.DataFrame, _) -> list:
-    """Games decided by the guessing phase, per player count."""
-    return [table("Games whose winners differ from the winners by pieces alone", changes, ("Players", "players"),
-                  ("Games", "games", count), *CHANGED.columns(),
-                  ("Games with a correct guess", "with_correct", count),
-                  ("Changed among those", lambda r: pct(r["rate_correct"]) if r["with_correct"] else "–"),
-                  ("95% CI", lambda r: pct_ci(r["rate_correct_lo"], r["rate_correct_hi"]) if r["with_correct"] else
-                   "–"))]
-
-
 def chance_caveat(_, data: GameData) -> list[str]:
     return [f"Guessing chance level ({chance_label(data)}) assumes colours are dealt uniformly at random without "
             "replacement and that a guesser rules out its own colour and nothing else; a guesser that did not even "
@@ -216,7 +195,18 @@ def chance_caveat(_, data: GameData) -> list[str]:
 
 GUESSING = Analysis("Guessing accuracy", guessing, intro=guessing_intro, chart=guess_accuracy_chart,
                     tables=guessing_tables, finding=guessing_finding, caveats=chance_caveat, leading_only=True)
-WINNER_CHANGES = Analysis(
-    "Did a correct guess change the winner?", lambda data: winner_changes(data.rows), tables=winner_change_table,
+
+
+def winner_change_sentence(changes: pl.DataFrame, _) -> str:
+    by_count = ", by player count" if changes.height > 1 else ""
+    return f"A correct guess changes the winner in {spread(changes['rate'].to_list())} of games{by_count}."
+
+
+WINNER_CHANGES = Metrics(
+    "Did a correct guess change the winner?", (CHANGED, CHANGED_AMONG), winner_change_sentence,
+    "Games whose winners differ from the winners by pieces alone", label="Winner changes.", rows=changed_games,
+    by=("players",), everyone=False, about={"changed": "changed"},
+    lead=(("Players", "players"), ("Games", "games", count), ("Games with a correct guess", "with_correct", count)),
+    extra={"changed": pl.col("changed").sum(), "with_correct": pl.col("any_correct").sum()},
     intro="Winners recomputed from the pieces alone (before any guess is scored) compared with the actual winners. A "
           "difference means the guessing phase decided the game.")
