@@ -15,7 +15,7 @@ from test_contract import difference, every_lineup, the_fewest_and_the_most
 from sim.registry import get_game
 
 pytestmark = pytest.mark.usefixtures("dice")
-ALL = ["handful", "dice"]  # for now: the games whose engines offer observe and determinize
+ALL = ["handful", "dice", "kunst_stuecke"]  # for now: the games whose engines offer observe and determinize
 SAMPLED = {0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377}  # the decisions looked at: early ones densely
 
 
