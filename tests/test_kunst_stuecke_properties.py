@@ -7,12 +7,13 @@ appears there, as often as a uniform draw puts it there."""
 from __future__ import annotations
 
 import numpy as np
+import playback
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.game import evolve
 from sim.kunst_stuecke import engine, rules
-from sim.kunst_stuecke.rules import STACKS, TILES, Params
+from sim.kunst_stuecke.rules import GONE, NO_LOOK, STACKS, TILES, Params
 
 
 def played(players: int, seed: int, decisions: int) -> tuple[Params, engine.State]:
@@ -122,6 +123,53 @@ def test_the_stack_the_seat_looks_through_stays_as_it_lies():
                for w in worlds)
 
 
+def looking(params: Params, looks: dict[int, int]) -> engine.State:
+    """One game played from the deal of seed 0, where the mover of turn k looks through stack looks[k] before
+    placing and keeps its top tile; every other answer the highest option allowed (no slide, no look)."""
+    state = engine.init(params, rules.deal(params, np.random.default_rng(0), 1))
+    while state.turn < max(looks) + 1:
+        kind, legal = engine._kind(state.phase), engine.decision(params, state).legal
+        if kind == "look":
+            choice = looks.get(state.turn, NO_LOOK) if state.phase == "look_before" else NO_LOOK
+        elif kind == "keep":
+            choice = int(np.argmax(legal[0]))
+        else:
+            choice = legal.shape[1] - 1 - int(np.argmax(legal[0, ::-1]))
+        state = engine.step(params, state, np.array([choice]))
+    return state
+
+
+def test_a_tile_seen_in_a_stack_and_missing_at_a_later_look_is_known_gone_in_both_engines():
+    params = Params(players=2)
+    first = engine.init(params, rules.deal(params, np.random.default_rng(0), 1)).stacks[0, 2]
+    state = looking(params, {0: 2, 1: 2, 2: 2})  # seat 0 looks at stack 2, seat 1 takes its top, seat 0 again
+    mine, theirs = first[0], first[1]
+    assert state.spaces[0, 1][state.spaces[0, 1] >= 0].tolist() == [theirs]
+    assert state.seen[0, 0, mine] == GONE and state.seen[0, 0, theirs] == GONE
+    assert (state.seen[0, 0, first[2:]] == 2).all() and (state.seen[0, 0, first[0]] == GONE)
+    assert state.seen[0, 1, theirs] == 2  # seat 1 looked once: it saw it there
+    for draw in range(20):
+        world = engine.determinize(params, state, 0, np.random.default_rng(draw))
+        assert theirs in world.spaces[0, 1] and theirs not in world.stacks[0]
+
+
+def test_both_engines_show_the_mover_the_same_looks():
+    """The reference's observation of what the mover saw (GONE included) is the engine's, question by question, in
+    games where random players look often."""
+    params, compared = Params(players=3, chips=2), []
+    deal = rules.deal(params, np.random.default_rng(4), 6)
+
+    def watch(g):
+        def same_looks(game, phase, options, ours, asked):
+            assert ours.observation.seen[0].tolist() == asked.kept[g].tolist(), (g, asked.where)
+            compared.append((ours.observation.seen[0] == GONE).any())
+        return same_looks
+
+    playback.against_reference("kunst_stuecke", params, deal, np.full((6, 3), "random"), np.random.default_rng(5),
+                               keep=lambda decision: decision.observation.seen.copy(), watch=watch)
+    assert any(compared)  # some tile was found gone
+
+
 def candidates(state: engine.State, seat: int) -> tuple[dict, dict]:
     """For one game (the batch's first): the tiles that may lie in each hidden place, worked out from the seat's
     looks, and how often a uniform draw puts each there. Places: ("stack", s, i) and ("board", seat, space)."""
@@ -133,6 +181,7 @@ def candidates(state: engine.State, seat: int) -> tuple[dict, dict]:
     unlooked_slots = sum(sizes[s] for s in range(STACKS) if s not in looked_at)
     on_boards = {t: (len(where[s]) - sizes[s]) / len(where[s]) for s in looked_at for t in where[s]}
     on_boards |= {t: (len(unseen) - unlooked_slots) / len(unseen) for t in unseen}
+    on_boards |= {t: 1.0 for t in range(TILES) if seen[t] == GONE and t not in own}
     board_places = [("board", o, j) for o in range(len(state.spaces[0])) if o != seat
                     for j in range(5) if state.spaces[0, o, j] >= 0]
     tiles, share = {}, {}

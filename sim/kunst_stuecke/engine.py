@@ -44,7 +44,8 @@ class State:
     chips: np.ndarray  # (B, P) int16
     stacks: np.ndarray  # (B, 5, 6) int8: the tiles left in each stack, top first, then -1 (hidden from players)
     spaces: np.ndarray  # (B, P, 5) int8: the tile on each space of each score board, -1 free
-    seen: np.ndarray  # (B, P, 30) int8: for each tile, the stack where the seat last saw it, -1 never
+    seen: np.ndarray  # (B, P, 30) int8: for each tile, the stack where the seat last saw it, -1 never, GONE: gone
+    # from it at the seat's later look
     discards: np.ndarray  # (B, P) int16
     first_look: np.ndarray  # (B, P) int16: the turn of the seat's first look, -1 none
     looked: np.ndarray  # (B,) bool: the mover has looked this turn
@@ -83,7 +84,7 @@ class Observation:
     stack_sizes: np.ndarray  # (B, 5)
     taken: np.ndarray  # (B, P, 5) bool: spaces holding a tile (face down, so only that)
     tiles: np.ndarray  # (B, 5): the seat's own tiles by space, -1 free
-    seen: np.ndarray  # (B, 30): where the seat last saw each tile, -1 never
+    seen: np.ndarray  # (B, 30): where the seat last saw each tile, -1 never, GONE: gone at a later look there
     looking_at: np.ndarray  # (B, 6): the stack the seat looks through (its keep only), -1 padded
     piece: np.ndarray  # (B,): the piece to place or slide, -1 none
     legal: np.ndarray
@@ -169,17 +170,17 @@ def determinize(params: Params, state: State, seat: int, rng: np.random.Generato
     tiles: a look shows one stack to the mover only, a kept tile lies face down). Every stack keeps its size and
     every score board its taken spaces; the seat's own tiles, and the stack it looks through during its keep, stay.
 
-    What the seat knows of the rest is its `seen` (the stack where it last saw each tile), and tiles never move
-    between stacks, they only leave them for score boards. So a tile it saw in stack s now lies in s or on
-    another seat's board, and a tile it never saw lies in a stack it never looked through or on another seat's
-    board. The draw is uniform among the assignments that agree with that: each stack it looked through gets a
-    uniformly random ordered choice of its size among the tiles seen there (not its own), each other stack a
-    uniformly random ordered choice among the unseen tiles, and the other seats' taken spaces a random
-    arrangement of the tiles left (the number of ways to finish does not depend on the choices for the looked
-    stacks, so drawing them first keeps the draw uniform). The true State is one such assignment, so one always
-    exists. Not conditioned on, as the State does not keep them: which stack another seat drew each tile from,
-    and a tile found gone from a stack at a later look of it (seen still names that stack, so a world may put
-    it back). The other seats' own `seen` is theirs and stays as it is: the rules never read it."""
+    What the seat knows of the rest is its `seen`: where it last saw each tile, and which tiles it saw in a stack
+    and found gone at a later look of it. Tiles never move between stacks, they only leave them for score boards,
+    so a stack it looked through holds only tiles it saw there at its last look (less those taken since), a stack
+    it never looked through only tiles it never saw, and a tile found gone lies on another seat's board. The draw
+    is uniform among the assignments that agree with that: each stack it looked through gets a uniformly random
+    ordered choice of its size among the tiles last seen there (not its own), each other stack in turn one among
+    the unseen tiles left, and the other seats' taken spaces a random arrangement of the tiles left over (the
+    number of ways to finish does not depend on the earlier choices, so drawing in turn keeps the draw uniform).
+    The true State is one such assignment, so one always exists. Not conditioned on, as the State does not keep
+    it: the public record of which stack each other seat drew from, and when. The other seats' own `seen` is
+    theirs and stays as it is (no rule reads it; in a drawn world it may name a tile's stack wrongly)."""
     sizes = (state.stacks >= 0).sum(axis=2)
     shown = _shown_stack(params, state, seat)
     stacks = np.where(shown[:, :, None], state.stacks, -1).astype(np.int8)
