@@ -164,8 +164,8 @@ class Reference(Protocol):
 RULES_PARTS = {"deal": ("params", "rng", "n"), "record": ("params", "one", "game"), "replay": ("record",),
                "narrate": ("record",), "facts": ("params",), "unseen": ("params", "deal", "seat", "rng")}
 ENGINE_PARTS = {"init": ("params", "deal"), "decision": ("params", "state"), "step": ("params", "state", "choice"),
-                "terminal": ("params", "state"), "outcome": ("params", "state")}
-SEARCH_PARTS = {"observe": ("params", "state", "seat"), "determinize": ("params", "state", "seat", "rng")}
+                "terminal": ("params", "state"), "outcome": ("params", "state"), "observe": ("params", "state", "seat"),
+                "determinize": ("params", "state", "seat", "rng")}
 REFERENCE_PARTS = {"play": ("params", "one", "decider"), "question": ("game", "phase", "options"),
                    "scores": ("game",)}
 PLAYOUT = ("params", "state", "rng")  # an engine's compiled playout: `random_playout`, a fused strategy's
@@ -248,9 +248,6 @@ def check_rules(name: str, rules: Any) -> None:
             raise AtelierError(f"game '{name}': its RULES declare no {module}")
         parts += [(f"{module}.{part}", getattr(getattr(rules, module), part, None), arguments)
                   for part, arguments in declared.items()]
-    if hasattr(rules.engine, "determinize"):  # every engine's once every game offers them (issue 31)
-        parts += [(f"engine.{part}", getattr(rules.engine, part, None), arguments)
-                  for part, arguments in SEARCH_PARTS.items()]
     for part, function, arguments in parts:
         check_part(name, part, function, arguments)
     for column, dtype in rules.columns.items():

@@ -10,12 +10,11 @@ import dataclasses
 import fakegame
 import numpy as np
 import pytest
-from test_contract import difference, every_lineup, the_fewest_and_the_most
+from test_contract import ALL, difference, every_lineup, the_fewest_and_the_most
 
 from sim.registry import get_game
 
 pytestmark = pytest.mark.usefixtures("dice")
-ALL = ["broken_beautiful", "kaleido", "kintsugi", "witkacy", "handful", "dice"]  # those that offer them so far
 SAMPLED = {0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377}  # the decisions looked at: early ones densely
 
 

@@ -184,5 +184,5 @@ RULES = GameRules(
              "space_sizes": pl.List(pl.Int8), "space_correct": pl.List(pl.Boolean)},
     chunk=512,  # about 2 s of play on one core
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
-    unseen=unseen, reveals=("tiles", "seen", "looking_at"),
+    unseen=unseen, reveals=("tiles", "seen", "looking_at"), hidden=("stacks", "spaces"),
 )

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from sim.game import Decision, Outcome, evolve, list_column
 from sim.kunst_stuecke import fast, playout
-from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, STACK_TILES, STOP, TILES, Deal, Params
+from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, STACK_TILES, STACKS, STOP, TILES, Deal, Params
 from sim.scoring import standings
 
 CYCLE = ("start", "look_before", "keep_before", "slide_before", "slide_to_before", "play", "place", "look_after",
@@ -44,7 +44,8 @@ class State:
     chips: np.ndarray  # (B, P) int16
     stacks: np.ndarray  # (B, 5, 6) int8: the tiles left in each stack, top first, then -1 (hidden from players)
     spaces: np.ndarray  # (B, P, 5) int8: the tile on each space of each score board, -1 free
-    seen: np.ndarray  # (B, P, 30) int8: for each tile, the stack where the seat last saw it, -1 never
+    seen: np.ndarray  # (B, P, 30) int8: for each tile, the stack where the seat last saw it, -1 never, GONE: gone
+    # from it at the seat's later look
     discards: np.ndarray  # (B, P) int16
     first_look: np.ndarray  # (B, P) int16: the turn of the seat's first look, -1 none
     looked: np.ndarray  # (B,) bool: the mover has looked this turn
@@ -68,9 +69,9 @@ class State:
 
 @dataclass
 class Observation:
-    """What the mover may know: the board, every supply and chip count, how many tiles are left in each stack,
-    which score spaces are taken, and its own tiles and looks; during a keep, the stack it looks through. Never
-    the stacks' contents otherwise, nor the other players' tiles."""
+    """What a seat may know (`observe`): the board, every supply and chip count, how many tiles are left in each
+    stack, which score spaces are taken, the question asked, and its own tiles and looks; the mover, during its
+    keep, the stack it looks through. Never the stacks' contents otherwise, nor the other players' tiles."""
 
     phase: str
     seat: int
@@ -82,9 +83,9 @@ class Observation:
     chips: np.ndarray  # (B, P)
     stack_sizes: np.ndarray  # (B, 5)
     taken: np.ndarray  # (B, P, 5) bool: spaces holding a tile (face down, so only that)
-    tiles: np.ndarray  # (B, 5): the mover's own tiles by space, -1 free
-    seen: np.ndarray  # (B, 30): where the mover last saw each tile, -1 never
-    looking_at: np.ndarray  # (B, 6): the stack being looked through (keep only), -1 padded
+    tiles: np.ndarray  # (B, 5): the seat's own tiles by space, -1 free
+    seen: np.ndarray  # (B, 30): where the seat last saw each tile, -1 never, GONE: gone at a later look there
+    looking_at: np.ndarray  # (B, 6): the stack the seat looks through (its keep only), -1 padded
     piece: np.ndarray  # (B,): the piece to place or slide, -1 none
     legal: np.ndarray
     asked: np.ndarray
@@ -142,18 +143,94 @@ def _kind(phase: str) -> str:
 
 def decision(params: Params, state: State) -> Decision:
     """The decision the batch faces now: its phase's legal mask for the games it asks."""
-    seat, phase, asked = state.turn % params.players, state.phase, state.asked
-    kind = _kind(phase)
-    legal = legal_mask(params, state, kind, seat)
-    batch = len(asked)
+    seat = state.turn % params.players
+    obs = observe(params, state, seat)
+    return Decision(_kind(state.phase), seat, obs.legal, obs.asked, obs, f"({state.phase}) at turn {state.turn}")
+
+
+def observe(params: Params, state: State, seat: int) -> Observation:
+    """What `seat` may know now, acting or not: everything face up (the board, the supplies, which are turned face
+    up at Preparation, the chips), how many tiles are left in each stack and which score spaces are taken (the
+    tiles lie face down, Drawing target tiles), the question being asked and its legal mask (all public: the
+    board, the stacks' sizes, the taken spaces and the piece the mover chose), and the seat's own tiles and
+    looks; the stack being looked through only to the mover, during its keep."""
+    mover, kind, asked, batch = state.turn % params.players, _kind(state.phase), state.asked, len(state.asked)
     looking = np.full((batch, STACK_TILES), -1, np.int8)
-    if kind == "keep":
+    if kind == "keep" and seat == mover:
         looking = np.where(asked[:, None], state.stacks[np.arange(batch), np.maximum(state.chosen, 0)], -1)
     piece = np.where(asked & (kind in ("place", "slide_to")), state.chosen, -1)
-    obs = Observation(phase, seat, state.turn, state.board, state.orient, state.anchor, state.owner, state.chips,
-                      (state.stacks >= 0).sum(axis=2), state.spaces >= 0, state.spaces[:, seat], state.seen[:, seat],
-                      looking, piece, legal, asked, params)
-    return Decision(kind, seat, legal, asked, obs, f"({phase}) at turn {state.turn}")
+    return Observation(state.phase, seat, state.turn, state.board, state.orient, state.anchor, state.owner,
+                       state.chips, (state.stacks >= 0).sum(axis=2), state.spaces >= 0, state.spaces[:, seat],
+                       state.seen[:, seat], looking, piece, legal_mask(params, state, kind, mover), asked, params)
+
+
+def determinize(params: Params, state: State, seat: int, rng: np.random.Generator) -> State:
+    """The same games with the target tiles `seat` cannot see dealt again: the stacks' contents and order, and the
+    tiles face down on the other seats' score boards (Preparation: the stacks lie face down; Drawing target
+    tiles: a look shows one stack to the mover only, a kept tile lies face down). Every stack keeps its size and
+    every score board its taken spaces; the seat's own tiles, and the stack it looks through during its keep, stay.
+
+    What the seat knows of the rest is its `seen`: where it last saw each tile, and which tiles it saw in a stack
+    and found gone at a later look of it. Tiles never move between stacks, they only leave them for score boards,
+    so a stack it looked through holds only tiles it saw there at its last look (less those taken since), a stack
+    it never looked through only tiles it never saw, and a tile found gone lies on another seat's board. The draw
+    is uniform among the assignments that agree with that: each stack it looked through gets a uniformly random
+    ordered choice of its size among the tiles last seen there (not its own), each other stack in turn one among
+    the unseen tiles left, and the other seats' taken spaces a random arrangement of the tiles left over (the
+    number of ways to finish does not depend on the earlier choices, so drawing in turn keeps the draw uniform).
+    The true State is one such assignment, so one always exists. Not conditioned on, as the State does not keep
+    it: the public record of which stack each other seat drew from, and when. The other seats' own `seen` is
+    theirs and stays as it is (no rule reads it; in a drawn world it may name a tile's stack wrongly)."""
+    sizes = (state.stacks >= 0).sum(axis=2)
+    shown = _shown_stack(params, state, seat)
+    stacks = np.where(shown[:, :, None], state.stacks, -1).astype(np.int8)
+    own = _tiles_in(state.spaces[:, seat])
+    last_seen = np.where(own | _tiles_in(stacks), -2, state.seen[:, seat])  # -2: where it is, the seat knows
+    looked = (state.seen[:, seat][:, None, :] == np.arange(STACKS)[None, :, None]).any(axis=2)
+    for stack in range(STACKS):
+        _draw_into(stacks, stack, last_seen == stack, sizes[:, stack], looked[:, stack] & ~shown[:, stack], rng)
+    for stack in range(STACKS):
+        unseen = (last_seen == -1) & ~_tiles_in(stacks)
+        _draw_into(stacks, stack, unseen, sizes[:, stack], ~looked[:, stack] & ~shown[:, stack], rng)
+    spaces = state.spaces.copy()
+    others = (np.arange(params.players) != seat)[None, :, None] & (state.spaces >= 0)
+    _deal(spaces.reshape(len(spaces), -1), others.reshape(len(spaces), -1), ~own & ~_tiles_in(stacks), rng)
+    return evolve(state, stacks=stacks, spaces=spaces)
+
+
+def _shown_stack(params: Params, state: State, seat: int) -> np.ndarray:
+    """(B, 5) bool: the stack `seat` looks through now, during its keep."""
+    if _kind(state.phase) != "keep" or state.turn % params.players != seat:
+        return np.zeros((len(state.asked), STACKS), bool)
+    return state.asked[:, None] & (state.chosen[:, None] == np.arange(STACKS)[None, :])
+
+
+def _tiles_in(places: np.ndarray) -> np.ndarray:
+    """(B, 30) bool: the tiles that lie in places (B, ...), -1 for none."""
+    found = np.zeros((len(places), TILES + 1), bool)
+    np.put_along_axis(found, places.reshape(len(places), -1).astype(np.int64) % (TILES + 1), True, axis=1)
+    return found[:, :TILES]
+
+
+def _random_order(chosen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B, 30): the tiles marked in chosen (B, 30) first, in a uniformly random order, then the others."""
+    return np.argsort(np.where(chosen, rng.random(chosen.shape), 2.0), axis=1)
+
+
+def _draw_into(stacks, stack: int, candidates, sizes, games, rng: np.random.Generator) -> None:
+    """Fill the stack, in the games marked, with a uniformly random ordered choice of its size among the
+    candidate tiles (B, 30) (in place)."""
+    drawn = _random_order(candidates, rng)[:, :STACK_TILES]
+    fill = games[:, None] & (np.arange(STACK_TILES)[None, :] < sizes[:, None])
+    stacks[:, stack] = np.where(fill, drawn, stacks[:, stack])
+
+
+def _deal(places, free, tiles, rng: np.random.Generator) -> None:
+    """Lay the tiles marked (B, 30) on the places marked free (B, n), as many in each game, in a uniformly random
+    order (in place)."""
+    order, slots = _random_order(tiles, rng), np.argsort(~free, axis=1, kind="stable")
+    games, at = np.nonzero(np.arange(free.shape[1])[None, :] < free.sum(axis=1)[:, None])
+    places[games, slots[games, at]] = order[games, at]
 
 
 def legal_mask(params: Params, state: State, kind: str, seat: int) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.game import read_only
 from sim.kernel import ZERO, helper, kernel
-from sim.kunst_stuecke.rules import DISCARD, PIECES, SHAPES, Params
+from sim.kunst_stuecke.rules import DISCARD, GONE, PIECES, SHAPES, Params
 
 EMPTY = -1
 VACANT = np.int64(EMPTY)  # EMPTY for kernels' calls: a literal would compile the callee again (sim/kernel.py)
@@ -946,8 +946,11 @@ def look_mask(stacks, asked):
 
 @helper(_nrt=False)
 def look_at(seen, first_look, stacks, g, seat, stack, turn):
-    """Drawing target tiles: game g's mover looks through a stack; it remembers where each tile it saw lay, and
-    the turn of its first look."""
+    """Drawing target tiles: game g's mover looks through a stack; it remembers where each tile it saw lay, that
+    a tile it saw there before is gone (GONE), and the turn of its first look."""
+    for tile in range(seen.shape[2]):
+        if seen[g, seat, tile] == stack:
+            seen[g, seat, tile] = GONE
     for i in range(stacks.shape[2]):
         tile = stacks[g, stack, i]
         if tile >= 0:

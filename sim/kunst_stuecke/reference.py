@@ -38,6 +38,7 @@ from sim.game import Decider, Decision, checked, legal_row
 from sim.kunst_stuecke.engine import Observation
 from sim.kunst_stuecke.rules import (
     DISCARD,
+    GONE,
     MOST_SIZE,
     NO_LOOK,
     PIECES,
@@ -549,6 +550,7 @@ def observation(game: Game, phase: str, legal: np.ndarray, looking_at=(), piece:
         owner[0, pieces] = s
     seen = np.full((1, TILES), -1, np.int8)
     for look in game.seen[seat]:
+        seen[0, seen[0] == look["stack"]] = GONE
         seen[0, look["tiles"]] = look["stack"]
     spaces = np.array([[[-1 if t is None else t for t in row] for row in game.spaces]], np.int8)
     looking = np.full((1, STACK_TILES), -1, np.int8)

@@ -40,6 +40,7 @@ MOST_SIZE = 6  # the "6+" tile
 DEFAULT_SHAPES = Path(__file__).with_name("shapes.toml")
 # The numbered options of each question a turn asks (reference.py and engine.py ask the same).
 NO_LOOK = STACKS  # look: a stack 0-4, or none now
+GONE = STACKS  # seen: a tile the seat saw in a stack and found gone from it at a later look of that stack
 STOP = PIECES  # slide: a piece on the board, or no more slides
 DISCARD = PIECES  # play: a piece to place (its id), or DISCARD + id to discard it
 SPACE_STRIDE = 5  # keep: SPACE_STRIDE * tile index in the stack + space; place: Params.squares * orientation + anchor
