@@ -299,10 +299,8 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
                 else:
                     bars.played(k, _write(stores[k], experiments[k], what, future.result()))
     except BaseException:
-        with _signals_held():
-            for future in running:
-                future.cancel()
-            executor.shutdown(wait=True, kill_workers=True)
+        with _signals_held():  # kill_workers fails the tasks still queued: cancelling one first would crash loky's
+            executor.shutdown(wait=True, kill_workers=True)  # manager thread (its set_exception) and hang here
         raise
     with _signals_held():
         executor.shutdown(wait=True)
