@@ -21,7 +21,8 @@ from reports.stats import LEVEL, holm_min
 
 SCHEMA = 1  # findings.json's layout: raised when a field changes meaning
 UNITS = {  # what a metric's estimate, low and high are in: the README's table of findings.json explains each unit
-    "share": ("seat_win_share", "strategy_win_share", "compensated_win_share", "handicap", "guess_accuracy",
+    "share": ("seat_win_share", "strategy_win_share", "colour_win_share", "compensated_win_share", "handicap",
+              "guess_accuracy",
               "stall_rate", "lineup_stall_rate", "stalled_win_share", "strategy_seat_share", "winner_changed_share",
               "match_win_share", "match_win_share_by_first_seat", "token_use_share", "copy_share",
               "strategy_share_of_group",

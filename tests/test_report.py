@@ -240,8 +240,8 @@ def test_findings_json_records_every_number_of_every_experiment(numbers):
         assert isinstance(r["estimate"], float) and isinstance(r["method"], str) and r["method"]
         assert all(v is None or isinstance(v, float) for v in (r["low"], r["high"]))
     metrics = {r["metric"] for r in numbers}
-    kintsugi_own = {"guess_accuracy", "winner_changed_share", "match_win_share",
-                    "match_win_share_by_first_seat"}  # the mystery game has none
+    kintsugi_own = {"guess_accuracy", "winner_changed_share", "match_win_share", "match_win_share_by_first_seat",
+                    "colour_win_share"}  # the mystery game has none
     assert {"seat_win_share", "start_advantage", "strategy_win_share", "handicap", "compensated_win_share",
             "rating"} | kintsugi_own <= metrics
     players = {"synthetic2": 2, "synthetic3": 3, "synthetic4": 4, "synthetic3m": 3, "mystery_big": 2,

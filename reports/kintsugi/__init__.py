@@ -16,7 +16,7 @@ from reports.kintsugi.guessing import GUESSING, WINNER_CHANGES, accuracy_records
 from reports.kintsugi.matches import MATCHES
 from reports.spec import GameReport, Measure, Metrics, leader
 
-WIN_SHARE = Measure("share", "Win share", pl.col("win"), share=True)
+WIN_SHARE = Measure("share", "Win share", pl.col("win"), metric="colour_win_share", share=True)
 
 
 def numbers(data: GameData) -> list[dict]:
@@ -51,7 +51,7 @@ def colour_sentence(shares: pl.DataFrame, data: GameData) -> str:
 COLOURS = Metrics(
     "Win share by secret colour", (WIN_SHARE, Measure("pieces", "Mean pieces", pl.col("pieces"))), colour_sentence,
     "Win share by secret colour, with the mean number of pieces before guessing", rows=with_colour_names,
-    by=("players", "color", "colour"), everyone=False, about={},
+    by=("players", "color", "colour"), everyone=False, about={"colour": "colour"},
     lead=(("Players", "players"), ("Colour", "colour"), ("Games", "games", count),
           ("Fair share", lambda r: pct(1 / r["players"]))))
 
