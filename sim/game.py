@@ -358,6 +358,21 @@ def take(deal: Any, games: np.ndarray | slice) -> Any:
     return type(deal)(*(part[games] for part in deal))
 
 
+def games_of(state: Any, games: np.ndarray | slice) -> Any:
+    """Some games of an engine's State, in the order `games` names them, repeats allowed: every array taken along
+    its batch axis (a State's arrays, and those of a deal it holds, all have it first), every value the batch
+    shares (the turn, the phase) kept. A search player plays each option of each game, many times, as the games
+    of one batch."""
+    def part(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return value[games]
+        if isinstance(value, tuple) and hasattr(value, "_fields"):  # a deal
+            return type(value)(*(part(v) for v in value))
+        return value
+
+    return evolve(state, **{f.name: part(getattr(state, f.name)) for f in dataclasses.fields(state)})
+
+
 def params_from(cls: type, players: int, player_counts: tuple[int, ...], overrides: dict[str, Any]):
     """Build a Params dataclass from user overrides, with one-line errors for every mistake."""
     if players not in player_counts:

@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from sim.errors import AtelierError
+from sim.game import games_of
 from sim.kaleido import fast
 from sim.kaleido.engine import NONE, State, colour_counts, hexagons
 from sim.kaleido.fast import GREEDY, HOARDER, MAJORITY
@@ -105,7 +106,7 @@ class Rotator(Player):
         asked = np.flatnonzero(board >= 0)
         value = np.zeros((len(board), 6))
         games = np.arange(len(obs.board))[self.idx][asked]
-        state = obs.state.select(games)
+        state = games_of(obs.state, games)
         rows = np.arange(len(asked))
         for steps in range(6):
             turned = state.rot.copy()

@@ -26,7 +26,7 @@ from playback import assert_playout_is_stepping
 from sim import registry
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
-from sim.game import Decision, Outcome, play, take
+from sim.game import Decision, Outcome, games_of, play, take
 from sim.registry import get_game
 from sim.runner import Chunk, play_chunk
 
@@ -184,6 +184,35 @@ def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str
             current = engine.step(params, current, choice)
         assert engine.terminal(params, current)
         assert_same_outcome(engine.outcome(params, current), whole.outcome, slice(None))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_states_games_taken_in_any_order_play_on_like_those_games(name: str) -> None:
+    """A search player plays each game's options as games of one batch (sim.game.games_of): mid-game, the games of
+    a State taken shuffled and some twice, answered as their originals are, end as those games end."""
+    spec = get_game(name)
+    engine, players = spec.rules.engine, spec.rules.player_counts[-1]
+    params, rng = spec.make_params(players, {}), np.random.default_rng(12)
+    deal, choices = spec.rules.deal(params, rng, 10), []
+    whole = spec.play(params, deal, lineups(name, players, 10, rng), rng,
+                      listen=lambda decision, choice: choices.append(choice))
+    state = engine.init(params, deal)
+    for choice in choices[: len(choices) // 3]:
+        state = engine.step(params, state, choice)
+    order = rng.permutation(10)
+    taken = np.concatenate([order, order[:4]])  # every game, some twice: each question is asked as in the batch
+    current = games_of(state, taken)
+    for choice in choices[len(choices) // 3:]:
+        current = engine.step(params, current, choice[taken])
+    assert engine.terminal(params, current)
+    outcome = engine.outcome(params, current)
+    for field in ("scores", "rank", "win"):
+        assert np.array_equal(getattr(outcome, field), getattr(whole.outcome, field)[taken]), field
+    rows = (taken[:, None] * players + np.arange(players)).ravel()
+    for column, values in outcome.columns.items():
+        mine = whole.outcome.columns[column]
+        assert (values.equals(mine.gather(rows)) if isinstance(values, pl.Series)
+                else np.array_equal(values, mine[taken])), column
 
 
 PLAYED_OUT = [name for name in NAMES if get_game(name).players.uniform]  # declared: the engine has random_playout

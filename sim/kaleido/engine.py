@@ -26,7 +26,7 @@ reach it, so that each distinct placement is one legal option.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -113,11 +113,6 @@ class State:
     offers: np.ndarray  # (B, H) bool: the free cells next to the table as board options 6 b + k (fast.board_offers)
     phase: str = "start"  # where the batch is in the turn (CYCLE); "over" once every game has been scored
     turn: int = 0  # turns so far (passes and skips included), the same in every game
-
-    def select(self, games) -> State:
-        """The same state for a subset of the batch's games."""
-        return evolve(self, **{f.name: getattr(self, f.name)[games] for f in fields(self)
-                                if isinstance(getattr(self, f.name), np.ndarray)})
 
     @property
     def boards_placed(self) -> np.ndarray:

@@ -14,7 +14,7 @@ played the State is in phase "over".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -60,11 +60,6 @@ class State:
     phase: str = "start"
     turn: int = 0
     QUESTION = ("chosen", "stopped", "asked", "sliding")  # the question being asked, not the game (sim.game.Engine)
-
-    def select(self, games) -> State:
-        """The same state for a subset of the batch's games."""
-        return evolve(self, **{f.name: getattr(self, f.name)[games] for f in fields(self)
-                               if isinstance(getattr(self, f.name), np.ndarray)})
 
 
 @dataclass
