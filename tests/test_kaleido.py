@@ -30,7 +30,7 @@ import pytest
 from playback import play_batch
 
 from sim.errors import AtelierError, IllegalMove
-from sim.game import Asker, play
+from sim.game import Asker, games_of, play
 from sim.kaleido import engine, reference, rules
 from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Params, majority
 from sim.registry import get_game
@@ -1547,7 +1547,7 @@ def shown_watch(g: int):
     showed them at this question."""
     def watch(game: reference.Game, phase: str, options: list[int], ours, asked: playback.Asked) -> None:
         state, engine_obs = asked.kept
-        theirs, mine = state.select([g]), reference.to_state(game, phase)
+        theirs, mine = games_of(state, [g]), reference.to_state(game, phase)
         for name in engine.State.__dataclass_fields__:
             same = np.array_equal if isinstance(getattr(mine, name), np.ndarray) else lambda a, b: a == b
             assert same(getattr(mine, name), getattr(theirs, name)), (g, state.turn, phase, name)
@@ -1564,7 +1564,7 @@ def test_the_reference_shows_the_strategies_the_engines_state(players: int) -> N
     lineups = np.random.default_rng(players).choice(ALL_STRATEGIES, size=(12, players))
 
     def same_end(final, outcome, g, game):
-        theirs, mine = final.select([g]), reference.to_state(game)
+        theirs, mine = games_of(final, [g]), reference.to_state(game)
         for name in ("slots", "rot", "midgame", "endgame", "passes", "skips", "stalled", "done", "turn_kind"):
             assert np.array_equal(getattr(mine, name), getattr(theirs, name)), (g, name)
 

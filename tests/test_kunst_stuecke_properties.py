@@ -11,7 +11,7 @@ import playback
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.game import evolve
+from sim.game import evolve, games_of
 from sim.kunst_stuecke import engine, rules
 from sim.kunst_stuecke.rules import GONE, NO_LOOK, STACKS, TILES, Params
 
@@ -198,11 +198,11 @@ def candidates(state: engine.State, seat: int) -> tuple[dict, dict]:
 
 def test_every_tile_that_may_lie_in_a_hidden_place_appears_there_as_often_as_a_uniform_draw_puts_it():
     params, state = played(2, 11, 45)
-    one, seat, draws = state.select([0]), 0, 6000
+    one, seat, draws = games_of(state, [0]), 0, 6000
     tiles, share = candidates(one, seat)
     assert any(len(pool) > 1 for place, pool in tiles.items() if place[0] == "board")  # a position worth testing
     assert any(place[0] == "stack" and len(pool) > 1 for place, pool in tiles.items())
-    world = engine.determinize(params, one.select(np.zeros(draws, int)), seat, np.random.default_rng(1))
+    world = engine.determinize(params, games_of(one, np.zeros(draws, int)), seat, np.random.default_rng(1))
     for place, pool in tiles.items():
         kind, first, second = place
         drawn = world.stacks[:, first, second] if kind == "stack" else world.spaces[:, first, second]
