@@ -299,8 +299,10 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
                 else:
                     bars.played(k, _write(stores[k], experiments[k], what, future.result()))
     except BaseException:
-        with _signals_held():  # kill_workers fails the tasks still queued: cancelling one first would crash loky's
-            executor.shutdown(wait=True, kill_workers=True)  # manager thread (its set_exception) and hang here
+        # kill_workers fails the tasks still queued; cancelling one first would make loky's manager thread die
+        # on its set_exception (InvalidStateError) before it kills the workers, and shutdown would wait forever
+        with _signals_held():
+            executor.shutdown(wait=True, kill_workers=True)
         raise
     with _signals_held():
         executor.shutdown(wait=True)

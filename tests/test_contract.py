@@ -151,68 +151,61 @@ def batched_arrays(state, batch: int) -> list[tuple[str, np.ndarray]]:
     return found
 
 
-def assert_same_outcome(part: Outcome, batch: Outcome, games: slice) -> None:
-    """The Outcome of some games played apart equals theirs in the batch: standings and every own column."""
+def assert_same_outcome(part: Outcome, batch: Outcome, games: slice | np.ndarray) -> None:
+    """The Outcome of some games played apart (in the order `games` names them, repeats allowed) equals theirs in
+    the batch: standings and every own column."""
+    index = np.arange(len(batch.scores))[games]
     for field in ("scores", "rank", "win"):
-        assert np.array_equal(getattr(part, field), getattr(batch, field)[games]), field
+        assert np.array_equal(getattr(part, field), getattr(batch, field)[index]), field
     players = part.scores.shape[1]
-    first, count = range(len(batch.scores))[games].start, len(part.scores)
+    rows = (index[:, None] * players + np.arange(players)).ravel()
     for column, values in part.columns.items():
         if isinstance(values, pl.Series):
-            assert values.equals(batch.columns[column].slice(first * players, count * players)), column
+            assert values.equals(batch.columns[column].gather(rows)), column
         else:
-            assert np.array_equal(values, batch.columns[column][games]), column
+            assert np.array_equal(values, batch.columns[column][index]), column
+
+
+def played_part_way(name: str, seed: int, games: int, part: float):
+    """(engine, params, the State after `part` of the decisions, the choices left, the whole batch's Outcome) of a
+    batch at the most players, its choices recorded."""
+    spec = get_game(name)
+    engine, players = spec.rules.engine, spec.rules.player_counts[-1]
+    params, rng = spec.make_params(players, {}), np.random.default_rng(seed)
+    deal, choices = spec.rules.deal(params, rng, games), []
+    whole = spec.play(params, deal, lineups(name, players, games, rng), rng,
+                      listen=lambda decision, choice: choices.append(choice))
+    state, done = engine.init(params, deal), int(len(choices) * part)
+    for choice in choices[:done]:
+        state = engine.step(params, state, choice)
+    return engine, params, state, choices[done:], whole.outcome
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_a_state_copied_mid_game_continues_like_the_uninterrupted_game(name: str) -> None:
     """A search player's rollouts start from kept States: a deep copy continues exactly like the original."""
-    spec = get_game(name)
-    engine, players = spec.rules.engine, spec.rules.player_counts[-1]
-    params, rng = spec.make_params(players, {}), np.random.default_rng(11)
-    deal, choices = spec.rules.deal(params, rng, 12), []
-    whole = spec.play(params, deal, lineups(name, players, 12, rng), rng,
-                      listen=lambda decision, choice: choices.append(choice))
-    state = engine.init(params, deal)
-    for choice in choices[: len(choices) // 2]:
-        state = engine.step(params, state, choice)
-    kept = copy.deepcopy(state)
-    for start in (state, kept):
+    engine, params, state, rest, whole = played_part_way(name, 11, 12, 1 / 2)
+    for start in (state, copy.deepcopy(state)):
         current = start
-        for choice in choices[len(choices) // 2:]:
+        for choice in rest:
             assert not engine.terminal(params, current)
             current = engine.step(params, current, choice)
         assert engine.terminal(params, current)
-        assert_same_outcome(engine.outcome(params, current), whole.outcome, slice(None))
+        assert_same_outcome(engine.outcome(params, current), whole, slice(None))
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_a_states_games_taken_in_any_order_play_on_like_those_games(name: str) -> None:
     """A search player plays each game's options as games of one batch (sim.game.games_of): mid-game, the games of
     a State taken shuffled and some twice, answered as their originals are, end as those games end."""
-    spec = get_game(name)
-    engine, players = spec.rules.engine, spec.rules.player_counts[-1]
-    params, rng = spec.make_params(players, {}), np.random.default_rng(12)
-    deal, choices = spec.rules.deal(params, rng, 10), []
-    whole = spec.play(params, deal, lineups(name, players, 10, rng), rng,
-                      listen=lambda decision, choice: choices.append(choice))
-    state = engine.init(params, deal)
-    for choice in choices[: len(choices) // 3]:
-        state = engine.step(params, state, choice)
-    order = rng.permutation(10)
+    engine, params, state, rest, whole = played_part_way(name, 12, 10, 1 / 3)
+    order = np.random.default_rng(12).permutation(10)
     taken = np.concatenate([order, order[:4]])  # every game, some twice: each question is asked as in the batch
     current = games_of(state, taken)
-    for choice in choices[len(choices) // 3:]:
+    for choice in rest:
         current = engine.step(params, current, choice[taken])
     assert engine.terminal(params, current)
-    outcome = engine.outcome(params, current)
-    for field in ("scores", "rank", "win"):
-        assert np.array_equal(getattr(outcome, field), getattr(whole.outcome, field)[taken]), field
-    rows = (taken[:, None] * players + np.arange(players)).ravel()
-    for column, values in outcome.columns.items():
-        mine = whole.outcome.columns[column]
-        assert (values.equals(mine.gather(rows)) if isinstance(values, pl.Series)
-                else np.array_equal(values, mine[taken])), column
+    assert_same_outcome(engine.outcome(params, current), whole, taken)
 
 
 PLAYED_OUT = [name for name in NAMES if get_game(name).players.uniform]  # declared: the engine has random_playout
