@@ -25,7 +25,7 @@ def played(game, params, lineups, seed):
     """The final State of a batch, the deal drawn from `seed` and the strategies' choices from the same rng."""
     rng = np.random.default_rng(seed)
     deal = game.rules.deal(params, rng, len(lineups))
-    table = Table(game.players, params, lineups, game.rules.secrets(deal))
+    table = Table(game.players, params, lineups, game.rules.secrets(game.rules.engine.init(params, deal)))
     return play(game.rules.engine, params, deal, table.choose, rng)
 
 

@@ -78,6 +78,26 @@ class Decision:
     where: str = ""  # when in the game, for messages about the choice: "at turn 3", "in round 2"
     public: Any = None  # what every seat learns from this decision once it is made (None: nothing to watch);
     # a Table shows watching players this, never the acting seat's observation
+    worlds: Worlds | None = None  # the games as a search player may play on from them (`play_on` sets it); None
+    # where a scalar reference asks
+
+
+class Worlds:
+    """The games of a batch as a seat may play on from them: drawn only through `determinize` for that seat, so
+    that a search player never reads what the seat cannot see (`draw`). `truth` is for the `cheat` player alone,
+    which searches the true State on purpose, as the bound no fair player reaches."""
+
+    __slots__ = ("_engine", "_params", "_state")
+
+    def __init__(self, engine: Engine, params: Any, state: Any):
+        self._engine, self._params, self._state = engine, params, state
+
+    def draw(self, seat: int, games: np.ndarray, rng: np.random.Generator) -> Any:
+        """The games named (repeats allowed), each with what `seat` cannot see redrawn, as one State."""
+        return self._engine.determinize(self._params, games_of(self._state, games), seat, rng)
+
+    def truth(self, games: np.ndarray) -> Any:
+        return games_of(self._state, games)
 
 
 Choose = Callable[[Decision, np.random.Generator], np.ndarray]  # a decision -> (B,) choices, checked legal
@@ -179,8 +199,8 @@ class GameRules:
     `record(params, one, game)` -> a reference's finished game as auditable data, `replay(record)` -> its
     scores, `narrate(record)` -> the game told for people, `facts(params)` -> what a report needs to know of the
     rules, `unseen(params, deal, seat, rng)` -> the deal with what `seat` cannot see redealt (see `unseen`), and
-    optionally `private(deal)` -> (B, P), what each seat knows privately. The registry checks them when it loads
-    the game (`check_rules`).
+    optionally `private(state)` -> (B, P), what each seat knows privately in the engine's State. The registry
+    checks them when it loads the game (`check_rules`).
 
     `params` is a frozen dataclass. Every field has a default and a `help` in its metadata; an int field may
     declare `range: (lo, hi)` (without one it must fit in int64), and a field naming a data file declares
@@ -210,8 +230,8 @@ class GameRules:
     reveals: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()  # the engine State's fields that `determinize` may redraw: the face-down order,
     # the other seats' secrets; () where nothing is hidden
-    private: Callable[[Any], np.ndarray] | None = None  # deal -> (B, P): what each seat knows privately, handed to
-    # its player as `secret`; None where no seat does
+    private: Callable[[Any], np.ndarray] | None = None  # State -> (B, P): what each seat knows privately, handed
+    # to its player as `secret` (of a determinized State too, for a search's rollouts); None where no seat does
     tie_breakers: tuple[str, ...] = ()  # result columns that settle equal scores, in order (the most wins)
     chunk: int = 4096  # an experiment's games per batch unless it names its own: a slow game's are fewer, so that
     # its small experiments still give every core a batch and a run does not wait long on its last one
@@ -224,8 +244,9 @@ class GameRules:
         """The reference's game as auditable data."""
         return self.record(params, one, self.play_reference(params, one, choose, rng))
 
-    def secrets(self, deal: Any) -> np.ndarray | None:
-        return None if self.private is None else self.private(deal)
+    def secrets(self, state: Any) -> np.ndarray | None:
+        """(B, P): what each seat of the engine's State knows privately, or None."""
+        return None if self.private is None else self.private(state)
 
     def make_params(self, players: int, overrides: dict[str, Any]):
         """Validated Params for `players` with the given overrides; AtelierError names any mistake."""
@@ -242,7 +263,7 @@ def check_rules(name: str, rules: Any) -> None:
         raise AtelierError(f"game '{name}': its RULES are named '{rules.name}'")
     parts = [(part, getattr(rules, part), arguments) for part, arguments in RULES_PARTS.items()]
     if rules.private is not None:
-        parts.append(("private", rules.private, ("deal",)))
+        parts.append(("private", rules.private, ("state",)))
     for module, declared in (("engine", ENGINE_PARTS), ("reference", REFERENCE_PARTS)):
         if getattr(rules, module) is None:
             raise AtelierError(f"game '{name}': its RULES declare no {module}")
@@ -308,7 +329,7 @@ def play(engine: Engine, params: Any, deal: Any, choose: Choose, rng: np.random.
 def play_on(engine: Engine, params: Any, state: Any, choose: Choose, rng: np.random.Generator):
     """Ask and step from `state` until every game has ended. Returns the final State."""
     while not engine.terminal(params, state):
-        decision = engine.decision(params, state)
+        decision = evolve(engine.decision(params, state), worlds=Worlds(engine, params, state))
         state = engine.step(params, state, choose(decision, rng))
     return state
 
@@ -349,8 +370,10 @@ def read_only(observation: Any) -> Any:
 
 
 def shuffled_after(rows: np.ndarray, start: int, rng: np.random.Generator) -> np.ndarray:
-    """(n, k) rows with each row's entries from column `start` on shuffled, independently of the other rows."""
-    return np.concatenate([rows[:, :start], rng.permuted(rows[:, start:], axis=1)], axis=1)
+    """(n, k) rows with each row's entries from column `start` on shuffled, independently of the other rows. The
+    entries are sorted before they are shuffled, so that the result depends on which they are, not on their order:
+    a determinization drawn from the same stream is then the same whatever the true hidden order."""
+    return np.concatenate([rows[:, :start], rng.permuted(np.sort(rows[:, start:], axis=1), axis=1)], axis=1)
 
 
 def take(deal: Any, games: np.ndarray | slice) -> Any:

@@ -21,6 +21,7 @@ from sim import bench, game
 from sim.errors import AtelierError
 from sim.game import Decision, GameRules, Outcome, take
 from strategies.common import Catalogue, Table
+from strategies.search import searching
 
 NAMES = ("kintsugi", "broken_beautiful", "kaleido", "kunst_stuecke", "witkacy")
 GAMES: dict[str, tuple[str, str]] = {name: (f"sim.{name}.api", f"strategies.{name}") for name in NAMES}
@@ -51,7 +52,7 @@ class GameSpec:
                           for module, part in zip(modules, ("RULES", "PLAYERS"), strict=True))
         game.check_rules(name, rules)
         check_players(name, players, rules.engine)
-        return cls(rules, players, modules)
+        return cls(rules, searching(rules, players), modules)
 
     def __reduce__(self):
         return (GameSpec.load, (self.name, self.modules))
@@ -69,7 +70,8 @@ class GameSpec:
 
     def table(self, params, lineups: np.ndarray, deal, players: Catalogue | None = None) -> Table:
         """The players seated as `lineups` (B, P) for the games of `deal`; `players` replaces the catalogue."""
-        return Table(players or self.players, params, np.asarray(lineups), self.rules.secrets(deal))
+        return Table(players or self.players, params, np.asarray(lineups),
+                     self.rules.secrets(self.rules.engine.init(params, deal)))
 
     def play(self, params, deal, lineups: np.ndarray, rng: np.random.Generator, *, listen: Listen | None = None,
              players: Catalogue | None = None) -> Played:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from sim.errors import AtelierError, IllegalMove
-from sim.game import Decision, read_only
+from sim.game import Decision, evolve, read_only
 from sim.kernel import helper, kernel
 
 
@@ -39,6 +39,13 @@ class Catalogue:
     # play at every seat may be played on by it, draw for draw the same games
     fused: dict[str, str] = field(default_factory=dict)  # strategy -> the name of the engine's compiled playout
     # that plays it at every seat draw for draw (Kaleido's greedy: engine.greedy_playout), where it has one
+    searched: frozenset[str] | None = None  # the decision kinds a search player searches (None: every kind); it
+    # leaves the others to its rollout policy (Kintsugi's guesses, which end the game)
+    believed: Callable[[Any, Any, np.ndarray, np.random.Generator], Any] | None = None  # (player, worlds, its
+    # games, rng) -> the worlds redrawn from what the player believes of the hidden parts (Kintsugi's guessers), for
+    # a search whose policy holds beliefs; None: the worlds `determinize` draws, uniform among the consistent ones
+    search_width: int | None = None  # a search player's default width: the options it searches at most, its rollout
+    # policy's favourites (strategies/search.py); None: every option
 
 
 class Table:
@@ -61,16 +68,24 @@ class Table:
         from them to every player who watches."""
         choices, observation = np.zeros(len(decision.asked), np.intp), read_only(decision.observation)
         for games, player in self.seats[decision.seat]:
-            answer = getattr(player, decision.kind, None)
-            if answer is None:
-                raise AtelierError(f"strategy '{player.name}' has no method {decision.kind}(observation, rng) to "
-                                   f"answer a '{decision.kind}' decision")
-            choices[games] = checked(player.name, decision, games, answer(observation, rng))
+            choices[games] = checked(player.name, decision, games, answer(player, decision, observation, rng))
         if decision.public is not None:
             public = observation if decision.public is decision.observation else read_only(decision.public)
             for player in self.watchers:
                 player.observe(decision.kind, public, choices)
         return choices
+
+
+def answer(player: Any, decision: Decision, observation: Any, rng: np.random.Generator) -> Any:
+    """A player's choices for a decision: a search player (with `decide`) is handed the whole decision, its worlds
+    included; a scripted one its kind's method and the observation."""
+    if hasattr(player, "decide"):
+        return player.decide(evolve(decision, observation=observation), rng)
+    method = getattr(player, decision.kind, None)
+    if method is None:
+        raise AtelierError(f"strategy '{player.name}' has no method {decision.kind}(observation, rng) to answer a "
+                           f"'{decision.kind}' decision")
+    return method(observation, rng)
 
 
 def strategy_groups(names: np.ndarray) -> list[tuple[str, np.ndarray | slice]]:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from sim.errors import AtelierError
+from sim.game import evolve
 from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
 N_COLORS = 4
@@ -269,5 +270,24 @@ def make_player(name: str, *, seat: int, params, games, secret: np.ndarray) -> P
                   GUESSER_CLASSES[guesser](**context, knob=g_knob))
 
 
+def believed(player: Player, world, games: np.ndarray, rng: np.random.Generator):
+    """Worlds whose colour of the seat the player's guesser reads (its left neighbour) is drawn from the guesser's
+    belief, where it holds one (bayes), rather than uniformly: a search then plays on in the worlds its guesser
+    finds likely. The seat that held the colour drawn, if any, takes the neighbour's; every assignment stays one
+    of distinct colours, the search's own kept."""
+    belief = player.guesser
+    if not isinstance(belief, Belief):
+        return world
+    colors, rows = world.colors.astype(np.int64), np.arange(len(games))
+    total = np.cumsum(belief.probabilities()[games], axis=1)
+    drawn = (rng.random(len(games))[:, None] * total[:, -1:] >= total).sum(axis=1)  # never a colour it rules out
+    holder = colors == drawn[:, None]
+    colors[holder] = np.broadcast_to(colors[:, belief.target, None], colors.shape)[holder]
+    colors[rows, belief.target] = drawn
+    return evolve(world, colors=colors.astype(world.colors.dtype))
+
+
 PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy,
-                    uniform=frozenset({"random+uniform"}))  # the random placer watches nothing
+                    uniform=frozenset({"random+uniform"}),  # the random placer watches nothing
+                    searched=frozenset({"place"}),  # a guess ends the game: a guesser's judgement, not a search's
+                    believed=believed)

@@ -90,7 +90,12 @@ class Planner(Player):
         return 5 * tile + np.where(likely, best_space, worst_space)
 
     def slide(self, obs, rng):
-        return np.full(len(obs.legal[self.idx]), STOP)  # it never slides, so it never has to
+        """It never slides, so it never has to; where another's slide left it a piece it must move on (a search's
+        rollout), a random slide."""
+        legal = obs.legal[self.idx]
+        if legal[:, STOP].all():
+            return np.full(len(legal), STOP)
+        return np.where(legal[:, STOP], STOP, super().slide(obs, rng))
 
     def play(self, obs, rng):
         """A piece of a colour it holds a tile of, if one can be placed; else any placeable piece; a discard only
@@ -324,4 +329,7 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, idx=games, params=params, knob=knob)
 
 
-PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}))
+PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}),
+                    searched=frozenset({"look", "keep", "play", "place"}),  # slides are left to the policy: a
+                    # hundred a game, mostly to stop
+                    search_width=4)  # placements run to a thousand

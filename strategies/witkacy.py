@@ -31,6 +31,7 @@ from sim.witkacy.rules import (
     MAX_STACK,
     NO_ACTION,
     PAINTINGS,
+    PHASES,
     RUSH,
     SOLVENT,
     STASH,
@@ -58,6 +59,8 @@ SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Se
 ROW_SALT, COL_SALT = np.int64(-1), np.int64(-2)  # _jitter's, for a random spot (numpy scalars: sim/kernel.py)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
 
+
+ANY_FACE, NO_PLAN = -1, -2  # what a laying plan lays: whatever card is laid (a Gift's plan); no plan made yet
 
 class Player:
     """Random play; the other strategies override the questions they think about."""
@@ -118,18 +121,20 @@ class Completer(Player):
         if not hasattr(self, "plan"):
             batch = len(obs.asked)
             self.plan = np.zeros((2, batch), np.int64)
+            self.plan_face = np.full(batch, NO_PLAN)  # the card * 2 + side the plan lays
             faces, seen = 2 * HAND, 2 * (SEARCHED + DISPLAY)
             self.hand_plans, self.hand_values = np.zeros((batch, faces, 2, 2), np.int64), np.zeros((batch, faces, 2))
             self.planned_at = np.full(batch, -1)
             self.seen_plans, self.seen_values = np.zeros((batch, seen, 2, 2), np.int64), np.zeros((batch, seen, 2))
             self.seen_cards, self.seen_at = np.zeros((batch, SEARCHED + DISPLAY), np.int8), np.full(batch, -1)
 
-    def remember(self, obs, games, plans, turn: int = -1) -> None:
-        """Keep a laying's where and z (for the questions that follow), or, with the turn, the hand's best layings
-        (plans, values) for the expansion."""
+    def remember(self, obs, games, plans, turn: int = -1, face=ANY_FACE) -> None:
+        """Keep a laying's where and z (for the questions that follow) and the face it lays, or, with the turn, the
+        hand's best layings (plans, values) for the expansion."""
         self.memory(obs)
         if turn < 0:
             self.plan[:, games] = plans.T
+            self.plan_face[games] = face
         else:
             self.hand_plans[games], self.hand_values[games] = plans
             self.planned_at[games] = turn
@@ -165,6 +170,7 @@ class Completer(Player):
         """(value, plan) of the hand's faces, as `layings`: those of cards seen at this turn's search from there;
         a card drawn from the deck is looked at now; and where no face gains, a laying picked evenly, of one face
         picked evenly (the others are left at -inf: they would only tie)."""
+        self.memory(obs)  # empty where a search's rollout starts this player after the turn's search question
         hand, rows = obs.hand[games], np.arange(len(games))[:, None]
         match = ((hand[:, :, None] == self.seen_cards[games][:, None, :]) & (hand >= 0)[:, :, None]
                  & (self.seen_at[games] == obs.turn)[:, None, None])
@@ -207,14 +213,40 @@ class Completer(Player):
         value[plain], plan[plain] = self.hand_values[games[plain]][:, :, 0], self.hand_plans[games[plain]][:, :, 0]
         keep = np.full((len(games), 1), HELPS)  # KEEP, where a Rush allows it, beats a laying that gains nothing
         choice = pick_best(np.concatenate([value, keep], axis=1), obs.legal[games], rng)
-        self.remember(obs, games, plan[np.arange(len(games)), np.minimum(choice, KEEP - 1)])  # KEEP lays nothing
+        laid = np.minimum(choice, KEEP - 1)  # KEEP lays nothing
+        face = 2 * obs.hand[games, laid // 2].astype(np.int64) + laid % 2
+        self.remember(obs, games, plan[np.arange(len(games)), laid], face=face)
         return self.answers(obs, at, choice)
 
     def where(self, obs, rng):
-        return self.plan[0, self.idx]
+        return self.planned(obs, 0, rng)
 
     def z(self, obs, rng):
-        return self.plan[1, self.idx]
+        return self.planned(obs, 1, rng)
+
+    def planned(self, obs, part: int, rng) -> np.ndarray:
+        """The remembered laying's where (part 0) or z (1). Where another chose the card to lay (a search player
+        this one answers for, or a search's rollout that starts this player there), the plan is made now, for that
+        card; a random legal answer where no plan the rules allow is left."""
+        self.memory(obs)
+        at, games = self.asked(obs)
+        pending = obs.pending[games].astype(np.int64)
+        other = (pending[:, 0] == self.seat) & (self.plan_face[games] != ANY_FACE) & (
+            self.plan_face[games] != 2 * pending[:, 1] + pending[:, 2])
+        if part == 0 and other.any():
+            self.replan(obs, at[other], games[other], pending[other], rng)
+        legal, asked = obs.legal[self.idx], obs.asked[self.idx]
+        plan = np.clip(self.plan[part, self.idx], 0, legal.shape[1] - 1)
+        stray = asked & ~legal[np.arange(len(plan)), plan]
+        if stray.any():
+            plan = np.where(stray, pick_any(legal, rng), plan)
+        return plan
+
+    def replan(self, obs, at, games, pending, rng) -> None:
+        """The best laying of the card being laid, on the side chosen, as the expansion would plan it."""
+        faces = _faces(obs.cards, pending[:, 1:2])
+        plan = self.layings(obs, games, faces, self.seat, rng, obs.action[games] == CORRECTION)[1]
+        self.remember(obs, games, plan[np.arange(len(games)), pending[:, 2], 1], face=2 * pending[:, 1] + pending[:, 2])
 
     def action(self, obs, rng):
         at, games = self.asked(obs)
@@ -731,4 +763,5 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
     return CLASSES[base](name, seat=seat, idx=games, params=params, banned=banned)
 
 
-PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}))
+PLAYERS = Catalogue(STRATEGY_NAMES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}),
+                    searched=frozenset(set(PHASES.values()) - {"where", "z"}))  # the policy lays the card chosen

@@ -39,7 +39,7 @@ STRATEGIES = {
     "chase": "rerolls unless the die is below every die already final",
     "random": "rerolls on a coin flip",
 }
-CROOKED = "cheat"  # answers 2, which is not a legal choice (for testing IllegalMove); not listed, but seated
+CROOKED = "crook"  # answers 2, which is not a legal choice (for testing IllegalMove); not listed, but seated
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ class Player:
             "high": (die > view["sides"] / 2).astype(int),
             "chase": (die >= lowest).astype(int),
             "random": (coins < 0.5).astype(int),
-            "cheat": np.full(len(die), 2),
+            "crook": np.full(len(die), 2),
         }[self.name]
 
 

@@ -50,14 +50,15 @@ def play_cases(name: str, cases: list) -> None:
             params = spec.make_params(count, overrides)
             deal = rules.deal(params, rng, BATCH)
             lineups = rng.choice(seated, size=(BATCH, count))
-            table = Table(spec.players, params, lineups, rules.secrets(deal))
+            table = Table(spec.players, params, lineups, rules.secrets(rules.engine.init(params, deal)))
             rules.engine.outcome(params, play(rules.engine, params, deal, table.choose, rng))
             if spec.players.uniform and hasattr(rules.engine, "random_playout"):  # the compiled random playout
                 spec.play(params, deal, np.full((BATCH, count), sorted(spec.players.uniform)[0]), rng)
             for strategy in spec.players.fused:  # and each strategy's (Catalogue.fused)
                 spec.play(params, deal, np.full((BATCH, count), strategy), rng)
             one = take(deal, [0])
-            rules.play_reference(params, one, Table(spec.players, params, lineups[:1], rules.secrets(one)).choose, rng)
+            secrets = rules.secrets(rules.engine.init(params, one))
+            rules.play_reference(params, one, Table(spec.players, params, lineups[:1], secrets).choose, rng)
 
 
 @njit

@@ -41,7 +41,7 @@ ENGINE_SCHEMA = {"experiment": pl.String, "config_hash": pl.String, "game": pl.S
 def strategies(name: str) -> list[str]:
     """The bench strategy and, where the catalogue lists whole strategies, a second one to mix lineups."""
     catalogue = get_game(name).players
-    whole = [s for s in catalogue.strategies if " " not in s]
+    whole = [s for s in catalogue.strategies if " " not in s and s.islower()]  # not patterns such as search@N
     return [catalogue.bench, *[s for s in whole if s != catalogue.bench][:1]]
 
 
@@ -472,8 +472,8 @@ def test_a_strategy_handed_another_seats_secret_is_caught() -> None:
     all the spare dice as its secret, and a strategy that reads them."""
     spec = get_game("dice")
 
-    def every_spare(deal) -> np.ndarray:
-        return np.repeat(deal.spare[:, None], deal.spare.shape[1], axis=1)
+    def every_spare(state) -> np.ndarray:
+        return np.repeat(state.deal.spare[:, None], state.deal.spare.shape[1], axis=1)
 
     def psychic(name: str, *, seat: int, params, games, secret: np.ndarray) -> Psychic:
         return Psychic(name, seat, secret)

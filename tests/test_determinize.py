@@ -131,3 +131,40 @@ def test_a_determinize_that_changes_what_the_seat_sees_is_caught() -> None:
     decided = dataclasses.replace(state, final=state.final.copy())
     decided.final[:, 0] = decided.final[:, 0] % params.sides + 1
     assert looks_the_same(fakegame, rules, params, state, asked, 1, decided) is not None
+
+
+def drawn_alike(engine, rules, params, state, seat: int) -> str | None:
+    """None if the world `determinize` draws for `seat` from a stream is the same whether the truth is `state` or
+    another world `seat` cannot tell from it: the draw reads only what the seat sees. Else the hidden field that
+    differs."""
+    other = engine.determinize(params, state, seat, np.random.default_rng(99))
+    one, two = (state_fields(engine.determinize(params, truth, seat, np.random.default_rng(5)))
+                for truth in (state, other))
+    return next((name for name in rules.hidden if difference(one[name], two[name], name)), None)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_determinized_world_depends_only_on_what_its_seat_sees(name: str) -> None:
+    rules = get_game(name).rules
+    for players in the_fewest_and_the_most(name):
+        for params, state, asked in positions(name, players, seed=players + 20):
+            for seat in range(players):
+                found = drawn_alike(rules.engine, rules, params, state, seat)
+                assert found is None, f"seat {seat} at a {asked.kind} decision: the world's {found} follows the truth"
+
+
+def test_a_determinize_that_reads_the_true_hidden_dice_is_caught(monkeypatch) -> None:
+    """Each unseen die moved on from its true face by a random step: every world as likely as before, but drawn from
+    the truth, so a search's choice could follow it."""
+    rules = get_game("dice").rules
+    params, state, _ = next(positions("dice", 3, seed=1))
+    fair = fakegame.determinize
+
+    def shifted(params, state, seat, rng):
+        world = fair(params, state, seat, rng)
+        step = rng.integers(0, params.sides, size=world.final.shape)
+        moved = np.where(world.final != state.final, (state.final + step) % params.sides + 1, world.final)
+        return dataclasses.replace(world, final=moved)
+
+    monkeypatch.setattr(fakegame, "determinize", shifted)
+    assert drawn_alike(fakegame, rules, params, state, 0) == "final"

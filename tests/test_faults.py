@@ -223,7 +223,7 @@ def test_a_failed_run_never_removes_another_experiment(write_toml, tmp_path: Pat
     out = tmp_path / "out"
     before = run_dice(write_toml, out, DICE_EXPERIMENT.replace("seed = 5", 'seed = 5\nname = "other"'))
     with pytest.raises(AtelierError, match=r"illegal move.*no results were written"):
-        run_dice(write_toml, out, DICE_EXPERIMENT.replace('"chase"]', '"cheat"]'))
+        run_dice(write_toml, out, DICE_EXPERIMENT.replace('"chase"]', '"crook"]'))
     assert load(out / "other").equals(before)
     assert sorted(p.name for p in out.iterdir()) == ["other"]
 
@@ -343,7 +343,7 @@ def test_a_second_run_into_a_locked_folder_is_refused(write_toml, tmp_path: Path
 
 def test_a_failed_run_removes_every_folder_it_created(write_toml, tmp_path: Path) -> None:
     (tmp_path / "o").mkdir()
-    text = DICE_EXPERIMENT.replace('"chase"]', '"cheat"]')
+    text = DICE_EXPERIMENT.replace('"chase"]', '"crook"]')
     result = invoke("run", write_toml(text), "--out", tmp_path / "o" / "new1" / "new2" / "new3", "--quiet")
     assert_user_error(result, "illegal move", "no results were written")
     assert list((tmp_path / "o").iterdir()) == []
@@ -351,7 +351,7 @@ def test_a_failed_run_removes_every_folder_it_created(write_toml, tmp_path: Path
 
 def test_a_failed_run_leaves_an_empty_folder_empty(write_toml, tmp_path: Path) -> None:
     (tmp_path / "out" / "exp").mkdir(parents=True)
-    text = DICE_EXPERIMENT.replace('"chase"]', '"cheat"]')
+    text = DICE_EXPERIMENT.replace('"chase"]', '"crook"]')
     assert_user_error(invoke("run", write_toml(text), "--out", tmp_path / "out", "--quiet"), "illegal move")
     assert list((tmp_path / "out").iterdir()) == [tmp_path / "out" / "exp"]
     assert list((tmp_path / "out" / "exp").iterdir()) == []

@@ -48,7 +48,7 @@ def engine_outcome(spec, params, seated: list[str], seed: int):
     """The batched engine's Outcome for the game the trace with this seed tells."""
     rng = np.random.default_rng(seed)
     deal = spec.rules.deal(params, rng, 1)
-    table = Table(spec.players, params, np.array([seated]), spec.rules.secrets(deal))
+    table = Table(spec.players, params, np.array([seated]), spec.rules.secrets(spec.rules.engine.init(params, deal)))
     return spec.rules.engine.outcome(params, play(spec.rules.engine, params, deal, table.choose, rng))
 
 

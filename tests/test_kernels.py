@@ -54,7 +54,7 @@ def played_states(game: str, players: int, strategies: list[str], games: int, se
     rng = np.random.default_rng(seed)
     deal = spec.rules.deal(params, rng, games)
     lineups = rng.choice(strategies, size=(games, players))
-    table = Table(spec.players, params, lineups, spec.rules.secrets(deal))
+    table = Table(spec.players, params, lineups, spec.rules.secrets(spec.rules.engine.init(params, deal)))
 
     def choose(decision, rng):
         watch(params, decision)

@@ -263,8 +263,8 @@ def test_missing_parts_are_played_again(monkeypatch, write_toml, tmp_path: Path)
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_failed_run_leaves_nothing(write_toml, tmp_path: Path, jobs: int) -> None:
-    text = DICE_EXPERIMENT.replace('"chase"]', '"cheat"]')
-    with pytest.raises(AtelierError, match="strategy 'cheat' returned an illegal move"):
+    text = DICE_EXPERIMENT.replace('"chase"]', '"crook"]')
+    with pytest.raises(AtelierError, match="strategy 'crook' returned an illegal move"):
         run_dice(write_toml, tmp_path / "out", text, jobs)
     assert not (tmp_path / "out").exists()
 
@@ -353,13 +353,13 @@ def test_experiments_of_several_games_run_together_give_the_data_each_gives_alon
 
 
 def test_the_warm_up_writes_nothing_and_leaves_a_failure_to_the_run(write_toml, tmp_path: Path) -> None:
-    crooked = load_experiment(write_toml(DICE_EXPERIMENT.replace('"chase"]', '"cheat"]'), "dice"))
+    crooked = load_experiment(write_toml(DICE_EXPERIMENT.replace('"chase"]', '"crook"]'), "dice"))
     kintsugi = load_experiment(write_toml(KINTSUGI, "k"))
     before = sorted(tmp_path.rglob("*"))
     assert runner._warm(get_game("dice"), crooked) is False
     assert runner._warm(get_game("kintsugi"), kintsugi) is True
     assert sorted(tmp_path.rglob("*")) == before
-    with pytest.raises(AtelierError, match=r"strategy 'cheat' returned an illegal move.*(no results were written|"
+    with pytest.raises(AtelierError, match=r"strategy 'crook' returned an illegal move.*(no results were written|"
                                            r"finished part\(s\) kept in \S+/k;)"):
         runner.run_all([crooked, kintsugi], tmp_path / "out", 2, progress=False)
     assert not (tmp_path / "out" / crooked.name).exists()

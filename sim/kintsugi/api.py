@@ -79,9 +79,9 @@ def narrate(record: dict) -> str:
     return "\n".join(lines)
 
 
-def secrets(dealt: Deal) -> np.ndarray:
+def secrets(state: engine.State) -> np.ndarray:
     """Each seat's secret colour, (B, P)."""
-    return dealt.colors
+    return state.colors
 
 
 def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:

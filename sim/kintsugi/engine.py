@@ -47,6 +47,7 @@ class Observation:
     move, the card it drew. Never the colours of other seats or the face-down deck. Candidate action a lays the card
     turned as layouts[:, rotation[a]] with its top-left at pos + offsets[spot[a]]."""
 
+    SHARED = ("offsets", "spot", "rotation")  # the arrays with no batch axis: the same in every game
     seat: int  # the seat to move
     turn: int
     board: np.ndarray  # (B, H, W) int8, as State.board

@@ -194,12 +194,16 @@ def determinize(params: Params, state: State, seat: int, rng: np.random.Generato
 
 
 def _permuted(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """`values` with those where `mask` holds shuffled among themselves, uniformly, row by row."""
-    places = np.argsort(~mask, axis=1, kind="stable")
-    drawn = np.argsort(np.where(mask, rng.random(mask.shape), 1.0 + np.arange(mask.shape[1])), axis=1)  # the rest
-    # in their order, as in `places`
+    """`values` with those where `mask` holds shuffled among themselves, uniformly, row by row. They are sorted
+    first, so that the result depends on which values the mask holds, not on where each lies (as the truth a seat
+    cannot see must not show through a determinization drawn from the same stream)."""
+    places = np.argsort(~mask, axis=1, kind="stable")  # each row's masked places first
+    first = np.arange(mask.shape[1])[None, :] < mask.sum(axis=1)[:, None]
+    chosen = np.sort(np.where(mask, values.astype(np.int64), 2**62), axis=1).astype(values.dtype)  # masked, sorted
+    order = np.argsort(np.where(first, rng.random(mask.shape), 1.0 + np.arange(mask.shape[1])), axis=1)
     out = values.copy()
-    np.put_along_axis(out, places, np.take_along_axis(values, drawn, axis=1), axis=1)
+    np.put_along_axis(out, places, np.where(first, np.take_along_axis(chosen, order, axis=1),
+                                            np.take_along_axis(values, places, axis=1)), axis=1)
     return out
 
 

@@ -40,9 +40,9 @@ def leader(params: Params, trick: int) -> int:
     return trick % params.players
 
 
-def secrets(dealt: Deal) -> np.ndarray:
-    """(B, P): each seat's hand, which only it knows."""
-    return dealt.hands
+def secrets(state) -> np.ndarray:
+    """(B, P): each seat's hand as dealt, which only it knows."""
+    return state.dealt
 
 
 def unseen(params: Params, dealt: Deal, seat: int, rng: np.random.Generator) -> Deal:

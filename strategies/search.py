@@ -1,0 +1,256 @@
+"""Search players, the same for every game: `search@N`, determinized flat Monte Carlo over the whole batch.
+
+At each decision it searches, a search player tries every legal option of each of its games in worlds drawn by the
+game's `determinize` for its seat (Decision.worlds: never the true State), plays each world on to the end with a
+scripted rollout policy at every seat, and picks the option with the best mean result for its seat: its win share,
+the score margin breaking ties. The rollouts are spent by sequential halving over the options (Karnin, Koren and
+Somekh 2013, as mctx's Gumbel root spends its simulations): ceil(log2 k) rounds over k options, each round's share
+of the budget split evenly among the options left, the better half kept. Every rollout of one round, over every
+game and option, is one batch through the engine (its compiled playout where the policy has one).
+
+Names: `search@N[/K]`, then `:POLICY` or `+PART` if wanted; `cheat` in place of `search` searches the true State
+(Worlds.truth) instead of the worlds its seat cannot tell apart: the bound no fair player reaches, so that the gap
+between the two at one budget is what the hidden information is worth.
+- N: rollouts per option on average (1 to 4096); `search` alone is `search@64`. The budget counts rollouts, never
+  time, so the games are the same on any machine.
+- K: where a decision offers more options, only the K the policy likes best are searched: its choice, then its
+  choice with that one ruled out, and so on (a random option where it names one ruled out). Catalogue.search_width
+  gives a game's default where its options run to hundreds (Kunst Stücke's placements: 4); `/0` searches all.
+- POLICY: the game's scripted strategy that plays every seat in the rollouts, and answers the decisions the search
+  leaves to it (Catalogue.searched: Kintsugi's guesses); the game's bench strategy by default.
+- `+PART` replaces the part after '+' of the default policy: Kintsugi's `search@64+tracker` rolls out, and guesses,
+  as camouflage+tracker.
+A search player draws from its own random stream, spawned from the table's at its first decision, so that the
+other players' draws, and so the games they play, do not depend on the search's budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim.errors import AtelierError
+from sim.game import Decision, GameRules, Outcome, Worlds, evolve, play_on, read_only
+from strategies.common import Catalogue, Table, parse_knob, pick_any
+
+DEFAULT_BUDGET = 64
+BUDGET = (1, 4096)
+WIDTH = 1024
+AT_ONCE = 4096  # rollouts played as one batch, at most: bounds the memory a decision's worlds take
+TIE = 1e-9  # the weight of the mean score margin beside the mean win share: it only breaks ties
+
+
+@dataclass(frozen=True)
+class Knobs:
+    cheats: bool  # `cheat`: the search plays on from the true State, not from worlds its seat cannot tell apart
+    budget: int  # rollouts per option on average
+    policy: str  # the scripted strategy of the rollouts
+    width: int | None  # the options searched at most, the policy's favourites; None: all
+
+
+SEARCHES = ("search", "cheat")
+LISTED = ("search@N[:POLICY]", "cheat@N[:POLICY]")  # as `atelier games` lists them
+
+
+def is_search(name: str) -> bool:
+    return name.partition("@")[0].partition(":")[0].partition("+")[0].partition("/")[0] in SEARCHES
+
+
+def knobs(name: str, catalogue: Catalogue) -> Knobs:
+    """The knobs of a search player's name; AtelierError naming what is wrong."""
+    head, colon, policy = name.partition(":")
+    head, plus, part = head.partition("+")
+    head, slash, width = head.partition("/")
+    kind, budget = parse_knob(head, DEFAULT_BUDGET, BUDGET)
+    budget = DEFAULT_BUDGET if budget is None else budget
+    if budget != int(budget):
+        raise AtelierError(f"'{name}': the budget must be a whole number of rollouts")
+    if slash and not (width.isdigit() and int(width) <= WIDTH):
+        raise AtelierError(f"'{name}': the width after '/' must be a whole number from 0 (every option) to {WIDTH}")
+    width = (int(width) or None) if slash else catalogue.search_width
+    if colon and plus:
+        raise AtelierError(f"'{name}': name the rollout policy after ':' or replace its part after '+', not both")
+    if plus:
+        policy = f"{catalogue.bench.partition('+')[0]}+{part}"
+    policy = policy or catalogue.bench
+    if is_search(policy):
+        raise AtelierError(f"'{name}': the rollout policy must be a scripted strategy, not a search")
+    catalogue.check(policy)
+    return Knobs(kind == "cheat", int(budget), policy, width)
+
+
+def searching(rules: GameRules, catalogue: Catalogue) -> Catalogue:
+    """The game's catalogue with its search players added."""
+
+    def check(name: str) -> None:
+        knobs(name, catalogue) if is_search(name) else catalogue.check(name)
+
+    def make(name: str, *, seat: int, params: Any, games: Any, secret: Any) -> Any:
+        if is_search(name):
+            return Search(name, knobs(name, catalogue), rules, catalogue, seat=seat, params=params, games=games,
+                          secret=secret)
+        return catalogue.make(name, seat=seat, params=params, games=games, secret=secret)
+
+    search = ("determinized flat Monte Carlo: N rollouts per option on average by sequential halving, played out "
+              f"by POLICY at every seat ({catalogue.bench} unless named)")
+    cheat = "search, but on the true State: it sees every hidden part, a bound no fair player reaches"
+    return dataclasses.replace(catalogue, strategies={**catalogue.strategies, **dict(zip(LISTED, (search, cheat)))},
+                               check=check, make=make)
+
+
+class Search:
+    """A search player at one seat, for a set of games."""
+
+    def __init__(self, name: str, knobs: Knobs, rules: GameRules, catalogue: Catalogue, *, seat: int, params: Any,
+                 games: Any, secret: Any):
+        self.name, self.knobs, self.rules, self.catalogue = name, knobs, rules, catalogue
+        self.seat, self.params, self.games = seat, params, games
+        self.rest = catalogue.make(knobs.policy, seat=seat, params=params, games=games, secret=secret)
+        self.history: list[tuple[str, Any, np.ndarray]] = []  # what the table has shown, where the policy watches
+        if hasattr(self.rest, "observe"):
+            self.observe = self.watch
+        self.stream: np.random.Generator | None = None
+
+    def watch(self, kind: str, public: Any, choices: np.ndarray) -> None:
+        """Keep what every seat learns from a decision, for the rollouts' watching players, and show it to the
+        policy's player that answers for this one."""
+        self.history.append((kind, public, choices))
+        self.rest.observe(kind, public, choices)
+
+    def decide(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
+        """One choice per game of its own: searched where the decision asks and offers more than one option."""
+        if self.catalogue.searched is not None and decision.kind not in self.catalogue.searched:
+            return getattr(self.rest, decision.kind)(decision.observation, rng)
+        if decision.worlds is None:
+            raise AtelierError(f"strategy '{self.name}' searches the batched engine's games; a scalar reference "
+                               "offers none to search")
+        if self.stream is None:
+            self.stream = rng.spawn(1)[0]
+        games = np.arange(len(decision.asked))[self.games]
+        legal, asked = self.shortlist(decision, games), decision.asked[games]
+        choice = np.where(asked, legal.argmax(axis=1), 0)
+        searched = asked & (legal.sum(axis=1) > 1)
+        if searched.any():
+            choice[searched] = self.best(decision.worlds, games[searched], np.flatnonzero(searched), legal[searched])
+        return choice
+
+    def shortlist(self, decision: Decision, games: np.ndarray) -> np.ndarray:
+        """(n, A) the options searched in each game of its own: the legal ones, or the `width` the policy likes
+        best, found by asking it again with each answer ruled out (a random option left where it names one ruled out:
+        a policy may not read its mask, as Kaleido's greedy never takes an extra action). It is asked once more with
+        every option open,
+        so that what it remembers of its answer (Witkacy's laying, for the questions after) is its own choice's."""
+        legal, width = decision.legal[games], self.knobs.width
+        if width is None or (legal.sum(axis=1) <= width).all():
+            return legal
+        ask = getattr(self.rest, decision.kind)
+        kept, left, everything = np.zeros_like(legal), legal.copy(), decision.legal.copy()
+        rows = np.arange(len(games))
+        for _ in range(width):
+            everything[games] = left
+            pick = np.asarray(ask(read_only(evolve(decision.observation, legal=everything)), self.stream))
+            pick = np.clip(pick, 0, legal.shape[1] - 1)
+            pick = np.where(left[rows, pick], pick, pick_any(left, self.stream))  # it named a ruled-out option
+            kept[rows, pick] |= left[rows, pick]
+            left[rows, pick] = False
+        ask(decision.observation, self.stream)
+        return kept
+
+    def best(self, worlds: Worlds, games: np.ndarray, own: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The best option of each game (`games` of the batch, `own` among this player's) by sequential halving:
+        (n,) option indices."""
+        n, width = legal.shape
+        count = legal.sum(axis=1)
+        rounds = np.ceil(np.log2(count)).astype(np.int64)
+        total = self.knobs.budget * count
+        wins, margins, plays = (np.zeros(n * width) for _ in range(3))
+        alive = legal.copy()
+        for _ in range(rounds.max()):
+            live = alive.sum(axis=1)
+            going = live > 1
+            rows, options = np.nonzero(alive & going[:, None])
+            repeats = np.maximum(1, total // (rounds * live))[rows]
+            rows, options = np.repeat(rows, repeats), np.repeat(options, repeats)
+            win, margin = self.rollouts(worlds, games[rows], own[rows], options)
+            cell = rows * width + options
+            wins += np.bincount(cell, win, n * width)
+            margins += np.bincount(cell, margin, n * width)
+            plays += np.bincount(cell, minlength=n * width)
+            value = self.value(wins, margins, plays).reshape(n, width)
+            alive &= self.ranked(value, alive) < np.where(going, (live + 1) // 2, live)[:, None]
+        return self.ranked(self.value(wins, margins, plays).reshape(n, width), alive).argmin(axis=1)
+
+    @staticmethod
+    def value(wins: np.ndarray, margins: np.ndarray, plays: np.ndarray) -> np.ndarray:
+        seen = np.maximum(plays, 1)
+        return wins / seen + TIE * margins / seen
+
+    def ranked(self, value: np.ndarray, alive: np.ndarray) -> np.ndarray:
+        """(n, width): each alive option's rank by value, 0 the best, ties in random order; dead ones last."""
+        order = np.lexsort((self.stream.random(value.shape), np.where(alive, -value, np.inf)), axis=1)
+        return np.argsort(order, axis=1)
+
+    def rollouts(self, worlds: Worlds, games: np.ndarray, own: np.ndarray, options: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(win share, score margin) of this seat in one world per (game, option), played out by the policy."""
+        win, margin = np.empty(len(games)), np.empty(len(games))
+        for start in range(0, len(games), AT_ONCE):
+            part = slice(start, start + AT_ONCE)
+            world = self.world(worlds, games[part], own[part])
+            outcome = self.played_out(world, self.rollout_table(world, games[part], options[part]), options[part])
+            win[part], margin[part] = outcome.win[:, self.seat], self.margin(outcome.scores)
+        return win, margin
+
+    def world(self, worlds: Worlds, games: np.ndarray, own: np.ndarray) -> Any:
+        """One world per game named: drawn for this seat (from its policy's beliefs where the game has them), or
+        the true games for `cheat`."""
+        if self.knobs.cheats:
+            return worlds.truth(games)
+        world = worlds.draw(self.seat, games, self.stream)
+        if self.catalogue.believed is not None:
+            world = self.catalogue.believed(self.rest, world, own, self.stream)
+        return world
+
+    def played_out(self, world: Any, table: Table, options: np.ndarray) -> Outcome:
+        """The rollouts themselves: each world's option taken, then the game played to its end by the table."""
+        engine, params = self.rules.engine, self.params
+        world = engine.step(params, world, options)
+        if table.playout:
+            world = getattr(engine, table.playout)(params, world, self.stream)
+        return engine.outcome(params, play_on(engine, params, world, table.choose, self.stream))
+
+    def rollout_table(self, world: Any, games: np.ndarray, options: np.ndarray) -> Table:
+        """The policy at every seat of the worlds, its watching players shown what the table has shown so far in
+        the games the worlds were drawn from, then the option each world tries: they play on as if they had sat
+        there from the start."""
+        lineups = np.full((len(games), self.params.players), self.knobs.policy)
+        table = Table(self.catalogue, self.params, lineups, self.rules.secrets(world))
+        if table.watchers:
+            now = self.rules.engine.decision(self.params, world)
+            shown = [(kind, rows_of(public, games), choices[games]) for kind, public, choices in self.history]
+            for kind, public, choices in [*shown, (now.kind, now.public, options)] if now.public is not None else shown:
+                for player in table.watchers:
+                    player.observe(kind, read_only(public), choices)
+        return table
+
+    def margin(self, scores: np.ndarray) -> np.ndarray:
+        """This seat's score less the best other seat's, or the other way round where the lowest score wins."""
+        scores = scores.astype(np.float64)
+        others = np.delete(scores, self.seat, axis=1)
+        if self.rules.lowest_wins:
+            return others.min(axis=1) - scores[:, self.seat]
+        return scores[:, self.seat] - others.max(axis=1)
+
+
+
+def rows_of(public: Any, games: np.ndarray) -> Any:
+    """What a decision showed every seat (a dataclass), for some of its games, in the order named: each array
+    along its batch axis but those its class names SHARED (the same for every game), scratch dicts (`memo`) empty."""
+    shared = getattr(public, "SHARED", ())
+    changes = {name: value[games] if isinstance(value, np.ndarray) and name not in shared else {}
+               for name, value in vars(public).items()
+               if (isinstance(value, np.ndarray) and name not in shared) or isinstance(value, dict)}
+    return evolve(public, **changes)

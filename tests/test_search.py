@@ -1,0 +1,151 @@
+"""Search players (strategies/search.py), checked over every registered game where the contract allows: they read
+only what their seat sees, play legal moves from any position, draw from their own stream, and beat random play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_contract import ALL
+from test_determinize import positions
+
+from reports.load import load
+from sim.errors import AtelierError
+from sim.experiment import load_experiment
+from sim.game import Worlds, evolve
+from sim.registry import get_game
+from sim.runner import run
+from strategies.search import knobs
+
+pytestmark = pytest.mark.usefixtures("dice")
+
+
+def searcher(spec, params, state, seat: int, name: str = "search@2"):
+    secrets = spec.rules.secrets(state)
+    return spec.players.make(name, seat=seat, params=params, games=slice(None),
+                             secret=None if secrets is None else secrets[:, seat])
+
+
+def searched_positions(name: str, seed: int, count: int = 4):
+    """(params, state, decision with its worlds) at the first `count` sampled decisions a search searches."""
+    spec = get_game(name)
+    kinds = spec.players.searched
+    found = [(params, state, evolve(asked, worlds=Worlds(spec.rules.engine, params, state)))
+             for params, state, asked in positions(name, spec.rules.player_counts[0], seed)
+             if (kinds is None or asked.kind in kinds) and (asked.legal[asked.asked].sum(axis=1) > 1).any()]
+    return found[:count]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_search_chooses_the_same_whatever_the_hidden_truth_its_seat_cannot_tell(name: str) -> None:
+    """The leak test: the true hidden parts swapped for another assignment the seat cannot tell from them (a world
+    `determinize` draws), the same stream gives the same choices."""
+    spec = get_game(name)
+    engine = spec.rules.engine
+    for params, state, asked in searched_positions(name, seed=3):
+        other = engine.determinize(params, state, asked.seat, np.random.default_rng(42))
+        swapped = evolve(asked, worlds=Worlds(engine, params, other))
+        one = searcher(spec, params, state, asked.seat).decide(asked, np.random.default_rng(7))
+        two = searcher(spec, params, other, asked.seat).decide(swapped, np.random.default_rng(7))
+        assert np.array_equal(one, two), f"{asked.kind} at seat {asked.seat}: the choice follows the hidden truth"
+        assert asked.legal[asked.asked, one[asked.asked]].all()
+
+
+def test_the_leak_test_catches_a_search_that_reads_the_truth() -> None:
+    """`cheat` searches the true State: with the truth swapped, it chooses otherwise somewhere."""
+    spec = get_game("broken_beautiful")
+    engine = spec.rules.engine
+    differs = []
+    for params, state, asked in searched_positions("broken_beautiful", seed=3, count=8):
+        other = engine.determinize(params, state, asked.seat, np.random.default_rng(42))
+        choices = [searcher(spec, params, truth, asked.seat, "cheat@8").decide(
+            evolve(asked, worlds=Worlds(engine, params, truth)), np.random.default_rng(7)) for truth in (state, other)]
+        differs.append(not np.array_equal(*choices))
+    assert any(differs)
+
+
+def test_search_beats_random_play() -> None:
+    spec = get_game("broken_beautiful")
+    params = spec.make_params(2, {})
+    rng = np.random.default_rng(5)
+    deal = spec.rules.deal(params, rng, 12)
+    deal = type(deal)(*(np.repeat(part, 2, axis=0) for part in deal))
+    lineups = np.array([["search@4", "random"], ["random", "search@4"]] * 12)
+    win = spec.play(params, deal, lineups, rng).outcome.win
+    assert (win[0::2, 0].sum() + win[1::2, 1].sum()) / 24 > 0.8
+
+
+def test_a_search_leaves_the_table_stream_as_it_found_it() -> None:
+    """Its rollouts draw from its own stream: the table's draws, and so every other player's, do not depend on the
+    budget."""
+    spec = get_game("kaleido")
+    params, state, asked = searched_positions("kaleido", seed=1, count=1)[0]
+    rng = np.random.default_rng(3)
+    before = rng.bit_generator.state
+    searcher(spec, params, state, asked.seat).decide(asked, rng)
+    assert rng.bit_generator.state == before
+
+
+def test_a_search_shortlists_at_most_its_width_with_the_policys_choice_first() -> None:
+    spec = get_game("kaleido")
+    for params, state, asked in searched_positions("kaleido", seed=2, count=6):
+        player = searcher(spec, params, state, asked.seat, "search@2/3")
+        player.stream = np.random.default_rng(0)
+        kept = player.shortlist(asked, np.arange(len(asked.asked)))
+        legal = asked.legal
+        assert not (kept & ~legal).any()
+        assert (kept.sum(axis=1) == np.minimum(legal.sum(axis=1), 3))[asked.asked].all()
+        own = getattr(player.rest, asked.kind)(asked.observation, np.random.default_rng(0))
+        assert kept[asked.asked, own[asked.asked]].all()
+
+
+def test_a_decision_the_game_leaves_to_the_policy_is_the_policys() -> None:
+    """Kintsugi's guesses are not searched: the search answers as its policy's guesser, without worlds."""
+    spec = get_game("kintsugi")
+    params, state, asked = next((p, s, a) for p, s, a in positions("kintsugi", 2, seed=4) if a.kind == "guess")
+    one = searcher(spec, params, state, asked.seat, "search@4+tracker").decide(asked, np.random.default_rng(1))
+    secrets = spec.rules.secrets(state)[:, asked.seat]
+    two = spec.players.make("camouflage+tracker", seat=asked.seat, params=params, games=slice(None),
+                            secret=secrets).guess(asked.observation, np.random.default_rng(1))
+    assert np.array_equal(one, two)
+
+
+@pytest.mark.parametrize(("game", "name", "expected"), [
+    ("kintsugi", "search", (64, "camouflage+bayes", None)),
+    ("kintsugi", "search@8/3:greedy+tracker", (8, "greedy+tracker", 3)),
+    ("kintsugi", "search@8+tracker", (8, "camouflage+tracker", None)),
+    ("kunst_stuecke", "search@8", (8, "planner", 4)),
+    ("kunst_stuecke", "search@8/0", (8, "planner", None)),
+    ("kunst_stuecke", "cheat@16:random", (16, "random", 4)),
+])
+def test_a_search_name_gives_its_knobs(game: str, name: str, expected: tuple) -> None:
+    found = knobs(name, get_game(game).players)
+    assert (found.budget, found.policy, found.width) == expected
+    assert found.cheats == name.startswith("cheat")
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("search@0", "knob of 'search@0' must be a number from 1 to 4096"),
+    ("search@2.5", "the budget must be a whole number"),
+    ("search@8/x", "the width after '/' must be a whole number"),
+    ("search@8:search@4", "the rollout policy must be a scripted strategy"),
+    ("search@8+bayes:greedy+bayes", "not both"),
+    ("search@8:nonsense+bayes", "unknown Kintsugi policy 'nonsense'"),
+])
+def test_a_malformed_search_name_is_refused_in_one_line(name: str, message: str) -> None:
+    with pytest.raises(AtelierError, match=message):
+        get_game("kintsugi").check_strategy(name)
+
+
+def test_a_search_cannot_play_the_scalar_reference() -> None:
+    spec = get_game("broken_beautiful")
+    with pytest.raises(AtelierError, match="search@2' searches the batched engine's games"):
+        spec.trace(spec.make_params(2, {}), ["search@2", "random"], seed=1)
+
+
+def test_a_search_experiment_gives_the_same_data_for_any_number_of_jobs(write_toml, tmp_path) -> None:
+    path = write_toml('name = "s"\ngame = "broken_beautiful"\nplayers = [2]\ngames = 8\nseed = 3\nchunk = 2\n'
+                      'pool = ["search@2", "greedy"]\n')
+    frames = [load(run(load_experiment(path), tmp_path / str(jobs), jobs=jobs, progress=False)).sort("game_id", "seat")
+              for jobs in (1, 2)]
+    assert frames[0].equals(frames[1])
+    assert set(frames[0]["strategy"]) == {"search@2", "greedy"}
