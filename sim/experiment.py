@@ -10,7 +10,9 @@ players = [2, 3, 4]            # an integer or a list
 games = 30000                  # games per player count
 seed = 1
 pool = ["random+uniform", "greedy+tracker"]   # every seating of the pool, or
-# seats = ["greedy+bayes", "random+uniform"]  # one fixed seating; players must equal len(seats)
+# seats = ["greedy+bayes", "random+uniform"]  # one fixed seating; players must equal len(seats), or
+# ladder = ["camouflage+bayes", "search@8", "search@32"]  # rungs, weakest first: each rung at every seat, and
+#                                             # each rung in each seat in turn with the rung below at the others
 match = false                  # optional: play matches of `players` deals, each seating's start player rotating
 chunk = 4096                   # optional: games per batch (default: the game's, GameRules.chunk)
 [params]                       # optional overrides of the game's Params
@@ -44,8 +46,8 @@ from sim.registry import GameSpec, get_game
 MAX_GAMES = 10**12  # per player count; game ids stay far inside int64
 MAX_CHUNK = 65536  # games held in memory at once by one worker
 MAX_NAME = 100  # characters; the name is a folder name
-KEYS = ("name", "question", "headline", "game", "players", "games", "seed", "pool", "seats", "match", "chunk",
-        "params")
+KEYS = ("name", "question", "headline", "game", "players", "games", "seed", "pool", "seats", "ladder", "match",
+        "chunk", "params")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAKEN = {MANIFEST.casefold(), PARTS.casefold()}  # names of the results format's own files
 _KNOB = re.compile(r"@([^@]*?)(?=(?<![eE])\+|-no-|$)")  # a knob runs to the name's next part (+), a -no- or the end
@@ -61,6 +63,7 @@ class Experiment:
     every deal is played once under every lineup. `deals[P]` is the number of deals, `params[P]`
     the game's Params for that player count, `files[P]` the SHA-256 of each data file those Params read.
     With `match`, deals are grouped into matches of P games in which the start seat rotates through the lineup.
+    A `ladder` names its rungs, weakest first, and its lineups are `ladder_lineups`.
     """
 
     name: str
@@ -75,6 +78,7 @@ class Experiment:
     match: bool = False
     question: str = ""  # what the experiment answers, for the report (not hashed)
     headline: bool = False  # the game's headline experiment (not hashed)
+    ladder: tuple[str, ...] = ()  # the rungs of a skill ladder, weakest first; () where the lineups are no ladder
 
     def games(self, players: int) -> int:
         """Games played at this player count: every deal under every lineup."""
@@ -93,6 +97,7 @@ class Experiment:
             "params": {str(p): dataclasses.asdict(self.params[p]) for p in self.players},
             "files": {str(p): self.files[p] for p in self.players},
             **({"match": True} if self.match else {}),  # absent when false: older experiments keep their hash
+            **({"ladder": list(self.ladder)} if self.ladder else {}),
         }
 
     @property
@@ -160,6 +165,7 @@ def build_experiment(data: dict[str, Any], *, default_name: str) -> Experiment:
         match=match,
         question=question.strip(),
         headline=headline,
+        ladder=tuple(data.get("ladder", ())),
     )
 
 
@@ -274,9 +280,11 @@ def _players(data: dict[str, Any]) -> tuple[int, ...]:
 
 
 def _lineups(data: dict[str, Any], players: tuple[int, ...], game: GameSpec) -> dict[int, tuple]:
-    if ("pool" in data) == ("seats" in data):
-        raise AtelierError("give exactly one of 'pool' (rotated through every seating) and 'seats' (fixed)")
-    key = "pool" if "pool" in data else "seats"
+    given = [key for key in ("pool", "seats", "ladder") if key in data]
+    if len(given) != 1:
+        raise AtelierError("give exactly one of 'pool' (rotated through every seating), 'seats' (fixed) and "
+                           "'ladder' (rungs of skill)")
+    key = given[0]
     names = _value(data, key, list)
     if not names or not all(isinstance(n, str) for n in names):
         raise AtelierError(f"'{key}' must be a non-empty list of strategy names, got {names!r}")
@@ -290,5 +298,19 @@ def _lineups(data: dict[str, Any], players: tuple[int, ...], game: GameSpec) -> 
         return {len(names): (tuple(names),)}
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise AtelierError(f"'pool' lists '{repeated[0]}' more than once")
+        raise AtelierError(f"'{key}' lists '{repeated[0]}' more than once")
+    if key == "ladder":
+        if len(names) < 2:
+            raise AtelierError("a 'ladder' needs two rungs at least, weakest first")
+        return {p: ladder_lineups(names, p) for p in players}
     return {p: pool_lineups(names, p) for p in players}
+
+
+def ladder_lineups(rungs: list[str], players: int) -> tuple[tuple[str, ...], ...]:
+    """A skill ladder's seatings (after TAG's SkillLadder): each rung at every seat, weakest first (the symmetric
+    ladder); then for each rung above the first, that rung in each seat in turn with the rung below at the others
+    (the one-up ladder)."""
+    symmetric = [(rung,) * players for rung in rungs]
+    one_up = [tuple(rungs[r] if seat == up else rungs[r - 1] for seat in range(players))
+              for r in range(1, len(rungs)) for up in range(players)]
+    return tuple(symmetric + one_up)

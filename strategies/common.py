@@ -66,14 +66,28 @@ class Table:
     def choose(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
         """Ask the acting seat's players, check their choices against the rules, and show what every seat learns
         from them to every player who watches."""
+        choices, observation = self._answers(decision, rng)
+        self.show(decision, choices, observation)
+        return choices
+
+    def answers(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
+        """The acting seat's players' choices, checked against the rules, shown to no one yet (`show`)."""
+        return self._answers(decision, rng)[0]
+
+    def show(self, decision: Decision, choices: np.ndarray, observation: Any = None) -> None:
+        """Show every watching player what every seat learns from the choices made (`observation`: the decision's,
+        made read-only already, where it is what every seat learns)."""
+        if decision.public is not None and self.watchers:
+            shared = observation is not None and decision.public is decision.observation
+            public = observation if shared else read_only(decision.public)
+            for player in self.watchers:
+                player.observe(decision.kind, public, choices)
+
+    def _answers(self, decision: Decision, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
         choices, observation = np.zeros(len(decision.asked), np.intp), read_only(decision.observation)
         for games, player in self.seats[decision.seat]:
             choices[games] = checked(player.name, decision, games, answer(player, decision, observation, rng))
-        if decision.public is not None:
-            public = observation if decision.public is decision.observation else read_only(decision.public)
-            for player in self.watchers:
-                player.observe(decision.kind, public, choices)
-        return choices
+        return choices, observation
 
 
 def answer(player: Any, decision: Decision, observation: Any, rng: np.random.Generator) -> Any:

@@ -28,31 +28,35 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from sim.errors import AtelierError
 from sim.game import Decision, GameRules, Outcome, Worlds, evolve, play_on, read_only
-from strategies.common import Catalogue, Table, parse_knob, pick_any
+from strategies.common import Catalogue, Table, parse_knob, pick_any, pick_best
 
 DEFAULT_BUDGET = 64
 BUDGET = (1, 4096)
 WIDTH = 1024
 AT_ONCE = 4096  # rollouts played as one batch, at most: bounds the memory a decision's worlds take
+SLOTS = 32  # a tree node's children at most: the first options tried there
+EXPLORATION = 0.7  # about sqrt(2) / 2: UCT's constant for results in [0, 1]
 TIE = 1e-9  # the weight of the mean score margin beside the mean win share: it only breaks ties
 
 
 @dataclass(frozen=True)
 class Knobs:
+    tree: bool  # `mcts` and `cheat`: a tree search; `search`: flat
     cheats: bool  # `cheat`: the search plays on from the true State, not from worlds its seat cannot tell apart
     budget: int  # rollouts per option on average
     policy: str  # the scripted strategy of the rollouts
     width: int | None  # the options searched at most, the policy's favourites; None: all
+    exploration: float = EXPLORATION  # a tree search's UCT constant, for win shares in [0, 1]
 
 
-SEARCHES = ("search", "cheat")
-LISTED = ("search@N[:POLICY]", "cheat@N[:POLICY]")  # as `atelier games` lists them
+SEARCHES = ("search", "mcts", "cheat")
+LISTED = ("search@N[:POLICY]", "mcts@N[:POLICY]", "cheat@N[:POLICY]")  # as `atelier games` lists them
 
 
 def is_search(name: str) -> bool:
@@ -63,8 +67,19 @@ def knobs(name: str, catalogue: Catalogue) -> Knobs:
     """The knobs of a search player's name; AtelierError naming what is wrong."""
     head, colon, policy = name.partition(":")
     head, plus, part = head.partition("+")
+    head, hat, exploration = head.partition("^")
     head, slash, width = head.partition("/")
     kind, budget = parse_knob(head, DEFAULT_BUDGET, BUDGET)
+    if hat and kind == "search":
+        raise AtelierError(f"'{name}': only a tree search (mcts, cheat) takes an exploration constant after '^'")
+    try:
+        constant = float(exploration) if hat else EXPLORATION
+    except ValueError:
+        constant = -1.0
+    if not 0 <= constant <= 10:
+        raise AtelierError(f"'{name}': the exploration constant after '^' must be a number from 0 to 10")
+    if hat and f"{constant:g}" != exploration:
+        raise AtelierError(f"'{name}': write the exploration constant as '^{constant:g}', its one spelling")
     budget = DEFAULT_BUDGET if budget is None else budget
     if budget != int(budget):
         raise AtelierError(f"'{name}': the budget must be a whole number of rollouts")
@@ -79,7 +94,7 @@ def knobs(name: str, catalogue: Catalogue) -> Knobs:
     if is_search(policy):
         raise AtelierError(f"'{name}': the rollout policy must be a scripted strategy, not a search")
     catalogue.check(policy)
-    return Knobs(kind == "cheat", int(budget), policy, width)
+    return Knobs(kind != "search", kind == "cheat", int(budget), policy, width, constant)
 
 
 def searching(rules: GameRules, catalogue: Catalogue) -> Catalogue:
@@ -90,14 +105,18 @@ def searching(rules: GameRules, catalogue: Catalogue) -> Catalogue:
 
     def make(name: str, *, seat: int, params: Any, games: Any, secret: Any) -> Any:
         if is_search(name):
-            return Search(name, knobs(name, catalogue), rules, catalogue, seat=seat, params=params, games=games,
-                          secret=secret)
+            found = knobs(name, catalogue)
+            return (TreeSearch if found.tree else Search)(name, found, rules, catalogue, seat=seat, params=params,
+                                                          games=games, secret=secret)
         return catalogue.make(name, seat=seat, params=params, games=games, secret=secret)
 
     search = ("determinized flat Monte Carlo: N rollouts per option on average by sequential halving, played out "
               f"by POLICY at every seat ({catalogue.bench} unless named)")
-    cheat = "search, but on the true State: it sees every hidden part, a bound no fair player reaches"
-    return dataclasses.replace(catalogue, strategies={**catalogue.strategies, **dict(zip(LISTED, (search, cheat)))},
+    mcts = ("information-set Monte Carlo tree search (UCT), N iterations per option on average, a world drawn for "
+            "each; ^C sets the exploration constant (0.7)")
+    cheat = "mcts, but on the true State: it sees every hidden part, a bound no fair player reaches"
+    listed = dict(zip(LISTED, (search, mcts, cheat), strict=True))
+    return dataclasses.replace(catalogue, strategies={**catalogue.strategies, **listed},
                                check=check, make=make)
 
 
@@ -125,8 +144,8 @@ class Search:
         if self.catalogue.searched is not None and decision.kind not in self.catalogue.searched:
             return getattr(self.rest, decision.kind)(decision.observation, rng)
         if decision.worlds is None:
-            raise AtelierError(f"strategy '{self.name}' searches the batched engine's games; a scalar reference "
-                               "offers none to search")
+            raise AtelierError(f"strategy '{self.name}' searches the batched engine's games, and the scalar reference "
+                               "(atelier play) offers none: seat it in an experiment")
         if self.stream is None:
             self.stream = rng.spawn(1)[0]
         games = np.arange(len(decision.asked))[self.games]
@@ -139,10 +158,9 @@ class Search:
 
     def shortlist(self, decision: Decision, games: np.ndarray) -> np.ndarray:
         """(n, A) the options searched in each game of its own: the legal ones, or the `width` the policy likes
-        best, found by asking it again with each answer ruled out (a random option left where it names one ruled out:
-        a policy may not read its mask, as Kaleido's greedy never takes an extra action). It is asked once more with
-        every option open,
-        so that what it remembers of its answer (Witkacy's laying, for the questions after) is its own choice's."""
+        best, found by asking it again with each answer ruled out (a random option left where it names one ruled
+        out: a policy may not read its mask, as Kaleido's greedy never takes an extra action). It is asked once
+        more with every option open, so that what it remembers of its answer is its own choice's."""
         legal, width = decision.legal[games], self.knobs.width
         if width is None or (legal.sum(axis=1) <= width).all():
             return legal
@@ -222,16 +240,18 @@ class Search:
             world = getattr(engine, table.playout)(params, world, self.stream)
         return engine.outcome(params, play_on(engine, params, world, table.choose, self.stream))
 
-    def rollout_table(self, world: Any, games: np.ndarray, options: np.ndarray) -> Table:
+    def rollout_table(self, world: Any, games: np.ndarray, options: np.ndarray | None = None) -> Table:
         """The policy at every seat of the worlds, its watching players shown what the table has shown so far in
-        the games the worlds were drawn from, then the option each world tries: they play on as if they had sat
-        there from the start."""
+        the games the worlds were drawn from, then the option each world tries (if given): they play on as if they
+        had sat there from the start."""
         lineups = np.full((len(games), self.params.players), self.knobs.policy)
         table = Table(self.catalogue, self.params, lineups, self.rules.secrets(world))
         if table.watchers:
-            now = self.rules.engine.decision(self.params, world)
             shown = [(kind, rows_of(public, games), choices[games]) for kind, public, choices in self.history]
-            for kind, public, choices in [*shown, (now.kind, now.public, options)] if now.public is not None else shown:
+            now = self.rules.engine.decision(self.params, world)
+            if options is not None and now.public is not None:
+                shown.append((now.kind, now.public, options))
+            for kind, public, choices in shown:
                 for player in table.watchers:
                     player.observe(kind, read_only(public), choices)
         return table
@@ -244,6 +264,129 @@ class Search:
             return others.min(axis=1) - scores[:, self.seat]
         return scores[:, self.seat] - others.max(axis=1)
 
+
+
+
+class TreeSearch(Search):
+    """`mcts@N` and `cheat@N`: single-observer information-set Monte Carlo tree search (Cowling, Powley and Whitehouse
+    2012) with UCT, one tree per game of its own, N iterations per option on average (as many rollouts as
+    `search@N`). Every iteration draws a new world (the true State for `cheat`), descends the tree by UCT over the
+    options legal in that world (each option's availability counted for its exploration term), adds one node, plays
+    on with the policy, and backs up every seat's win share: each node's statistics are those of the seat that acts
+    there, for any number of players. Decisions the game leaves to the policy are the policy's inside the tree too.
+
+    The trees are arrays of fixed capacity (game x node x slot, -1 where empty, after mctx's layout), a node keeping
+    its first SLOTS options tried. Iterations run side by side, a wave of them per game filling one batch of worlds:
+    within a wave each is counted as a visit as soon as it is chosen (a virtual loss), so that the next goes
+    elsewhere."""
+
+    def best(self, worlds: Worlds, games: np.ndarray, own: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        n = len(games)
+        budget = self.knobs.budget * legal.sum(axis=1)
+        tree = Tree(n, int(budget.max()) + 1)
+        per_wave = max(1, min(AT_ONCE // n, int(np.sqrt(budget.max()))))  # more waves, more of them informed
+        done = np.zeros(n, np.int64)
+        while (done < budget).any():
+            runs = np.minimum(per_wave, budget - done)
+            self.wave(tree, worlds, games, own, legal, np.repeat(np.arange(n), runs))
+            done += runs
+        root = tree.visits[:, 0]
+        slot = pick_best(root, tree.action[:, 0] >= 0, self.stream)
+        return tree.action[np.arange(n), 0, slot]
+
+    def wave(self, tree: Tree, worlds: Worlds, games: np.ndarray, own: np.ndarray, legal: np.ndarray,
+             runs: np.ndarray) -> None:
+        """One iteration per entry of `runs` (the game it searches), all at once."""
+        engine, params, kinds = self.rules.engine, self.params, self.catalogue.searched
+        world = self.world(worlds, games[runs], own[runs])
+        table = self.rollout_table(world, games[runs])
+        node, inside, path, first = np.zeros(len(runs), np.int64), np.ones(len(runs), bool), [], True
+        while not engine.terminal(params, world):
+            if not inside.any():
+                if table.playout:
+                    world = getattr(engine, table.playout)(params, world, self.stream)
+                world = play_on(engine, params, world, table.choose, self.stream)
+                break
+            decision = engine.decision(params, world)
+            choices = table.answers(decision, self.stream)
+            if kinds is None or decision.kind in kinds:
+                at = np.flatnonzero(inside & decision.asked)
+                options = legal[runs[at]] if first else decision.legal[at]
+                step = self.descend(tree, runs[at], node[at], options)
+                moved = at[step.moved]
+                choices[moved] = step.action
+                path.append((moved, runs[moved], node[moved], step.slot, decision.seat))
+                node[moved] = step.child
+                inside[at[~step.moved]] = False
+                inside[moved[step.added]] = False
+            first = False
+            table.show(decision, choices)
+            world = engine.step(params, world, choices)
+        win = engine.outcome(params, world).win
+        for rows, trees, nodes, slots, seat in path:
+            np.add.at(tree.wins, (trees, nodes, slots), win[rows, seat])
+
+    def descend(self, tree: Tree, trees: np.ndarray, nodes: np.ndarray, options: np.ndarray) -> Descent:
+        """One tree step for iterations at `nodes` of `trees`, the options (m, A) legal in their worlds: in turn,
+        iterations of different games at once, each seeing the visits the earlier ones counted."""
+        moved, slot, action, child, added = (np.zeros(len(trees), dtype) for dtype in
+                                             (bool, np.int64, np.int64, np.int64, bool))
+        turn = np.zeros(len(trees), np.int64)  # each iteration's place among those of its game
+        order = np.argsort(trees, kind="stable")
+        starts = np.searchsorted(trees[order], trees[order])
+        turn[order] = np.arange(len(trees)) - starts
+        for k in range(int(turn.max()) + 1 if len(trees) else 0):
+            rows = np.flatnonzero(turn == k)
+            step = tree.step(trees[rows], nodes[rows], options[rows], self.knobs.exploration, self.stream)
+            moved[rows], slot[rows], action[rows], child[rows], added[rows] = step
+        return Descent(moved, slot[moved], action[moved], child[moved], added[moved])
+
+
+class Descent(NamedTuple):
+    moved: np.ndarray  # (m,) bool: the iteration chose in the tree (else it leaves it: no option fits a slot)
+    slot: np.ndarray  # the slot chosen, of those moved
+    action: np.ndarray  # its option
+    child: np.ndarray  # the node it leads to
+    added: np.ndarray  # whether that node was added now (the iteration then leaves the tree)
+
+
+class Tree:
+    """The trees of n games in arrays: node x slot -> the option, the node it leads to, the visits, the wins of the
+    seat acting at the node, and how often the option was legal there (its availability)."""
+
+    def __init__(self, games: int, capacity: int):
+        shape = (games, capacity, SLOTS)
+        self.action, self.child = np.full(shape, -1, np.int64), np.full(shape, -1, np.int64)
+        self.visits, self.wins, self.available = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        self.used = np.ones(games, np.int64)  # nodes in use; node 0 is the root
+
+    def step(self, trees, nodes, options, exploration: float, rng) -> tuple:
+        """One iteration per game (distinct `trees`) at `nodes`: an option not tried there yet, at random, where a
+        slot is free, else the best of those tried by UCT, among the options legal in its world; its visit counted
+        at once. Returns (moved, slot, action, child, added) per iteration."""
+        rows = np.arange(len(trees))
+        acts = self.action[trees, nodes]
+        filled = acts >= 0
+        here = filled & options[rows[:, None], np.maximum(acts, 0)]
+        tried = np.zeros_like(options)
+        tried[np.repeat(rows, SLOTS)[filled.ravel()], acts[filled]] = True
+        untried = options & ~tried
+        adds = untried.any(axis=1) & ~filled.all(axis=1)
+        visits = self.visits[trees, nodes]
+        self.available[trees, nodes] += here
+        mean = self.wins[trees, nodes] / np.maximum(visits, 1)
+        bonus = exploration * np.sqrt(np.log(np.maximum(self.available[trees, nodes], 1)) / np.maximum(visits, 1))
+        ucb = np.where(visits > 0, mean + bonus, np.inf)
+        slot = np.where(adds, (~filled).argmax(axis=1), pick_best(np.where(here, ucb, 0.0), here, rng))
+        action = np.where(adds, pick_any(untried, rng), acts[rows, slot])
+        moved = adds | here.any(axis=1)
+        t, x, s = trees[adds], nodes[adds], slot[adds]
+        self.action[t, x, s], self.child[t, x, s] = action[adds], self.used[t]
+        self.available[t, x, s] += 1
+        self.used[t] += 1
+        t, x, s = trees[moved], nodes[moved], slot[moved]
+        self.visits[t, x, s] += 1
+        return moved, slot, action, self.child[trees, nodes, slot], adds
 
 
 def rows_of(public: Any, games: np.ndarray) -> Any:

@@ -11,7 +11,7 @@ from fakegame import EXPERIMENT as DICE_EXPERIMENT
 from reports.load import find_experiments, load
 from sim import runner
 from sim.errors import AtelierError, Interrupted
-from sim.experiment import deal_count, load_experiment, pool_lineups
+from sim.experiment import deal_count, ladder_lineups, load_experiment, pool_lineups
 from sim.registry import get_game
 
 pytestmark = pytest.mark.usefixtures("dice")
@@ -40,6 +40,9 @@ POOL = 'pool = ["keep", "chase"]\n'
         (BASE + "pool = []\n", "'pool' must be a non-empty list of strategy names"),
         (BASE + POOL + 'seats = ["keep", "chase"]\n', "exactly one of 'pool'"),
         (BASE, "exactly one of 'pool'"),
+        (BASE + POOL + 'ladder = ["keep", "chase"]\n', "exactly one of 'pool'"),
+        (BASE + 'ladder = ["keep"]\n', "a 'ladder' needs two rungs at least"),
+        (BASE + 'ladder = ["keep", "keep"]\n', "'ladder' lists 'keep' more than once"),
         (BASE + 'seats = ["keep", "chase", "keep"]\n', "'players' must be 3, got [2, 3]"),
         (BASE + POOL + "[params]\nfaces = 3\n", "unknown parameter 'faces'"),
         (BASE + POOL + '[params]\nsides = "six"\n', "parameter 'sides' must be int"),
@@ -83,6 +86,21 @@ def test_pool_lineups() -> None:
     assert len(short) == 6
     assert all(set(lineup) == {"a", "b"} for lineup in short)
     assert pool_lineups(["a"], 2) == (("a", "a"),)
+
+
+def test_ladder_lineups_every_rung_at_every_seat_then_each_rung_one_up_in_every_seat() -> None:
+    assert ladder_lineups(["a", "b", "c"], 2) == (
+        ("a", "a"), ("b", "b"), ("c", "c"), ("b", "a"), ("a", "b"), ("c", "b"), ("b", "c"))
+    assert len(ladder_lineups(["a", "b", "c", "d"], 4)) == 4 + 3 * 4
+
+
+def test_a_ladder_is_recorded_with_its_rungs_and_changes_the_hash(write_toml) -> None:
+    ladder = load_experiment(write_toml(BASE.replace("[2, 3]", "2") + 'ladder = ["keep", "chase"]\n'))
+    pool = load_experiment(write_toml(BASE.replace("[2, 3]", "2") + 'pool = ["keep", "chase"]\n'))
+    assert ladder.ladder == ("keep", "chase") and pool.ladder == ()
+    assert ladder.lineups[2] == (("keep", "keep"), ("chase", "chase"), ("chase", "keep"), ("keep", "chase"))
+    assert ladder.resolved()["ladder"] == ["keep", "chase"] and "ladder" not in pool.resolved()
+    assert ladder.deals == {2: 15}
 
 
 def test_seats_give_one_fixed_lineup(write_toml) -> None:

@@ -3,6 +3,8 @@ only what their seat sees, play legal moves from any position, draw from their o
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from test_contract import ALL
@@ -35,8 +37,9 @@ def searched_positions(name: str, seed: int, count: int = 4):
     return found[:count]
 
 
+@pytest.mark.parametrize("strategy", ["search@2", "mcts@2"])
 @pytest.mark.parametrize("name", ALL)
-def test_a_search_chooses_the_same_whatever_the_hidden_truth_its_seat_cannot_tell(name: str) -> None:
+def test_a_search_chooses_the_same_whatever_the_hidden_truth_its_seat_cannot_tell(name: str, strategy: str) -> None:
     """The leak test: the true hidden parts swapped for another assignment the seat cannot tell from them (a world
     `determinize` draws), the same stream gives the same choices."""
     spec = get_game(name)
@@ -44,14 +47,15 @@ def test_a_search_chooses_the_same_whatever_the_hidden_truth_its_seat_cannot_tel
     for params, state, asked in searched_positions(name, seed=3):
         other = engine.determinize(params, state, asked.seat, np.random.default_rng(42))
         swapped = evolve(asked, worlds=Worlds(engine, params, other))
-        one = searcher(spec, params, state, asked.seat).decide(asked, np.random.default_rng(7))
-        two = searcher(spec, params, other, asked.seat).decide(swapped, np.random.default_rng(7))
+        one = searcher(spec, params, state, asked.seat, strategy).decide(asked, np.random.default_rng(7))
+        two = searcher(spec, params, other, asked.seat, strategy).decide(swapped, np.random.default_rng(7))
         assert np.array_equal(one, two), f"{asked.kind} at seat {asked.seat}: the choice follows the hidden truth"
         assert asked.legal[asked.asked, one[asked.asked]].all()
 
 
 def test_the_leak_test_catches_a_search_that_reads_the_truth() -> None:
-    """`cheat` searches the true State: with the truth swapped, it chooses otherwise somewhere."""
+    """`cheat` searches the true State (a tree search, as `mcts`): with the truth swapped, it chooses otherwise
+    somewhere."""
     spec = get_game("broken_beautiful")
     engine = spec.rules.engine
     differs = []
@@ -63,13 +67,14 @@ def test_the_leak_test_catches_a_search_that_reads_the_truth() -> None:
     assert any(differs)
 
 
-def test_search_beats_random_play() -> None:
+@pytest.mark.parametrize("strategy", ["search@4", "mcts@4"])
+def test_search_beats_random_play(strategy: str) -> None:
     spec = get_game("broken_beautiful")
     params = spec.make_params(2, {})
     rng = np.random.default_rng(5)
     deal = spec.rules.deal(params, rng, 12)
     deal = type(deal)(*(np.repeat(part, 2, axis=0) for part in deal))
-    lineups = np.array([["search@4", "random"], ["random", "search@4"]] * 12)
+    lineups = np.array([[strategy, "random"], ["random", strategy]] * 12)
     win = spec.play(params, deal, lineups, rng).outcome.win
     assert (win[0::2, 0].sum() + win[1::2, 1].sum()) / 24 > 0.8
 
@@ -116,11 +121,13 @@ def test_a_decision_the_game_leaves_to_the_policy_is_the_policys() -> None:
     ("kunst_stuecke", "search@8", (8, "planner", 4)),
     ("kunst_stuecke", "search@8/0", (8, "planner", None)),
     ("kunst_stuecke", "cheat@16:random", (16, "random", 4)),
+    ("kaleido", "mcts@16^1.5:rotator", (16, "rotator", None)),
 ])
 def test_a_search_name_gives_its_knobs(game: str, name: str, expected: tuple) -> None:
     found = knobs(name, get_game(game).players)
     assert (found.budget, found.policy, found.width) == expected
-    assert found.cheats == name.startswith("cheat")
+    assert (found.cheats, found.tree) == (name.startswith("cheat"), not name.startswith("search"))
+    assert found.exploration == (1.5 if "^" in name else 0.7)
 
 
 @pytest.mark.parametrize(("name", "message"), [
@@ -129,10 +136,13 @@ def test_a_search_name_gives_its_knobs(game: str, name: str, expected: tuple) ->
     ("search@8/x", "the width after '/' must be a whole number"),
     ("search@8:search@4", "the rollout policy must be a scripted strategy"),
     ("search@8+bayes:greedy+bayes", "not both"),
+    ("search@8^2", "only a tree search"),
+    ("mcts@8^x", "the exploration constant after '^' must be a number from 0 to 10"),
+    ("mcts@8^1.50", "write the exploration constant as '^1.5'"),
     ("search@8:nonsense+bayes", "unknown Kintsugi policy 'nonsense'"),
 ])
 def test_a_malformed_search_name_is_refused_in_one_line(name: str, message: str) -> None:
-    with pytest.raises(AtelierError, match=message):
+    with pytest.raises(AtelierError, match=re.escape(message)):
         get_game("kintsugi").check_strategy(name)
 
 
