@@ -1,6 +1,6 @@
 """Search players' speed, for BENCHMARKS.md: decisions per second and the share of their time outside the rollouts.
 
-    .venv/bin/python docs/search_speed.py [--deals N] [--jobs 1] [GAME ...]
+    .venv/bin/python docs/search_speed.py [--deals N] [--jobs 1] [--strategies search@16,...] [GAME ...]
 
 For each game, `search` and `mcts` at 16 and 64 rollouts per option sit at seat 0 against the game's bench strategy
 at 2 players, every game of the deals played as one batch (16 deals, 4 in Kunst Stücke and Witkacy, unless
@@ -89,9 +89,10 @@ def main() -> None:
     parser.add_argument("games", nargs="*", default=list(NAMES))
     parser.add_argument("--deals", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--strategies", default=",".join(STRATEGIES))
     args = parser.parse_args()
     for name in args.games:
-        for strategy in STRATEGIES:
+        for strategy in args.strategies.split(","):
             deals = args.deals or DEALS.get(name, 16)
             print(json.dumps(measure(name, strategy, deals, args.jobs)), flush=True)
 
