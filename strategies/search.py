@@ -1,4 +1,5 @@
-"""Search players, the same for every game: `search@N`, determinized flat Monte Carlo over the whole batch.
+"""Search players, the same for every game: `search@N`, determinized flat Monte Carlo over the whole batch, and
+`mcts@N` and `cheat@N`, tree searches (TreeSearch below).
 
 At each decision it searches, a search player tries every legal option of each of its games in worlds drawn by the
 game's `determinize` for its seat (Decision.worlds: never the true State), plays each world on to the end with a
@@ -8,9 +9,9 @@ Somekh 2013, as mctx's Gumbel root spends its simulations): ceil(log2 k) rounds 
 of the budget split evenly among the options left, the better half kept. Every rollout of one round, over every
 game and option, is one batch through the engine (its compiled playout where the policy has one).
 
-Names: `search@N[/K]`, then `:POLICY` or `+PART` if wanted; `cheat` in place of `search` searches the true State
-(Worlds.truth) instead of the worlds its seat cannot tell apart: the bound no fair player reaches, so that the gap
-between the two at one budget is what the hidden information is worth.
+Names: `search@N[/K]` (or `mcts`, `cheat` with `^C` after them if wanted), then `:POLICY` or `+PART` if wanted.
+`cheat` is mcts on the true State (Worlds.truth) instead of the worlds its seat cannot tell apart: the bound no fair
+player reaches, so that the gap between the two at one budget is what the hidden information is worth.
 - N: rollouts per option on average (1 to 4096); `search` alone is `search@64`. The budget counts rollouts, never
   time, so the games are the same on any machine.
 - K: where a decision offers more options, only the K the policy likes best are searched: its choice, then its
