@@ -58,9 +58,8 @@ SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Se
 # at most (3, not 2: the faces' numbering seeds the tie-breakers)
 ROW_SALT, COL_SALT = np.int64(-1), np.int64(-2)  # _jitter's, for a random spot (numpy scalars: sim/kernel.py)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
-
-
 ANY_FACE, NO_PLAN = -1, -2  # what a laying plan lays: whatever card is laid (a Gift's plan); no plan made yet
+
 
 class Player:
     """Random play; the other strategies override the questions they think about."""
