@@ -47,6 +47,11 @@ def aligned(frame: pl.DataFrame, column: str, values: list) -> pl.DataFrame:
     return order.join(frame, on=column, how="left", maintain_order="left")
 
 
+def rows_down(ax, labels: list[str], title: str, xlabel: str) -> None:
+    """A panel of horizontal bars or boxes, one row per label from the top down, at positions 0, 1, ..."""
+    ax.set(yticks=range(len(labels)), yticklabels=labels, ylim=(len(labels) - 0.5, -0.5), title=title, xlabel=xlabel)
+
+
 def legend_below(fig: Figure, ax) -> None:
     """One legend for the whole figure, under the panels, taken from ax."""
     handles, labels = ax.get_legend_handles_labels()

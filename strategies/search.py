@@ -35,7 +35,7 @@ import numpy as np
 
 from sim.errors import AtelierError
 from sim.game import Decision, GameRules, Outcome, Worlds, evolve, play_on, read_only
-from strategies.common import Catalogue, Table, parse_knob, pick_any, pick_best
+from strategies.common import Catalogue, Table, answer, parse_knob, pick_any, pick_best
 
 DEFAULT_BUDGET = 64
 BUDGET = (1, 4096)
@@ -143,7 +143,7 @@ class Search:
     def decide(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
         """One choice per game of its own: searched where the decision asks and offers more than one option."""
         if self.catalogue.searched is not None and decision.kind not in self.catalogue.searched:
-            return getattr(self.rest, decision.kind)(decision.observation, rng)
+            return answer(self.rest, decision, decision.observation, rng)
         if decision.worlds is None:
             raise AtelierError(f"strategy '{self.name}' searches the batched engine's games, and the scalar reference "
                                "(atelier play) offers none: seat it in an experiment")
@@ -236,10 +236,14 @@ class Search:
     def played_out(self, world: Any, table: Table, options: np.ndarray) -> Outcome:
         """The rollouts themselves: each world's option taken, then the game played to its end by the table."""
         engine, params = self.rules.engine, self.params
-        world = engine.step(params, world, options)
+        return engine.outcome(params, self.finished(engine.step(params, world, options), table))
+
+    def finished(self, world: Any, table: Table) -> Any:
+        """The worlds played to their end by the table: its compiled playout first, where it has one."""
+        engine, params = self.rules.engine, self.params
         if table.playout:
             world = getattr(engine, table.playout)(params, world, self.stream)
-        return engine.outcome(params, play_on(engine, params, world, table.choose, self.stream))
+        return play_on(engine, params, world, table.choose, self.stream)
 
     def rollout_table(self, world: Any, games: np.ndarray, options: np.ndarray | None = None) -> Table:
         """The policy at every seat of the worlds, its watching players shown what the table has shown so far in
@@ -304,9 +308,7 @@ class TreeSearch(Search):
         node, inside, path, first = np.zeros(len(runs), np.int64), np.ones(len(runs), bool), [], True
         while not engine.terminal(params, world):
             if not inside.any():
-                if table.playout:
-                    world = getattr(engine, table.playout)(params, world, self.stream)
-                world = play_on(engine, params, world, table.choose, self.stream)
+                world = self.finished(world, table)
                 break
             decision = engine.decision(params, world)
             choices = table.answers(decision, self.stream)

@@ -228,12 +228,13 @@ class Completer(Player):
         this one answers for, or a search's rollout that starts this player there), the plan is made now, for that
         card; a random legal answer where no plan the rules allow is left."""
         self.memory(obs)
-        at, games = self.asked(obs)
-        pending = obs.pending[games].astype(np.int64)
-        other = (pending[:, 0] == self.seat) & (self.plan_face[games] != ANY_FACE) & (
-            self.plan_face[games] != 2 * pending[:, 1] + pending[:, 2])
-        if part == 0 and other.any():
-            self.replan(obs, at[other], games[other], pending[other], rng)
+        if part == 0:
+            games = self.asked(obs)[1]
+            pending = obs.pending[games].astype(np.int64)
+            other = (pending[:, 0] == self.seat) & (self.plan_face[games] != ANY_FACE) & (
+                self.plan_face[games] != 2 * pending[:, 1] + pending[:, 2])
+            if other.any():
+                self.replan(obs, games[other], pending[other], rng)
         legal, asked = obs.legal[self.idx], obs.asked[self.idx]
         plan = np.clip(self.plan[part, self.idx], 0, legal.shape[1] - 1)
         stray = asked & ~legal[np.arange(len(plan)), plan]
@@ -241,7 +242,7 @@ class Completer(Player):
             plan = np.where(stray, pick_any(legal, rng), plan)
         return plan
 
-    def replan(self, obs, at, games, pending, rng) -> None:
+    def replan(self, obs, games, pending, rng) -> None:
         """The best laying of the card being laid, on the side chosen, as the expansion would plan it."""
         faces = _faces(obs.cards, pending[:, 1:2])
         plan = self.layings(obs, games, faces, self.seat, rng, obs.action[games] == CORRECTION)[1]

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from reports.analysis import GAME_KEY, Analysis, GameData
-from reports.charts import finished_chart, palette, panels
+from reports.charts import finished_chart, palette, panels, rows_down
 from reports.fmt import at_counts, listing, num, num_ci
 from reports.render import Chart, Finding, Table, table
 from reports.spec import Measure, measure_records, measure_table, measured
@@ -161,8 +161,7 @@ def type_points_chart(result: dict, data: GameData) -> Chart:
             ax.barh(positions, widths, left=left, height=0.7, color=colour, label=type_name(kind), edgecolor="white",
                     linewidth=0.5)
             left += widths
-        ax.set(yticks=positions, yticklabels=order, ylim=(len(order) - 0.5, -0.5))
-        ax.set(title=f"{players} players", xlabel="Mean points per player")
+        rows_down(ax, order, f"{players} players", "Mean points per player")
     return finished_chart(fig, axes[0], f"{data.title}: where the points come from, by strategy and card type",
                           data.out_dir, f"{data.slug}_points_by_type.png",
                           "Mean points per player from each card type, stacked, so a bar's length is the mean score; "

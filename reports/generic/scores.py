@@ -7,7 +7,7 @@ import polars as pl
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from reports.analysis import GameData
-from reports.charts import finished_chart, palette, panels, save_chart
+from reports.charts import finished_chart, palette, panels, rows_down, save_chart
 from reports.fmt import count, seat_name
 from reports.generic.strategies import mixed_games
 from reports.render import Chart
@@ -85,8 +85,7 @@ def score_by_strategy_chart(quantiles: pl.DataFrame, data: GameData) -> Chart:
         ax.bxp(stats, positions=present, orientation="horizontal", showmeans=True, widths=0.6, patch_artist=True,
                boxprops={"facecolor": colour, "alpha": 0.55}, medianprops={"color": "black"},
                meanprops={"marker": "o", "markerfacecolor": "white", "markeredgecolor": "black", "markersize": 5})
-        ax.set(yticks=range(len(order)), yticklabels=order, ylim=(len(order) - 0.5, -0.5))
-        ax.set(title=f"{players} players", xlabel="Score")
+        rows_down(ax, order, f"{players} players", "Score")
     fig.suptitle(f"{data.title}: score distribution by strategy")
     return save_chart(fig, data.out_dir, f"{data.slug}_score_by_strategy.png",
                       "Score by strategy and player count: boxes span the quartiles, the line is the median, whiskers "

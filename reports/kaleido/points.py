@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from reports.analysis import GAME_KEY, GameData
-from reports.charts import aligned, finished_chart, palette, panels
+from reports.charts import aligned, finished_chart, palette, panels, rows_down
 from reports.fmt import count, spread
 from reports.render import Chart
 from reports.spec import EVERYONE, Measure, Metrics, leader, per_game
@@ -56,8 +56,7 @@ def split_chart(split: pl.DataFrame, data: GameData) -> Chart:
             if not math.isnan(total):
                 ax.text(total, y, f" {100 * s:.0f}%", va="center", ha="left", fontsize="x-small", color="#333")
         ax.set_xlim(0, 1.2 * np.nanmax(mid + end))
-        ax.set(yticks=positions, yticklabels=labels, ylim=(len(labels) - 0.5, -0.5))
-        ax.set(title=f"{players} players", xlabel="Mean points per player")
+        rows_down(ax, labels, f"{players} players", "Mean points per player")
     return finished_chart(fig, axes[0], f"{data.title}: mid-game and end-game points by strategy",
                           data.out_dir, f"{data.slug}_points_split.png",
                           "Mean points per player from boards scored during play and from the end-game hexagons, "
