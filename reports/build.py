@@ -33,6 +33,7 @@ from reports.charts import chart_style
 from reports.findings import findings_file, section_numbers
 from reports.fmt import count, listing, yes
 from reports.games import game_report, known
+from reports.generic.ladder import is_ladder
 from reports.load import ResultsError, load_results
 from reports.overview import glossary, headlines, overview_opening, overview_row, rule_holes
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
@@ -274,7 +275,8 @@ def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> dict[
 def game_numbers(game: str, experiments: list[GameData], sections: list[Section]) -> list[dict]:
     """Every number the game's findings state, and those its overview rows state (the game's own `numbers`)."""
     own = game_report(game).numbers
-    return section_numbers(sections) + [n for data in experiments for n in (own(data) if own else [])]
+    return section_numbers(sections) + [n for data in experiments if not is_ladder(data)
+                                        for n in (own(data) if own else [])]
 
 
 def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, progress: bool = False
@@ -358,16 +360,17 @@ def game_page(name: str, experiments: list[GameData], sections: list[Section]) -
 
 
 def section_units(name: str, experiments: list[GameData]) -> list[GameData]:
-    """What a game's sections are made of: each experiment, then, when there are several, all of them (data whose
-    `experiment` is None), to be compared."""
+    """What a game's sections are made of: each experiment, then, when there are several besides its skill ladders,
+    all of those (data whose `experiment` is None), to be compared."""
     for data in headlines(experiments).values():
         data.leading = True
-    for data in experiments:
-        data.alone = len(experiments) == 1
-    if len(experiments) == 1:
+    comparable = [data for data in experiments if not is_ladder(data)]  # a ladder's rungs are never pooled
+    for data in comparable:
+        data.alone = len(comparable) == 1
+    if len(comparable) < 2:
         return list(experiments)
-    everything = GameData(name, pl.concat([d.rows for d in experiments], how="diagonal_relaxed"),
-                          [m for d in experiments for m in d.manifests], experiments[0].out_dir,
+    everything = GameData(name, pl.concat([d.rows for d in comparable], how="diagonal_relaxed"),
+                          [m for d in comparable for m in d.manifests], experiments[0].out_dir,
                           draw=experiments[0].draw)
     return [*experiments, everything]
 
@@ -382,8 +385,12 @@ def section_of(name: str, data: GameData) -> Section:
 
 
 def experiment_section(data: GameData, own: GameReport) -> Section:
-    """One experiment: its question as the heading, what was played, then the generic and the game's analyses."""
-    analyses = [*generic.SEATS, *generic.STRATEGIES, *own.analyses, *(own.compared if data.alone else ())]
+    """One experiment: its question as the heading, what was played, then the generic and the game's analyses; a
+    skill ladder's own, rung by rung, in place of those that would pool its rungs."""
+    if is_ladder(data):
+        analyses = [*generic.LADDER, *own.ladder]
+    else:
+        analyses = [*generic.SEATS, *generic.STRATEGIES, *own.analyses, *(own.compared if data.alone else ())]
     section = run_section(data.question, analyses, data)
     section.findings.insert(0, what_was_played(data))
     return section

@@ -19,6 +19,7 @@ from reports.charts import new_figure, save_chart
 from reports.compensation import brief
 from reports.findings import seat_verdict, select
 from reports.fmt import count, listing, pct, pct_ci, pp, pp_ci, seat_name
+from reports.generic.ladder import is_ladder, top_edge
 from reports.render import Block, Chart, Fold, Glossary, Link, Row, Table
 from reports.spec import GameReport
 
@@ -26,17 +27,20 @@ DEFINITIONS = ("Player 1 starts. With P players a fair share of wins is 1/P; a g
                "interval holds 1/P, unfair when some player's share differs from 1/P even after correcting for "
                "testing P players (Holm), unclear in between. Edge: Player 1's win share − 1/P, in percentage "
                "points (pp).")
-BOTS = ("Bots are not people. Every number here describes scripted heuristics playing each other; human players "
+BOTS = ("Bots are not people. Every number here describes bots: scripted heuristics, and in the edge under search "
+        "players that look ahead by playing the game out from worlds consistent with what they see; human players "
         "adapt, bluff, make mistakes and read the table, so a balance problem the bots show is a lead to test at the "
         "table, not a verdict.")
 ROW_HEIGHT = 0.18  # inches per row of the forest chart
 
 
 def headlines(experiments: list[GameData]) -> dict[int, GameData]:
-    """Per player count, the experiment whose numbers answer the game's headline questions."""
+    """Per player count, the experiment whose numbers answer the game's headline questions: never a skill ladder,
+    whose rungs are not pooled (the overview shows its strongest rung beside the headline)."""
     out: dict[int, GameData] = {}
-    for players in sorted({p for data in experiments for p in data.player_counts}):
-        played = [data for data in experiments if players in data.player_counts]
+    pooled = [data for data in experiments if not is_ladder(data)]
+    for players in sorted({p for data in pooled for p in data.player_counts}):
+        played = [data for data in pooled if players in data.player_counts]
         marked = [data for data in played if data.headline]
         games = {data.experiment: data.rows.filter(data.rows["players"] == players)["game_id"].n_unique()
                  for data in played}
@@ -61,6 +65,7 @@ def overview_row(data: GameData, players: int, numbers: list[dict], own: GameRep
         "games": start["games"], "pool": data.pools()[data.experiment],
         "edge": (start["estimate"], start["low"], start["high"]),
         "start": f"{pp(start['estimate'])} ({pp_ci(start['low'], start['high'])})".replace(" pp", ""),
+        "search": search_cell(top_edge(numbers, players)), "ladder": top_edge(numbers, players),
         "verdict": verdict,
         "best": f"{seat_name(best['seat'])}: {pct(best['estimate'])}" if verdict == "unfair" else "",
         "worst": f"{seat_name(worst['seat'])}: {pct(worst['estimate'])}" if verdict == "unfair" else "",
@@ -68,6 +73,13 @@ def overview_row(data: GameData, players: int, numbers: list[dict], own: GameRep
                                                                   f": {pct(strongest['estimate'])}"),
         "handicap": handicap_cell(mine), "key": (own.key_finding and own.key_finding(mine, players)) or "–",
     }
+
+
+def search_cell(edge: dict | None) -> str:
+    """The start edge at the strongest rung of the game's skill ladder, and that rung; '–' without a ladder."""
+    if edge is None:
+        return "–"
+    return f"{pp(edge['estimate'])} ({pp_ci(edge['low'], edge['high'])}) at {edge['strategy']}".replace(" pp", "")
 
 
 def handicap_cell(numbers: list[dict]) -> str:
@@ -78,19 +90,27 @@ def handicap_cell(numbers: list[dict]) -> str:
 
 
 def overview_table(rows: list[dict]) -> Table:
-    columns = ["Game", "Players", "Verdict", "Start player's edge, pp (95% CI)", "Best seat", "Worst seat",
+    columns = ["Game", "Players", "Verdict", "Start player's edge, pp (95% CI)",
+               "Edge under search, pp (95% CI)", "Best seat", "Worst seat",
                "Compensation that evens the seats (points to or from each player's score)",
                "Strongest strategy: win share (interval on its page)"]
-    cells = [[Link(r["game"], r["page"]), str(r["players"]), r["verdict"], r["start"], r["best"], r["worst"],
+    cells = [[Link(r["game"], r["page"]), str(r["players"]), r["verdict"], r["start"], r["search"], r["best"],
+              r["worst"],
               r["handicap"], r["strongest"]] for r in rows]
     return Table("Seat balance at a glance", columns, cells, whole=True)
 
 
 def sources_table(rows: list[dict]) -> Table:
     """Where each overview row comes from: its experiment, its games, who played, and the game's key finding."""
-    cells = [[r["game"], str(r["players"]), r["experiment"], count(r["games"]), r["pool"], r["key"]] for r in rows]
-    return Table("Where each row comes from", ["Game", "Players", "Experiment", "Games", "Who played", "Key finding"],
-                 cells, whole=True)
+    cells = [[r["game"], str(r["players"]), r["experiment"], count(r["games"]), r["pool"],
+              ladder_source(r["ladder"]), r["key"]] for r in rows]
+    return Table("Where each row comes from", ["Game", "Players", "Experiment", "Games", "Who played",
+                                               "Edge under search from", "Key finding"], cells, whole=True)
+
+
+def ladder_source(edge: dict | None) -> str:
+    """The ladder experiment and the games of the rung that the overview's edge under search comes from."""
+    return "–" if edge is None else f"{edge['experiment']} ({count(edge['games'])} games at {edge['strategy']})"
 
 
 def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
@@ -107,6 +127,12 @@ def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
         colours = np.where(clear, "#b2182b", "#777777")
         ax.hlines(y, edges[:, 1], edges[:, 2], colors=colours, linewidth=2)
         ax.scatter(edges[:, 0], y, c=colours, s=18, zorder=3)
+        searched = [(i, r["ladder"]) for i, r in enumerate(part) if r["ladder"] is not None]
+        if searched:
+            at = np.array([i for i, _ in searched]) + 0.3
+            found = 100 * np.array([(e["estimate"], e["low"], e["high"]) for _, e in searched], dtype=float)
+            ax.hlines(at, found[:, 1], found[:, 2], colors="#2166ac", linewidth=1)
+            ax.scatter(found[:, 0], at, facecolors="white", edgecolors="#2166ac", marker="D", s=16, zorder=3)
         ax.axvline(0, color="#333", linewidth=1)
         labels = [f"{r['game']}  {r['players']}" if i == 0 or part[i - 1]["game"] != r["game"] else str(r["players"])
                   for i, r in enumerate(part)]
@@ -117,9 +143,10 @@ def forest_chart(rows: list[dict], out_dir: Path) -> Chart:
     return save_chart(fig, out_dir, "overview_start_edge.png",
                       DEFINITIONS + " The start player's edge (dots) at each game and player count, from the game's "
                       "headline experiment (which one, and its key finding: under the table); lines are 95% intervals, "
-                      "red where they exclude 0. The table names the best and worst seats only where the game is "
-                      "unfair; its compensation is the one each game's page recommends; a strategy's name links to "
-                      "what it does.")
+                      "red where they exclude 0. Open blue diamonds, where the game has a skill ladder: the edge when "
+                      "every seat plays its strongest rung. The table names the best and worst seats only where the "
+                      "game is unfair; its compensation is the one each game's page recommends; a strategy's name "
+                      "links to what it does.")
 
 
 def rule_holes(title: str, experiments: list[GameData], numbers: list[dict], own: GameReport) -> list[Block]:
@@ -187,6 +214,8 @@ def overview_opening(rows: list[dict], holes: dict[str, list[Block]], glossaries
                      ) -> list[Block]:
     """The overview: the forest chart beside the definitions and how to read it, the compact table, the rule holes,
     the bots' caveat, then folded: where each row comes from; last, what each strategy does."""
+    if not rows:
+        return [*rule_holes_block(holes), BOTS, *glossaries]
     return [Row((forest_chart(rows, out_dir),), "lead"), Row((overview_table(rows),), "glance"),
             *rule_holes_block(holes), BOTS,
             Fold("Where each row comes from: its experiment, its games, who played, and the key finding",

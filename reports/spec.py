@@ -36,6 +36,7 @@ class GameReport:
     """What a game's report adds to the generic analyses (seats, compensation, strategies), every one declared."""
     analyses: tuple[Analysis, ...] = ()  # each experiment's section, after the generic analyses
     compared: tuple[Analysis, ...] = ()  # across the game's experiments (a lone experiment's section shows them)
+    ladder: tuple[Analysis, ...] = ()  # a skill ladder's section, after the generic ladder analyses, rung by rung
     numbers: Callable[[GameData], list[dict]] | None = None  # the records the overview row states
     key_finding: Callable[[list[dict], int], str | None] | None = None  # the overview's line, from those records
     rule_holes: Callable[[list[dict]], tuple[str, list[dict]]] | None = None  # (definition, rate records)

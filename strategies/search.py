@@ -9,9 +9,10 @@ Somekh 2013, as mctx's Gumbel root spends its simulations): ceil(log2 k) rounds 
 of the budget split evenly among the options left, the better half kept. Every rollout of one round, over every
 game and option, is one batch through the engine (its compiled playout where the policy has one).
 
-Names: `search@N[/K]` (or `mcts`, `cheat` with `^C` after them if wanted), then `:POLICY` or `+PART` if wanted.
-`cheat` is mcts on the true State (Worlds.truth) instead of the worlds its seat cannot tell apart: the bound no fair
-player reaches, so that the gap between the two at one budget is what the hidden information is worth.
+Names: `search@N[/K]` or `peek@N[/K]` (or `mcts`, `cheat` with `^C` after them if wanted), then `:POLICY` or
+`+PART` if wanted. `cheat` is mcts, and `peek` is search, on the true State (Worlds.truth) instead of the worlds its
+seat cannot tell apart: the bound no fair player reaches, so that the gap between the two at one budget is what the
+hidden information is worth to that search.
 - N: rollouts per option on average (1 to 4096); `search` alone is `search@64`. The budget counts rollouts, never
   time, so the games are the same on any machine.
 - K: where a decision offers more options, only the K the policy likes best are searched: its choice, then its
@@ -48,16 +49,17 @@ TIE = 1e-9  # the weight of the mean score margin beside the mean win share: it 
 
 @dataclass(frozen=True)
 class Knobs:
-    tree: bool  # `mcts` and `cheat`: a tree search; `search`: flat
-    cheats: bool  # `cheat`: the search plays on from the true State, not from worlds its seat cannot tell apart
+    tree: bool  # `mcts` and `cheat`: a tree search; `search` and `peek`: flat
+    cheats: bool  # `cheat`, `peek`: the search plays on from the true State, not from worlds its seat cannot tell apart
     budget: int  # rollouts per option on average
     policy: str  # the scripted strategy of the rollouts
     width: int | None  # the options searched at most, the policy's favourites; None: all
     exploration: float = EXPLORATION  # a tree search's UCT constant, for win shares in [0, 1]
 
 
-SEARCHES = ("search", "mcts", "cheat")
-LISTED = ("search@N[:POLICY]", "mcts@N[:POLICY]", "cheat@N[:POLICY]")  # as `atelier games` lists them
+SEARCHES = ("search", "mcts", "cheat", "peek")
+TREES, CHEATS = ("mcts", "cheat"), ("cheat", "peek")
+LISTED = ("search@N[:POLICY]", "mcts@N[:POLICY]", "cheat@N[:POLICY]", "peek@N[:POLICY]")  # as `atelier games` lists
 
 
 def is_search(name: str) -> bool:
@@ -71,7 +73,7 @@ def knobs(name: str, catalogue: Catalogue) -> Knobs:
     head, hat, exploration = head.partition("^")
     head, slash, width = head.partition("/")
     kind, budget = parse_knob(head, DEFAULT_BUDGET, BUDGET)
-    if hat and kind == "search":
+    if hat and kind not in TREES:
         raise AtelierError(f"'{name}': only a tree search (mcts, cheat) takes an exploration constant after '^'")
     try:
         constant = float(exploration) if hat else EXPLORATION
@@ -95,7 +97,7 @@ def knobs(name: str, catalogue: Catalogue) -> Knobs:
     if is_search(policy):
         raise AtelierError(f"'{name}': the rollout policy must be a scripted strategy, not a search")
     catalogue.check(policy)
-    return Knobs(kind != "search", kind == "cheat", int(budget), policy, width, constant)
+    return Knobs(kind in TREES, kind in CHEATS, int(budget), policy, width, constant)
 
 
 def searching(rules: GameRules, catalogue: Catalogue) -> Catalogue:
@@ -116,7 +118,8 @@ def searching(rules: GameRules, catalogue: Catalogue) -> Catalogue:
     mcts = ("information-set Monte Carlo tree search (UCT), N iterations per option on average, a world drawn for "
             "each; ^C sets the exploration constant (0.7)")
     cheat = "mcts, but on the true State: it sees every hidden part, a bound no fair player reaches"
-    listed = dict(zip(LISTED, (search, mcts, cheat), strict=True))
+    peek = "search, but on the true State: it sees every hidden part, a bound no fair player reaches"
+    listed = dict(zip(LISTED, (search, mcts, cheat, peek), strict=True))
     return dataclasses.replace(catalogue, strategies={**catalogue.strategies, **listed},
                                check=check, make=make)
 

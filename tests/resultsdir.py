@@ -36,13 +36,14 @@ KALEIDO_TILES = {p: rules_facts("kaleido", p)["tiles_each"] for p in (2, 3, 4, 5
 def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, complete: bool = True, *,
                      title: str | None = None, lowest_wins: bool | None = None,
                      facts: Callable[[int], dict] | None = None, params: dict | None = None,
-                     question: str = "", headline: bool = False, strategies: dict | None = None) -> None:
+                     question: str = "", headline: bool = False, strategies: dict | None = None,
+                     ladder: list[str] | None = None) -> None:
     """manifest.json and one finished Parquet part per frame; the config hash follows the experiment name.
 
     title, lowest_wins and facts (a function of the player count) default to the game's own; params are the
     resolved Params recorded for every player count; question and headline say how the report presents the
     experiment, as an experiment file's keys of those names do; strategies, each strategy's one line, are recorded
-    where given."""
+    where given; ladder, a skill ladder's rungs, is recorded as the runner records it."""
     (directory / "parts").mkdir(parents=True)
     name = frames[0]["experiment"][0]
     rules = rules_of(game)
@@ -59,7 +60,8 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                 "lowest_wins": (rules.lowest_wins if rules else False) if lowest_wins is None else lowest_wins,
                 "tie_breakers": list(rules.tie_breakers) if rules else [],
                 "facts": {str(p): (facts or functools.partial(rules_facts, game))(p) for p in counts}, "seed": 1,
-                "resolved": {"params": {str(p): {"players": p, **(params or {})} for p in counts}},
+                "resolved": {"params": {str(p): {"players": p, **(params or {})} for p in counts},
+                             **({"ladder": ladder} if ladder else {})},
                 "games": {str(p): sum(f.filter(pl.col("players") == p)["game_id"].n_unique() for f in frames)
                           for p in counts},
                 "finished": finished, "complete": complete, **({"strategies": strategies} if strategies else {})}

@@ -53,15 +53,16 @@ def test_a_search_chooses_the_same_whatever_the_hidden_truth_its_seat_cannot_tel
         assert asked.legal[asked.asked, one[asked.asked]].all()
 
 
-def test_the_leak_test_catches_a_search_that_reads_the_truth() -> None:
-    """`cheat` searches the true State (a tree search, as `mcts`): with the truth swapped, it chooses otherwise
-    somewhere."""
+@pytest.mark.parametrize("cheat", ["cheat@8", "peek@8"])
+def test_the_leak_test_catches_a_search_that_reads_the_truth(cheat: str) -> None:
+    """`cheat` and `peek` search the true State (as `mcts` and `search`): with the truth swapped, they choose
+    otherwise somewhere."""
     spec = get_game("broken_beautiful")
     engine = spec.rules.engine
     differs = []
     for params, state, asked in searched_positions("broken_beautiful", seed=3, count=8):
         other = engine.determinize(params, state, asked.seat, np.random.default_rng(42))
-        choices = [searcher(spec, params, truth, asked.seat, "cheat@8").decide(
+        choices = [searcher(spec, params, truth, asked.seat, cheat).decide(
             evolve(asked, worlds=Worlds(engine, params, truth)), np.random.default_rng(7)) for truth in (state, other)]
         differs.append(not np.array_equal(*choices))
     assert any(differs)
@@ -121,12 +122,13 @@ def test_a_decision_the_game_leaves_to_the_policy_is_the_policys() -> None:
     ("kunst_stuecke", "search@8", (8, "planner", 4)),
     ("kunst_stuecke", "search@8/0", (8, "planner", None)),
     ("kunst_stuecke", "cheat@16:random", (16, "random", 4)),
+    ("kunst_stuecke", "peek@16:random", (16, "random", 4)),
     ("kaleido", "mcts@16^1.5:rotator", (16, "rotator", None)),
 ])
 def test_a_search_name_gives_its_knobs(game: str, name: str, expected: tuple) -> None:
     found = knobs(name, get_game(game).players)
     assert (found.budget, found.policy, found.width) == expected
-    assert (found.cheats, found.tree) == (name.startswith("cheat"), not name.startswith("search"))
+    assert (found.cheats, found.tree) == (name.startswith(("cheat", "peek")), name.startswith(("cheat", "mcts")))
     assert found.exploration == (1.5 if "^" in name else 0.7)
 
 
@@ -137,6 +139,7 @@ def test_a_search_name_gives_its_knobs(game: str, name: str, expected: tuple) ->
     ("search@8:search@4", "the rollout policy must be a scripted strategy"),
     ("search@8+bayes:greedy+bayes", "not both"),
     ("search@8^2", "only a tree search"),
+    ("peek@8^2", "only a tree search"),
     ("mcts@8^x", "the exploration constant after '^' must be a number from 0 to 10"),
     ("mcts@8^1.50", "write the exploration constant as '^1.5'"),
     ("search@8:nonsense+bayes", "unknown Kintsugi policy 'nonsense'"),

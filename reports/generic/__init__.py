@@ -1,12 +1,19 @@
 """The analyses every game gets, from its rows and its manifest alone: win share by seat, first-player advantage,
 start-player compensation, score distributions, seat advantage by experiment, strategy strength and head-to-head.
 
-reports/build.py reads the three lists: SEATS and STRATEGIES open every experiment's section, COMPARED compares a
-game's experiments. Each analysis lives in the module of its topic."""
+reports/build.py reads the four lists: SEATS and STRATEGIES open every experiment's section, COMPARED compares a
+game's experiments, and LADDER replaces SEATS and STRATEGIES in a skill ladder's section (whose rungs are never
+pooled). Each analysis lives in the module of its topic."""
 
 from reports.analysis import Analysis
-from reports.generic import experiments, handicaps, matchups, scores, seats, strategies
+from reports.generic import experiments, handicaps, ladder, matchups, scores, seats, strategies
 
+HIDDEN = Analysis("What hidden information is worth", ladder.hidden_information,
+                  intro="cheat@N is mcts@N, and peek@N is search@N, on the true State: it sees every hidden part, "
+                        "which no fair player does. Its win share against the same search at the same budget on "
+                        "worlds drawn from what its seat sees is what the hidden information is worth to that "
+                        "search.",
+                  finding=ladder.hidden_finding)
 SEATS = [
     Analysis("Win share by seat", seats.seat_analysis, intro=seats.seat_intro, chart=seats.seat_win_share_chart,
              tables=seats.seat_tables, finding=seats.seat_finding, caveats=seats.rotation_caveats, headline=True),
@@ -42,4 +49,13 @@ STRATEGIES = [
                    "column strategy (a tie counts 1/2). Pairs are pooled over player counts; in games of 3 or more "
                    "players a 'meeting' is one pair of players inside a larger game.",
              chart=matchups.head_to_head_chart, tables=matchups.head_to_head_table, leading_only=True),
+    HIDDEN,
+]
+LADDER = [
+    Analysis("Seat advantage along the skill ladder", ladder.symmetric_ladder, intro=ladder.ladder_intro,
+             chart=ladder.ladder_chart, tables=ladder.symmetric_table, finding=ladder.symmetric_finding,
+             headline=True),
+    Analysis("The stronger seat along the skill ladder", ladder.one_up_ladder, tables=ladder.one_up_table,
+             finding=ladder.one_up_finding),
+    HIDDEN,
 ]

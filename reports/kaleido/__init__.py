@@ -31,4 +31,5 @@ REPORT = GameReport(
     analyses=(replace(points.SPLIT, caveats=CAVEATS).analysis(), points.COMEBACKS.analysis(), rotation.ANALYSIS,
               stalls.ANALYSIS, usage.USAGE.analysis(), boards.MAP, boards.SEATS),
     rule_holes=stalls.rule_holes,
+    ladder=(stalls.LADDER,),
 )

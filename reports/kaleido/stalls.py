@@ -9,6 +9,7 @@ from reports.analysis import Analysis, GameData, record
 from reports.charts import aligned, bars_with_ci, panels, save_chart
 from reports.findings import select
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, spread
+from reports.generic.ladder import is_ladder, ladder_rows, rungs
 from reports.render import Chart, Finding, share_ci, table
 from reports.spec import Measure, measure_records, measure_table, measured, per_game
 
@@ -302,3 +303,35 @@ def stall_chart(result: dict, data: GameData) -> Chart:
 
 
 ANALYSIS = Analysis("Stalls", stalls, intro=stall_intro, chart=stall_chart, tables=stall_tables, finding=stall_finding)
+
+
+def ladder_stalls(data: GameData) -> pl.DataFrame | None:
+    """Per player count and rung of a skill ladder's symmetric games (every seat at that rung): the stall rate with
+    its cluster-robust interval. The heuristics' stalls come from their habit of holding boards back: do stronger
+    players stall the rules less?"""
+    if not is_ladder(data):
+        return None
+    rows = ladder_rows(data).filter(pl.col("kind") == "symmetric")
+    if rows.is_empty():
+        return None
+    games = per_game(rows, stalled=pl.col("stalled").any(), rung=pl.col("rung").first())
+    names = rungs(data)
+    return measured(games, (STALLED,), ["players", "rung"], everyone=False).with_columns(
+        strategy=pl.col("rung").map_elements(lambda r: names[r], return_dtype=pl.String))
+
+
+def ladder_stall_finding(rates: pl.DataFrame, data: GameData) -> Finding:
+    numbers = [record(data, r["players"], "ladder_stall_rate", r["rate"], r["rate_lo"], r["rate_hi"], r["games"],
+                      r["method"], strategy=r["strategy"], rung=r["rung"]) for r in rates.iter_rows(named=True)]
+    parts = [f"at {players} players in " + listing(rung_rate(r) for r in group.sort("rung").iter_rows(named=True))
+             for (players,), group in sorted(rates.partition_by("players", as_dict=True).items())]
+    return Finding("Stalls along the ladder.", "With every seat at one rung, the rules stall " + "; ".join(parts)
+                   + ".", table("", rates, ("Players", "players"), ("Rung", "strategy"), ("Games", "games", count),
+                                *STALLED.columns()), tuple(numbers))
+
+
+def rung_rate(rate: dict) -> str:
+    return f"{pct(rate['rate'])} ({pct_ci(rate['rate_lo'], rate['rate_hi'])}) at {rate['strategy']}"
+
+
+LADDER = Analysis("Stalls along the skill ladder", ladder_stalls, finding=ladder_stall_finding)
