@@ -39,6 +39,8 @@ UNITS = {  # what a metric's estimate, low and high are in: the README's table o
                "rotation_endgame_points_difference", "rotation_midgame_points_difference",
                "score_per_player_difference"),
     "Elo": ("rating",),
+    "brier": ("belief_brier",),
+    "bits": ("belief_entropy",),
     "count": ("games", "games_for_tighter_edge", "rounds", "chips_spent", "tokens_per_game", "pieces_discarded",
               "boards_placed",
               "white_tiles_used", "copies_per_player", "cards_per_copy", "repairs_per_player", "ingots_per_player",

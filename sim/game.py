@@ -317,7 +317,7 @@ def checked_columns(rules: GameRules, columns: dict[str, Any], rows: int) -> dic
 
 def list_column(name: str, rows: np.ndarray) -> pl.Series:
     """An Outcome column of one equal-length list per row (n, k), built as an Arrow list without copying rows."""
-    offsets = np.arange(0, rows.size + 1, rows.shape[1], dtype=np.int32)
+    offsets = np.arange(rows.shape[0] + 1, dtype=np.int32) * rows.shape[1]
     return pl.Series(name, pa.ListArray.from_arrays(offsets, np.ascontiguousarray(rows).ravel()))
 
 

@@ -86,7 +86,7 @@ class GameSpec:
             state = getattr(engine, table.playout)(params, state, rng)
         choose = table.choose if listen is None else _listening(table.choose, listen)
         state = game.play_on(engine, params, state, choose, rng)
-        return Played(state, engine.outcome(params, state))
+        return Played(state, with_written(engine.outcome(params, state), table.written(len(lineups))))
 
     def simulate(self, params, lineups: np.ndarray, deal_index: np.ndarray, deal_seed: np.random.SeedSequence,
                  play_seed: np.random.SeedSequence) -> dict[str, Any]:
@@ -177,6 +177,15 @@ def _play_batch(game: GameSpec, params, strategy: str, games: int, seed: int) ->
     """One batch of `games` games with the batched engine, in a worker process (for `atelier bench --jobs`)."""
     rng = np.random.default_rng(seed)
     game.play(params, game.rules.deal(params, rng, games), np.full((games, params.players), strategy), rng)
+
+
+def with_written(outcome: Outcome, written: dict[str, np.ndarray]) -> Outcome:
+    """The Outcome with the result columns the players wrote (Table.written), each a list column of B * P rows
+    (a (B, P) array of one value a row stays as it is)."""
+    lists = {name: game.list_column(name, values.reshape(-1, *values.shape[2:]) if values.size else
+                                    np.zeros((values.shape[0] * values.shape[1], values.shape[2]), values.dtype))
+             if values.ndim == 3 else values for name, values in written.items()}
+    return dataclasses.replace(outcome, columns={**outcome.columns, **lists}) if lists else outcome
 
 
 def _rows(rules: GameRules, lineups: np.ndarray, outcome: Outcome) -> dict[str, Any]:

@@ -83,6 +83,22 @@ class Table:
             for player in self.watchers:
                 player.observe(decision.kind, public, choices)
 
+    def written(self, batch: int) -> dict[str, np.ndarray]:
+        """The result columns the players write (a player's `written()`: name -> an array per game of its own, of
+        one shape), as (batch, P, ...) float arrays, NaN where a seat's row is shorter than the longest."""
+        out: dict[str, np.ndarray] = {}
+        for seat, players in enumerate(self.seats):
+            for games, player in players:
+                for name, values in (player.written() if hasattr(player, "written") else {}).items():
+                    shape = (batch, len(self.seats), *values.shape[1:])
+                    column = out.setdefault(name, np.full(shape, np.nan, np.float32))
+                    if column.shape[2:] != values.shape[1:]:  # rows of different lengths: pad to the longest
+                        width = max(column.shape[2], values.shape[1])
+                        column = out[name] = np.pad(column, ((0, 0), (0, 0), (0, width - column.shape[2])),
+                                                    constant_values=np.nan)
+                    column[games, seat, :values.shape[1]] = values
+        return out
+
     def _answers(self, decision: Decision, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
         choices, observation = np.zeros(len(decision.asked), np.intp), read_only(decision.observation)
         for games, player in self.seats[decision.seat]:

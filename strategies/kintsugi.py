@@ -198,6 +198,10 @@ class UniformGuesser(Component):
         pick = rng.integers(0, N_COLORS - 1, self.n)
         return pick + (pick >= self.colors)
 
+    def probabilities(self) -> np.ndarray:
+        """Its belief: each colour but its own alike."""
+        return (np.arange(N_COLORS) != self.colors[:, None]) / (N_COLORS - 1)
+
 
 class TrackerGuesser(Component):
     def __init__(self, **context):
@@ -211,6 +215,13 @@ class TrackerGuesser(Component):
     def guess(self, rng):
         allowed = np.arange(N_COLORS) != self.colors[:, None]
         return pick_best(-self.reduced, allowed, rng, lowest=True)
+
+    def probabilities(self) -> np.ndarray:
+        """Its belief, as it holds no probabilities: how likely it is to name each colour, all on the colour the
+        placements reduced most (shared among ties), its own colour ruled out."""
+        reduced = np.where(np.arange(N_COLORS) != self.colors[:, None], self.reduced, -np.inf)
+        top = reduced >= reduced.max(axis=1, keepdims=True) - 1e-9
+        return top / top.sum(axis=1, keepdims=True)
 
 
 class BayesGuesser(Belief):
@@ -227,10 +238,13 @@ GUESSER_CLASSES = {"uniform": UniformGuesser, "tracker": TrackerGuesser, "bayes"
 
 
 class Player:
-    """A placement policy and a guesser playing one seat in a set of games."""
+    """A placement policy and a guesser playing one seat in a set of games. It writes two result columns
+    (`written`): `belief`, its guesser's belief over the left neighbour's colour as it guesses, and
+    `belief_entropy`, that belief's entropy in bits after each of the neighbour's placements."""
 
     def __init__(self, name: str, policy: Component, guesser: Component):
         self.name, self.policy, self.guesser = name, policy, guesser
+        self.entropy: list[np.ndarray] = []
 
     def place(self, obs, rng):
         return self.policy.place(obs, rng)
@@ -239,9 +253,22 @@ class Player:
         if kind == "place":
             self.policy.observe(public, choices)
             self.guesser.observe(public, choices)
+            if public.seat == (self.guesser.seat + 1) % self.guesser.players:
+                self.entropy.append(entropy_bits(self.guesser.probabilities()))
 
     def guess(self, obs, rng):
         return self.guesser.guess(rng)
+
+    def written(self) -> dict[str, np.ndarray]:
+        entropy = np.stack(self.entropy, axis=1) if self.entropy else np.zeros((self.guesser.n, 0))
+        return {"belief": self.guesser.probabilities(), "belief_entropy": entropy}
+
+
+def entropy_bits(probabilities: np.ndarray) -> np.ndarray:
+    """(n,) the entropy in bits of each row's distribution."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(probabilities > 0, -probabilities * np.log2(probabilities), 0.0)
+    return terms.sum(axis=1)
 
 
 def parse_strategy(name: str) -> tuple[tuple[str, float | None], tuple[str, float | None]]:

@@ -226,6 +226,10 @@ class Search:
             win[part], margin[part] = outcome.win[:, self.seat], self.margin(outcome.scores)
         return win, margin
 
+    def written(self) -> dict[str, np.ndarray]:
+        """The result columns its policy's player writes (Kintsugi's guesser, which the search leaves the guess to)."""
+        return self.rest.written() if hasattr(self.rest, "written") else {}
+
     def world(self, worlds: Worlds, games: np.ndarray, own: np.ndarray) -> Any:
         """One world per game named: drawn for this seat (from its policy's beliefs where the game has them), or
         the true games for `cheat`."""

@@ -2,7 +2,8 @@
 the overview states how often a guess names the neighbour's colour, against chance.
 
 Kintsugi rows carry `color` (secret colour, an index into the manifest's `colours` fact), `pieces` (score before
-guessing), `guess` (colour guessed for the next seat), `guess_correct` and `target_color`; strategies are named
+guessing), `guess` (colour guessed for the next seat), `guess_correct`, `target_color`, and what the player's guesser
+believed (`belief`, `belief_entropy`: reports/kintsugi/belief.py); strategies are named
 "policy+guesser", e.g. "camouflage@0.8+bayes". The manifest's `guess_chance` fact is a blind guess's chance.
 Every interval is cluster-robust over deals (matches in match mode): the games of one deal share its colours and
 tiles, and the guesses of one game its board, so neither is independent."""
@@ -12,6 +13,7 @@ import polars as pl
 from reports.analysis import GameData
 from reports.findings import select
 from reports.fmt import count, pct, pct_ci
+from reports.kintsugi.belief import BELIEF
 from reports.kintsugi.guessing import GUESSING, WINNER_CHANGES, accuracy_records, guess_accuracy
 from reports.kintsugi.matches import MATCHES
 from reports.spec import GameReport, Measure, Metrics, leader
@@ -55,5 +57,5 @@ COLOURS = Metrics(
     lead=(("Players", "players"), ("Colour", "colour"), ("Games", "games", count),
           ("Fair share", lambda r: pct(1 / r["players"]))))
 
-REPORT = GameReport(analyses=(GUESSING, WINNER_CHANGES.analysis(), COLOURS.analysis(), MATCHES), numbers=numbers,
-                    key_finding=key_finding)
+REPORT = GameReport(analyses=(GUESSING, BELIEF, WINNER_CHANGES.analysis(), COLOURS.analysis(), MATCHES),
+                    numbers=numbers, key_finding=key_finding, ladder=(BELIEF,))

@@ -95,7 +95,7 @@ RULES = GameRules(
     summary=("place 2x2 fragment cards, keep your secret colour in few pieces, guess your left neighbour's colour; "
              "lowest score wins. A player is POLICY+GUESSER, e.g. camouflage+bayes"),
     columns={"color": pl.Int8, "pieces": pl.Int16, "guess": pl.Int8, "guess_correct": pl.Boolean,
-             "target_color": pl.Int8},
+             "target_color": pl.Int8, "belief": pl.List(pl.Float32), "belief_entropy": pl.List(pl.Float32)},
     engine=engine, reference=reference, deal=deal, record=record, replay=replay, narrate=narrate, facts=facts,
     unseen=unseen, private=secrets, hidden=("order", "colors"),
 )
