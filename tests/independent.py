@@ -18,8 +18,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-# game -> column -> why the trace cannot give it. Empty: every result column of the five games can be read.
-UNREAD: dict[str, dict[str, str]] = {}
+# game -> column -> why the trace cannot give it: every rule's result column of the five games can be read; what
+# the players write of their own (Table.written) is no rule's outcome.
+BELIEF = "what the player's guesser believed, which the players write; the trace records choices, not beliefs"
+UNREAD: dict[str, dict[str, str]] = {"kintsugi": {"belief": BELIEF, "belief_entropy": BELIEF}}
 
 
 @dataclass(frozen=True)
