@@ -180,11 +180,10 @@ def _play_batch(game: GameSpec, params, strategy: str, games: int, seed: int) ->
 
 
 def with_written(outcome: Outcome, written: dict[str, np.ndarray]) -> Outcome:
-    """The Outcome with the result columns the players wrote (Table.written), each a list column of B * P rows
-    (a (B, P) array of one value a row stays as it is)."""
-    lists = {name: game.list_column(name, values.reshape(-1, *values.shape[2:]) if values.size else
-                                    np.zeros((values.shape[0] * values.shape[1], values.shape[2]), values.dtype))
-             if values.ndim == 3 else values for name, values in written.items()}
+    """The Outcome with the result columns the players wrote (Table.written: (B, P, k) arrays), each a list column
+    of B * P rows."""
+    lists = {name: game.list_column(name, values.reshape(values.shape[0] * values.shape[1], values.shape[2]))
+             for name, values in written.items()}
     return dataclasses.replace(outcome, columns={**outcome.columns, **lists}) if lists else outcome
 
 

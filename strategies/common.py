@@ -84,17 +84,16 @@ class Table:
                 player.observe(decision.kind, public, choices)
 
     def written(self, batch: int) -> dict[str, np.ndarray]:
-        """The result columns the players write (a player's `written()`: name -> an array per game of its own, of
-        one shape), as (batch, P, ...) float arrays, NaN where a seat's row is shorter than the longest."""
+        """The result columns the players write (a player's `written()`: name -> (games of its own, k) values), as
+        (batch, P, k) float arrays, NaN where a seat's k is less than the longest."""
         out: dict[str, np.ndarray] = {}
         for seat, players in enumerate(self.seats):
             for games, player in players:
                 for name, values in (player.written() if hasattr(player, "written") else {}).items():
-                    shape = (batch, len(self.seats), *values.shape[1:])
+                    shape = (batch, len(self.seats), values.shape[1])
                     column = out.setdefault(name, np.full(shape, np.nan, np.float32))
-                    if column.shape[2:] != values.shape[1:]:  # rows of different lengths: pad to the longest
-                        width = max(column.shape[2], values.shape[1])
-                        column = out[name] = np.pad(column, ((0, 0), (0, 0), (0, width - column.shape[2])),
+                    if column.shape[2] < values.shape[1]:  # longer rows than the seats' before: pad to the longest
+                        column = out[name] = np.pad(column, ((0, 0), (0, 0), (0, values.shape[1] - column.shape[2])),
                                                     constant_values=np.nan)
                     column[games, seat, :values.shape[1]] = values
         return out

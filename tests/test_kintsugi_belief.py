@@ -2,6 +2,9 @@
 the players write it (and its entropy after each of the neighbour's placements) into the results, a search writes
 its policy's guesser's, and the report's Brier score and entropy are those of the beliefs written."""
 
+import tomllib
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -12,6 +15,7 @@ from sim.registry import get_game
 from strategies.kintsugi import GUESSERS, entropy_bits
 
 SPEC = get_game("kintsugi")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def simulated(players: int, lineup: list[str], games: int = 24, seed: int = 3) -> pl.DataFrame:
@@ -70,3 +74,21 @@ def test_results_without_beliefs_get_no_belief_analysis(tmp_path) -> None:
         experiment=pl.lit("old"), game_id=pl.col("game"), deal=pl.col("game"), game=pl.lit("kintsugi"),
         players=pl.lit(2, pl.Int8))
     assert belief_scores(game_data(rows, "kintsugi", tmp_path)) is None
+
+
+def test_a_seat_whose_neighbour_placed_less_often_is_padded_and_the_report_leaves_the_padding_out(tmp_path) -> None:
+    """8 cards, 7 placements at 3 players: the first seat's neighbour places 2 times, the last seat's 3."""
+    deck = tomllib.loads((ROOT / "sim" / "kintsugi" / "cards.toml").read_text())
+    key = next(k for k, v in deck.items() if isinstance(v, list))
+    cards = ["\n".join([f"[[{key}]]", *(f"{k} = {v!r}" for k, v in card.items())]) for card in deck[key][:8]]
+    (tmp_path / "deck8.toml").write_text("\n\n".join(cards) + "\n")
+    params = SPEC.make_params(3, {"deck": str(tmp_path / "deck8.toml")})
+    columns = SPEC.simulate(params, np.array([["greedy+bayes"] * 3] * 6), np.arange(6), np.random.SeedSequence(1),
+                            np.random.SeedSequence(2))
+    rows = pl.DataFrame(columns).cast(SPEC.rules.columns)
+    lengths = np.array([[np.isfinite(x).sum() for x in rows["belief_entropy"].to_list()]]).reshape(6, 3)
+    assert (lengths == [2, 2, 3]).all()
+    rows = rows.with_columns(experiment=pl.lit("deck8"), game_id=pl.col("game"), deal=pl.col("game"),
+                             game=pl.lit("kintsugi"), players=pl.lit(3, pl.Int8))
+    entropy = belief_scores(game_data(rows, "kintsugi", tmp_path))["entropy"]
+    assert entropy["entropy"].is_not_nan().all() and entropy.filter(pl.col("turn") == 3)["n"].sum() == 6

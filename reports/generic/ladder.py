@@ -54,6 +54,15 @@ def ladder_rows(data: GameData) -> pl.DataFrame:
     return data.computed("ladder_rows", compute)
 
 
+def games_of_kind(data: GameData, kind: str) -> pl.DataFrame | None:
+    """A ladder's rows of the games of one kind ('symmetric', 'one_up': ladder_rows); None for an experiment that is
+    no ladder, or has no such games."""
+    if not is_ladder(data):
+        return None
+    rows = ladder_rows(data).filter(pl.col("kind") == kind)
+    return None if rows.is_empty() else rows
+
+
 # ---------------------------------------------------------------- the symmetric ladder: the start player's edge
 
 
@@ -65,10 +74,8 @@ def symmetric_of(data: GameData) -> dict | None:
     """Per player count and rung of the symmetric ladder: each seat's win share and the start player's edge
     (first_player_advantage); and per player count the edge's change from the weakest rung to the strongest, paired
     over the deals both played."""
-    if not is_ladder(data):
-        return None
-    rows = ladder_rows(data).filter(pl.col("kind") == "symmetric")
-    if rows.is_empty():
+    rows = games_of_kind(data, "symmetric")
+    if rows is None:
         return None
     shares = paired_shares(rows, ["players", "rung"], "seat")
     edges = first_player_advantage(shares).with_columns(strategy=pl.col("rung").map_elements(
@@ -198,10 +205,8 @@ def one_up_of(data: GameData) -> dict | None:
     """Per player count and rung above the first, in the one-up games: the stronger seat's win share (all its seats
     together and seat by seat), the weaker seats' share per seat, and the χ² test that the stronger seat wins the
     same share from every seat."""
-    if not is_ladder(data):
-        return None
-    rows = ladder_rows(data).filter(pl.col("kind") == "one_up")
-    if rows.is_empty():
+    rows = games_of_kind(data, "one_up")
+    if rows is None:
         return None
     stronger, weaker = rows.filter(pl.col("rung") == pl.col("top")), rows.filter(pl.col("rung") < pl.col("top"))
     overall = paired_ratio(stronger, pl.col("win"), pl.lit(1.0), ["players", "top"]).rename({"estimate": "share"})

@@ -9,7 +9,7 @@ from reports.analysis import Analysis, GameData, record
 from reports.charts import aligned, bars_with_ci, panels, save_chart
 from reports.findings import select
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, spread
-from reports.generic.ladder import is_ladder, ladder_rows, rungs
+from reports.generic.ladder import games_of_kind, rungs
 from reports.render import Chart, Finding, share_ci, table
 from reports.spec import Measure, measure_records, measure_table, measured, per_game
 
@@ -309,10 +309,8 @@ def ladder_stalls(data: GameData) -> pl.DataFrame | None:
     """Per player count and rung of a skill ladder's symmetric games (every seat at that rung): the stall rate with
     its cluster-robust interval. The heuristics' stalls come from their habit of holding boards back: do stronger
     players stall the rules less?"""
-    if not is_ladder(data):
-        return None
-    rows = ladder_rows(data).filter(pl.col("kind") == "symmetric")
-    if rows.is_empty():
+    rows = games_of_kind(data, "symmetric")
+    if rows is None:
         return None
     games = per_game(rows, stalled=pl.col("stalled").any(), rung=pl.col("rung").first())
     names = rungs(data)
