@@ -36,6 +36,7 @@ import numpy as np
 
 from sim.errors import AtelierError
 from sim.game import Decision, GameRules, Outcome, Worlds, evolve, play_on, read_only
+from sim.kernel import kernel
 from strategies.common import Catalogue, Table, answer, parse_knob, pick_any, pick_best
 
 DEFAULT_BUDGET = 64
@@ -44,6 +45,7 @@ WIDTH = 1024
 AT_ONCE = 4096  # rollouts played as one batch, at most: bounds the memory a decision's worlds take
 SLOTS = 32  # a tree node's children at most: the first options tried there
 EXPLORATION = 0.7  # about sqrt(2) / 2: UCT's constant for results in [0, 1]
+MARGIN_WEIGHT, MARGIN_SCALE = 0.05, 5.0  # a tree search's value: its win share + 0.05 tanh(margin / 5 points)
 TIE = 1e-9  # the weight of the mean score margin beside the mean win share: it only breaks ties
 
 
@@ -284,8 +286,10 @@ class TreeSearch(Search):
     2012) with UCT, one tree per game of its own, N iterations per option on average (as many rollouts as
     `search@N`). Every iteration draws a new world (the true State for `cheat`), descends the tree by UCT over the
     options legal in that world (each option's availability counted for its exploration term), adds one node, plays
-    on with the policy, and backs up every seat's win share: each node's statistics are those of the seat that acts
-    there, for any number of players. Decisions the game leaves to the policy are the policy's inside the tree too.
+    on with the policy, and backs up every seat's value, its win share plus MARGIN_WEIGHT tanh(margin / MARGIN_SCALE)
+    (so that where every option wins, or loses, the margin still ranks them): each node's statistics are those of the
+    seat that acts there, for any number of players. Decisions the game leaves to the policy are the policy's inside
+    the tree too.
 
     The trees are arrays of fixed capacity (game x node x slot, -1 where empty, after mctx's layout), a node keeping
     its first SLOTS options tried. Iterations run side by side, a wave of them per game filling one batch of worlds:
@@ -332,23 +336,18 @@ class TreeSearch(Search):
             first = False
             table.show(decision, choices)
             world = engine.step(params, world, choices)
-        win = engine.outcome(params, world).win
+        outcome = engine.outcome(params, world)
+        value = outcome.win + MARGIN_WEIGHT * np.tanh(margins(outcome.scores, self.rules.lowest_wins) / MARGIN_SCALE)
         for rows, trees, nodes, slots, seat in path:
-            np.add.at(tree.wins, (trees, nodes, slots), win[rows, seat])
+            np.add.at(tree.wins, (trees, nodes, slots), value[rows, seat])
 
     def descend(self, tree: Tree, trees: np.ndarray, nodes: np.ndarray, options: np.ndarray) -> Descent:
-        """One tree step for iterations at `nodes` of `trees`, the options (m, A) legal in their worlds: in turn,
-        iterations of different games at once, each seeing the visits the earlier ones counted."""
-        moved, slot, action, child, added = (np.zeros(len(trees), dtype) for dtype in
-                                             (bool, np.int64, np.int64, np.int64, bool))
-        turn = np.zeros(len(trees), np.int64)  # each iteration's place among those of its game
-        order = np.argsort(trees, kind="stable")
-        starts = np.searchsorted(trees[order], trees[order])
-        turn[order] = np.arange(len(trees)) - starts
-        for k in range(int(turn.max()) + 1 if len(trees) else 0):
-            rows = np.flatnonzero(turn == k)
-            step = tree.step(trees[rows], nodes[rows], options[rows], self.knobs.exploration, self.stream)
-            moved[rows], slot[rows], action[rows], child[rows], added[rows] = step
+        """One tree step for iterations at `nodes` of `trees`, the options (m, A) legal in their worlds, in order:
+        each sees the visits the earlier ones of its game counted (compiled: _descend)."""
+        draws = self.stream.random((len(trees), 2))
+        moved, slot, action, child, added = _descend(tree.action, tree.child, tree.visits, tree.wins, tree.available,
+                                                     tree.used, trees, nodes, np.ascontiguousarray(options, np.bool_),
+                                                     self.knobs.exploration, draws)
         return Descent(moved, slot[moved], action[moved], child[moved], added[moved])
 
 
@@ -361,8 +360,8 @@ class Descent(NamedTuple):
 
 
 class Tree:
-    """The trees of n games in arrays: node x slot -> the option, the node it leads to, the visits, the wins of the
-    seat acting at the node, and how often the option was legal there (its availability)."""
+    """The trees of n games in arrays: node x slot -> the option, the node it leads to, the visits, the summed value
+    (`wins`) of the seat acting at the node, and how often the option was legal there (its availability)."""
 
     def __init__(self, games: int, capacity: int):
         shape = (games, capacity, SLOTS)
@@ -370,33 +369,81 @@ class Tree:
         self.visits, self.wins, self.available = np.zeros(shape), np.zeros(shape), np.zeros(shape)
         self.used = np.ones(games, np.int64)  # nodes in use; node 0 is the root
 
-    def step(self, trees, nodes, options, exploration: float, rng) -> tuple:
-        """One iteration per game (distinct `trees`) at `nodes`: an option not tried there yet, at random, where a
-        slot is free, else the best of those tried by UCT, among the options legal in its world; its visit counted
-        at once. Returns (moved, slot, action, child, added) per iteration."""
-        rows = np.arange(len(trees))
-        acts = self.action[trees, nodes]
-        filled = acts >= 0
-        here = filled & options[rows[:, None], np.maximum(acts, 0)]
-        tried = np.zeros_like(options)
-        tried[np.repeat(rows, SLOTS)[filled.ravel()], acts[filled]] = True
-        untried = options & ~tried
-        adds = untried.any(axis=1) & ~filled.all(axis=1)
-        visits = self.visits[trees, nodes]
-        self.available[trees, nodes] += here
-        mean = self.wins[trees, nodes] / np.maximum(visits, 1)
-        bonus = exploration * np.sqrt(np.log(np.maximum(self.available[trees, nodes], 1)) / np.maximum(visits, 1))
-        ucb = np.where(visits > 0, mean + bonus, np.inf)
-        slot = np.where(adds, (~filled).argmax(axis=1), pick_best(np.where(here, ucb, 0.0), here, rng))
-        action = np.where(adds, pick_any(untried, rng), acts[rows, slot])
-        moved = adds | here.any(axis=1)
-        t, x, s = trees[adds], nodes[adds], slot[adds]
-        self.action[t, x, s], self.child[t, x, s] = action[adds], self.used[t]
-        self.available[t, x, s] += 1
-        self.used[t] += 1
-        t, x, s = trees[moved], nodes[moved], slot[moved]
-        self.visits[t, x, s] += 1
-        return moved, slot, action, self.child[trees, nodes, slot], adds
+
+@kernel
+def _descend(action, child, visits, wins, available, used, trees, nodes, options, exploration, draws):
+    """One tree step per iteration, in order (Tree's arrays updated in place): at its node, an option not tried
+    there yet, picked at random (draws[i, 0]), where a slot is free, else the best of those tried by UCT among the
+    options legal in its world, ties at random (draws[i, 1]); every option legal there and tried counts as
+    available, and its visit is counted at once (a virtual loss for the iterations after it). Returns (moved,
+    slot, action, child, added) per iteration: moved is False where no option of its world fits a slot."""
+    m, k = options.shape
+    slots = action.shape[2]
+    moved, added = np.zeros(m, np.bool_), np.zeros(m, np.bool_)
+    slot, chosen, nxt = np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64)
+    tried = np.zeros(k, np.bool_)
+    ties = np.empty(slots, np.int64)
+    for i in range(m):
+        t, x = trees[i], nodes[i]
+        tried[:] = False
+        free, here_any = -1, False
+        for s in range(slots):
+            a = action[t, x, s]
+            if a < 0:
+                if free < 0:
+                    free = s
+                continue
+            tried[a] = True
+            if options[i, a]:
+                available[t, x, s] += 1
+                here_any = True
+        untried = 0
+        for a in range(k):
+            untried += options[i, a] and not tried[a]
+        if untried > 0 and free >= 0:
+            pick = min(int(draws[i, 0] * untried), untried - 1)
+            for a in range(k):
+                if options[i, a] and not tried[a]:
+                    if pick == 0:
+                        break
+                    pick -= 1
+            action[t, x, free], child[t, x, free] = a, used[t]
+            available[t, x, free] += 1
+            used[t] += 1
+            s, added[i] = free, True
+        elif here_any:
+            best = -np.inf
+            for s in range(slots):
+                a = action[t, x, s]
+                if a >= 0 and options[i, a]:
+                    n = visits[t, x, s]
+                    score = np.inf if n == 0 else (wins[t, x, s] / n
+                                                   + exploration * np.sqrt(np.log(max(available[t, x, s], 1.0)) / n))
+                    best = max(best, score)
+            count = 0
+            for s in range(slots):
+                a = action[t, x, s]
+                if a >= 0 and options[i, a]:
+                    n = visits[t, x, s]
+                    score = np.inf if n == 0 else (wins[t, x, s] / n
+                                                   + exploration * np.sqrt(np.log(max(available[t, x, s], 1.0)) / n))
+                    if score >= best - 1e-9 or score == best:
+                        ties[count] = s
+                        count += 1
+            s = ties[min(int(draws[i, 1] * count), count - 1)]
+        else:
+            continue
+        moved[i], slot[i], chosen[i], nxt[i] = True, s, action[t, x, s], child[t, x, s]
+        visits[t, x, s] += 1
+    return moved, slot, chosen, nxt, added
+
+
+def margins(scores: np.ndarray, lowest_wins: bool) -> np.ndarray:
+    """(B, P) each seat's score less the best other seat's (the other way round where the lowest score wins)."""
+    scores = scores.astype(np.float64) * (-1 if lowest_wins else 1)
+    order = np.sort(scores, axis=1)
+    best_other = np.where(scores >= order[:, -1:], order[:, -2:-1], order[:, -1:])
+    return scores - best_other
 
 
 def rows_of(public: Any, games: np.ndarray) -> Any:

@@ -16,7 +16,7 @@ from sim.experiment import load_experiment
 from sim.game import Worlds, evolve
 from sim.registry import get_game
 from sim.runner import run
-from strategies.search import knobs
+from strategies.search import Tree, _descend, knobs, margins
 
 pytestmark = pytest.mark.usefixtures("dice")
 
@@ -162,3 +162,29 @@ def test_a_search_experiment_gives_the_same_data_for_any_number_of_jobs(write_to
               for jobs in (1, 2)]
     assert frames[0].equals(frames[1])
     assert set(frames[0]["strategy"]) == {"search@2", "greedy"}
+
+
+def test_a_tree_step_tries_each_legal_option_once_before_any_twice_and_never_an_illegal_one() -> None:
+    tree, legal = Tree(1, 64), np.zeros((1, 8), bool)
+    legal[0, [1, 3, 4, 6, 7]] = True
+    first = _descend(tree.action, tree.child, tree.visits, tree.wins, tree.available, tree.used, np.zeros(5, np.int64),
+                     np.zeros(5, np.int64), np.repeat(legal, 5, axis=0), 0.7, np.random.default_rng(1).random((5, 2)))
+    moved, slot, action, child, added = first
+    assert moved.all() and added.all() and sorted(action) == [1, 3, 4, 6, 7] and sorted(slot) == [0, 1, 2, 3, 4]
+    assert sorted(child) == [1, 2, 3, 4, 5] and tree.used[0] == 6
+    tree.wins[0, 0, :5] = [1, 0, 0, 0, 0]  # the first option tried won its rollout
+    moved, slot, action, _, added = _descend(
+        tree.action, tree.child, tree.visits, tree.wins, tree.available, tree.used, np.zeros(3, np.int64),
+        np.zeros(3, np.int64), np.repeat(legal, 3, axis=0), 0.1, np.random.default_rng(2).random((3, 2)))
+    assert moved.all() and not added.any() and legal[0, action].all()
+    assert slot[0] == 0, "with little exploration the option that won is tried again first"
+    assert tree.visits[0, 0].sum() == 8
+
+
+@pytest.mark.parametrize(("scores", "lowest", "expected"), [
+    ([[10, 7, 3]], False, [[3, -3, -7]]),
+    ([[5, 5, 1]], False, [[0, 0, -4]]),
+    ([[2, 6]], True, [[4, -4]]),
+])
+def test_a_seats_margin_is_its_score_less_the_best_others(scores, lowest, expected) -> None:
+    assert margins(np.array(scores), lowest).tolist() == expected
