@@ -204,14 +204,15 @@ def candidate_about(candidate: Candidate, lowest_wins: bool) -> dict:
 def compensation_records(found: Found, data: GameData) -> list[dict]:
     """The chosen compensation (metric `compensation`: estimate the largest |share − 1/P| under it; low and high
     the least and most of it that the seats' intervals allow, low 0 exactly when it evens; `off` the seats whose
-    interval misses 1/P) and every seat's share under each compensation shown (metric `compensated_win_share`,
-    `recommended` for the chosen one's)."""
+    interval misses 1/P, each with its share, interval and `off_by`, its share − 1/P) and every seat's share under
+    each compensation shown (metric `compensated_win_share`, `recommended` for the chosen one's)."""
     chosen = found.chosen
     about = candidate_about(chosen, data.lowest_wins)
     low = np.maximum(chosen.low - chosen.fair, chosen.fair - chosen.high).clip(0).max()
     high = np.maximum(np.abs(chosen.low - chosen.fair), np.abs(chosen.high - chosen.fair)).max()
     off = [{"seat": seat, "estimate": float(chosen.shares[seat]), "low": float(chosen.low[seat]),
-            "high": float(chosen.high[seat])} for seat in chosen.off()]
+            "high": float(chosen.high[seat]), "off_by": float(chosen.shares[seat] - chosen.fair)}
+           for seat in chosen.off()]
     out = [record(data, found.players, "compensation", chosen.gap, low, high, found.games, METHOD, **about,
                   evens=chosen.evens if chosen.judged else None, off=off if chosen.judged else [])]
     for candidate, recommended in found.shown():
@@ -251,8 +252,7 @@ def phrase(compensation: dict) -> str:
     if compensation["evens"] is None:
         return "too few deals to judge a compensation: no player's share has an interval"
     if not compensation["evens"]:
-        fair = 1 / compensation["players"]
-        off = [f"{seat_name(r['seat'])} stays {pp(r['estimate'] - fair)} off fair" for r in compensation["off"]]
+        off = [f"{seat_name(r['seat'])} stays {pp(r['off_by'])} off fair" for r in compensation["off"]]
         return f"the search found no compensation in this family that evens the game: {listing(off)}; closest: {done}"
     if done == "no compensation":
         return "no compensation is needed: every player's 95% interval holds 1/P"

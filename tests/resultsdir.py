@@ -166,11 +166,11 @@ def seat_columns(experiment: str, game: str, players: int, lineups: int, strateg
 
 # ---------------------------------------------------------------- every number of summary.md is in findings.json
 
-NUMBER = re.compile(r"(?<![\w.])[+\-−]?\d[\d,]*(?:\.\d+)?(?!\w)")
+NUMBER = re.compile(r"(?<![\w.@^])[+\-−]?\d[\d,]*(?:\.\d+)?(?!\w)")  # not a strategy's knob (search@8)
 CONSTANT = ("95%", "5% level", "1/P", "1/k")  # the interval's level and fair-share notation, the same in every report
 
 
-def summary_parts(summary: str) -> list[tuple[str, str, str]]:
+def summary_parts(summary: str) -> list[tuple[str, tuple[str, ...], str]]:
     """summary.md cut into (game, experiment, text): the overview's table rows, each from the experiment it names
     in its 'Experiment' cell (the glance table's rows from those of the table that names their experiments, row by
     row); each experiment's section, named by its 'What was played.' finding; a comparison of experiments
@@ -183,19 +183,27 @@ def summary_parts(summary: str) -> list[tuple[str, str, str]]:
             game = titles.get(heading[3:], "*")
         played = re.search(r"What was played\.(?:\*\*)? Experiment (\w+):", block)
         if heading.startswith("### "):
-            parts.append((game, played.group(1) if played else "*", block))
+            parts.append((game, (played.group(1) if played else "*",), block))
             continue
         tables = markdown_tables(block)
-        sources = next(([cells(row)[header.index("Experiment")] for row in rows] for header, rows in tables
+        sources = next(([row_experiments(header, row) for row in rows] for header, rows in tables
                         if {"Experiment", "Players"} <= set(header)), [])
         for header, rows in tables:  # a table without experiments is the glance table: row by row as the sources
-            experiments = [cells(row)[header.index("Experiment")] for row in rows] if "Experiment" in header \
-                else sources
+            experiments = [row_experiments(header, row) for row in rows] if "Experiment" in header else sources
             parts += [("*", experiment, row) for row, experiment in zip(rows, experiments)]
         rows = [row for _, table_rows in tables for row in table_rows]
         rest = "\n".join(line for line in block.splitlines() if line not in rows)
-        parts.append((game, "*", rest))
+        parts.append((game, ("*",), rest))
     return parts
+
+
+def row_experiments(header: list[str], row: str) -> tuple[str, ...]:
+    """The experiments an overview row's numbers come from: its own, and the skill ladder its edge under search
+    comes from, where it names one ('kintsugi_ladder (20 games at search@32)')."""
+    row_cells = cells(row)
+    ladder = row_cells[header.index("Edge under search from")].split(" ")[0] if "Edge under search from" in header \
+        else "–"
+    return (row_cells[header.index("Experiment")],) + (() if ladder == "–" else (ladder,))
 
 
 def markdown_tables(block: str) -> list[tuple[list[str], list[str]]]:
@@ -218,10 +226,14 @@ def of_experiments(record: dict) -> list[str]:
 
 
 def values_of(record: dict) -> list[float]:
+    """Every number a record holds, as itself and as a percentage: its fields', its lists', and those of the records
+    it nests (a compensation's seats still off fair)."""
     out = []
     for value in record.values():
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, int | float) and not isinstance(v, bool):
+            if isinstance(v, dict):
+                out += values_of(v)
+            elif isinstance(v, int | float) and not isinstance(v, bool):
                 out += [float(v), 100 * float(v)]
     return out
 
@@ -243,12 +255,13 @@ def unrecorded_numbers(report_dir: Path) -> list[str]:
     summary = (report_dir / "summary.md").read_text()
     numbers = json.loads((report_dir / "findings.json").read_text())["records"]
     missing = []
-    for game, experiment, text in summary_parts(summary):
-        mine = [n for n in numbers if game in ("*", n["game"]) and experiment in ("*", *of_experiments(n))]
+    for game, experiments, text in summary_parts(summary):
+        mine = [n for n in numbers if game in ("*", n["game"])
+                and any(e in ("*", *of_experiments(n)) for e in experiments)]
         values = [v for n in mine for v in values_of(n)]
         for constant in CONSTANT:
             text = text.replace(constant, "")
         for line in text.splitlines():
-            missing += [f"{token!r} in {game}/{experiment}: {line.strip()[:160]}"
+            missing += [f"{token!r} in {game}/{'+'.join(experiments)}: {line.strip()[:160]}"
                         for token in NUMBER.findall(line) if not stated(token, values)]
     return missing

@@ -276,7 +276,8 @@ def test_the_words_a_player_applies():
     assert phrase({**record, "points": [0.0] * 4, "tie_order": [0, 1, 2, 3]}) == "ties go to the earlier player"
     assert phrase({**record, "points": [0.0] * 4, "tie_order": None}) == ("no compensation is needed: every "
                                                                           "player's 95% interval holds 1/P")
-    off = {**record, "evens": False, "off": [{"seat": 0, "estimate": 0.271}, {"seat": 2, "estimate": 0.2}]}
+    off = {**record, "evens": False, "off": [{"seat": 0, "estimate": 0.271, "off_by": 0.021},
+                                         {"seat": 2, "estimate": 0.2, "off_by": -0.05}]}
     assert phrase(off) == ("the search found no compensation in this family that evens the game: Player 1 stays "
                            "+2.1 pp off fair and "
                            "Player 3 stays -5.0 pp off fair; closest: Player 1 subtracts 1.5 from their score, "

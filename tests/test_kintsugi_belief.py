@@ -8,10 +8,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import game_data
+from resultsdir import game_data, unrecorded_numbers
 
+from reports.build import build_report
 from reports.kintsugi.belief import CHANCE_BRIER, START_BITS, belief_finding, belief_scores, with_brier
+from sim.experiment import load_experiment
 from sim.registry import get_game
+from sim.runner import run
 from strategies.kintsugi import GUESSERS, entropy_bits
 
 SPEC = get_game("kintsugi")
@@ -92,3 +95,15 @@ def test_a_seat_whose_neighbour_placed_less_often_is_padded_and_the_report_leave
                              game=pl.lit("kintsugi"), players=pl.lit(3, pl.Int8))
     entropy = belief_scores(game_data(rows, "kintsugi", tmp_path))["entropy"]
     assert entropy["entropy"].is_not_nan().all() and entropy.filter(pl.col("turn") == 3)["n"].sum() == 6
+
+
+def test_every_number_of_a_kintsugi_report_with_beliefs_and_a_ladder_is_a_record(tmp_path) -> None:
+    for name, lineups in (("tournament", 'pool = ["greedy+bayes", "camouflage+tracker", "random+uniform"]'),
+                          ("ladder", 'ladder = ["camouflage+bayes", "search@2"]')):
+        (tmp_path / f"{name}.toml").write_text(f'name = "{name}"\ngame = "kintsugi"\nplayers = 2\ngames = 48\n'
+                                               f'seed = 5\n{lineups}\n')
+        run(load_experiment(tmp_path / f"{name}.toml"), tmp_path / "results", progress=False)
+    index = build_report(tmp_path / "results", tmp_path / "report")
+    summary = (index.parent / "summary.md").read_text()
+    assert summary.count("Beliefs, and how fast a colour leaks.") == 2 and "Edge under search" in summary
+    assert unrecorded_numbers(index.parent) == []

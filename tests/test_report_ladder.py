@@ -8,7 +8,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from resultsdir import game_data, write_experiment
+from resultsdir import game_data, unrecorded_numbers, write_experiment
 
 from reports.build import build_report
 from reports.findings import select
@@ -164,3 +164,4 @@ def test_a_ladders_rungs_are_never_pooled_and_the_overview_shows_its_strongest_r
     assert "Edge under search" in overview and "at s32" in overview
     assert select(findings, metric="start_advantage")[0]["experiment"] == "pool"  # the headline is no ladder
     assert f"{100 * top['estimate']:+.1f} (" in overview
+    assert unrecorded_numbers(index.parent) == []

@@ -182,7 +182,8 @@ def symmetric_numbers(result: dict, data: GameData) -> list[dict]:
         needed = games_needed(top["advantage_hi"] - top["advantage_lo"], data, c["players"])
         if needed is not None:
             out.append(record(data, c["players"], "games_for_tighter_edge", needed, needed, needed, top["games"],
-                              "count", strategy=names[c["high"]], half_width=TIGHTER_PP))
+                              "count", strategy=names[c["high"]], target_half_width=TIGHTER_PP,
+                              half_width=(top["advantage_hi"] - top["advantage_lo"]) / 2))
     return out
 
 
@@ -366,7 +367,8 @@ def hidden_finding(result: dict, data: GameData) -> Finding:
 
 def hidden_numbers(result: dict, data: GameData) -> list[dict]:
     out = [record(data, r["players"], "hidden_information_win_share", r["share"], r["lo"], r["hi"], r["games"],
-                  r["method"], strategy=r["strategy"], against=r["against"], fair=r["fair"])
+                  r["method"], strategy=r["strategy"], against=r["against"], fair=r["fair"],
+                  worth=r["share"] - r["fair"], worth_low=r["lo"] - r["fair"], worth_high=r["hi"] - r["fair"])
            for r in result["overall"].iter_rows(named=True)]
     out += [record(data, r["players"], "hidden_information_win_share", r["share"], r["lo"], r["hi"], r["games"],
                    r["method"], strategy=r["strategy"], against=r["against"], seat=r["seat"], fair=r["fair"])

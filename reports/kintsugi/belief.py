@@ -78,11 +78,14 @@ def belief_finding(result: dict, data: GameData) -> Finding:
                                                   f", the most, and {num(least['entropy'])} against "
                                                   f"{least['target_policy']}, the least"))
         sentences.append(text + ".")
-    numbers = measure_records(data, result["brier"], [BRIER], guesser="guesser", target_policy="target_policy")
-    numbers += measure_records(data, guessers, [BRIER], guesser="guesser")
+    with_constants = pl.lit(CHANCE_BRIER).alias("chance"), pl.lit(START_BITS).alias("start_bits")
+    numbers = measure_records(data, result["brier"].with_columns(*with_constants), [BRIER], guesser="guesser",
+                              target_policy="target_policy", guesses="n", chance="chance")
+    numbers += measure_records(data, guessers.with_columns(*with_constants), [BRIER], guesser="guesser", guesses="n",
+                               chance="chance")
     if last is not None:
-        numbers += measure_records(data, last, [ENTROPY], guesser="guesser", target_policy="target_policy",
-                                   turn="turn")
+        numbers += measure_records(data, last.with_columns(*with_constants), [ENTROPY], guesser="guesser",
+                                   target_policy="target_policy", turn="turn", start_bits="start_bits")
     return Finding("Beliefs, and how fast a colour leaks.", " ".join(sentences),
                    table("", guessers, ("Players", "players"), ("Guesser", "guesser"), ("Guesses", "n", count),
                          *BRIER.columns()), tuple(numbers))
