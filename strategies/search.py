@@ -36,7 +36,7 @@ import numpy as np
 
 from sim.errors import AtelierError
 from sim.game import Decision, GameRules, Outcome, Worlds, evolve, play_on, read_only
-from sim.kernel import kernel
+from sim.kernel import helper, kernel
 from strategies.common import Catalogue, Table, answer, parse_knob, pick_any, pick_best
 
 DEFAULT_BUDGET = 64
@@ -416,17 +416,12 @@ def _descend(action, child, visits, wins, available, used, trees, nodes, options
             for s in range(slots):
                 a = action[t, x, s]
                 if a >= 0 and options[i, a]:
-                    n = visits[t, x, s]
-                    score = np.inf if n == 0 else (wins[t, x, s] / n
-                                                   + exploration * np.sqrt(np.log(max(available[t, x, s], 1.0)) / n))
-                    best = max(best, score)
+                    best = max(best, _ucb(wins[t, x, s], visits[t, x, s], available[t, x, s], exploration))
             count = 0
             for s in range(slots):
                 a = action[t, x, s]
                 if a >= 0 and options[i, a]:
-                    n = visits[t, x, s]
-                    score = np.inf if n == 0 else (wins[t, x, s] / n
-                                                   + exploration * np.sqrt(np.log(max(available[t, x, s], 1.0)) / n))
+                    score = _ucb(wins[t, x, s], visits[t, x, s], available[t, x, s], exploration)
                     if score >= best - 1e-9 or score == best:
                         ties[count] = s
                         count += 1
@@ -436,6 +431,14 @@ def _descend(action, child, visits, wins, available, used, trees, nodes, options
         moved[i], slot[i], chosen[i], nxt[i] = True, s, action[t, x, s], child[t, x, s]
         visits[t, x, s] += 1
     return moved, slot, chosen, nxt, added
+
+
+@helper
+def _ucb(wins, visits, available, exploration):
+    """UCT's score of an option: its mean value and its exploration bonus; an option never visited comes first."""
+    if visits == 0:
+        return np.inf
+    return wins / visits + exploration * np.sqrt(np.log(max(available, 1.0)) / visits)
 
 
 def margins(scores: np.ndarray, lowest_wins: bool) -> np.ndarray:
