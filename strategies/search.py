@@ -225,7 +225,8 @@ class Search:
             part = slice(start, start + AT_ONCE)
             world = self.world(worlds, games[part], own[part])
             outcome = self.played_out(world, self.rollout_table(world, games[part], options[part]), options[part])
-            win[part], margin[part] = outcome.win[:, self.seat], self.margin(outcome.scores)
+            win[part] = outcome.win[:, self.seat]
+            margin[part] = margins(outcome.scores, self.rules.lowest_wins)[:, self.seat]
         return win, margin
 
     def written(self) -> dict[str, np.ndarray]:
@@ -270,13 +271,6 @@ class Search:
                     player.observe(kind, read_only(public), choices)
         return table
 
-    def margin(self, scores: np.ndarray) -> np.ndarray:
-        """This seat's score less the best other seat's, or the other way round where the lowest score wins."""
-        scores = scores.astype(np.float64)
-        others = np.delete(scores, self.seat, axis=1)
-        if self.rules.lowest_wins:
-            return others.min(axis=1) - scores[:, self.seat]
-        return scores[:, self.seat] - others.max(axis=1)
 
 
 
@@ -382,7 +376,7 @@ def _descend(action, child, visits, wins, available, used, trees, nodes, options
     moved, added = np.zeros(m, np.bool_), np.zeros(m, np.bool_)
     slot, chosen, nxt = np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64)
     tried = np.zeros(k, np.bool_)
-    ties = np.empty(slots, np.int64)
+    ties, score = np.empty(slots, np.int64), np.empty(slots)
     for i in range(m):
         t, x = trees[i], nodes[i]
         tried[:] = False
@@ -415,16 +409,14 @@ def _descend(action, child, visits, wins, available, used, trees, nodes, options
             best = -np.inf
             for s in range(slots):
                 a = action[t, x, s]
-                if a >= 0 and options[i, a]:
-                    best = max(best, _ucb(wins[t, x, s], visits[t, x, s], available[t, x, s], exploration))
+                score[s] = _ucb(wins[t, x, s], visits[t, x, s], available[t, x, s], exploration) \
+                    if a >= 0 and options[i, a] else -np.inf
+                best = max(best, score[s])
             count = 0
             for s in range(slots):
-                a = action[t, x, s]
-                if a >= 0 and options[i, a]:
-                    score = _ucb(wins[t, x, s], visits[t, x, s], available[t, x, s], exploration)
-                    if score >= best - 1e-9 or score == best:
-                        ties[count] = s
-                        count += 1
+                if score[s] > -np.inf and (score[s] >= best - 1e-9 or score[s] == best):
+                    ties[count] = s
+                    count += 1
             s = ties[min(int(draws[i, 1] * count), count - 1)]
         else:
             continue

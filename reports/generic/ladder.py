@@ -78,17 +78,27 @@ def symmetric_of(data: GameData) -> dict | None:
     if rows is None:
         return None
     shares = paired_shares(rows, ["players", "rung"], "seat")
-    edges = first_player_advantage(shares).with_columns(strategy=pl.col("rung").map_elements(
-        lambda r: rungs(data)[r], return_dtype=pl.String))
+    edges = first_player_advantage(shares).with_columns(strategy=rung_name(data))
     changes = []
     for (players,), group in sorted(rows.partition_by("players", as_dict=True).items()):
-        low, high = int(group["rung"].min()), int(group["rung"].max())
-        if low == high:
+        mine = edges.filter(pl.col("players") == players).sort("rung")
+        bottom, top = mine.row(0, named=True), mine.row(-1, named=True)
+        if bottom["rung"] == top["rung"]:
             continue
         start = pl.col("seat") == 0
-        found = paired_difference(group, start & (pl.col("rung") == high), start & (pl.col("rung") == low))
-        changes.append({"players": players, "low": low, "high": high, **found})
+        found = paired_difference(group, start & (pl.col("rung") == top["rung"]),
+                                  start & (pl.col("rung") == bottom["rung"]))
+        width = top["advantage_hi"] - top["advantage_lo"]
+        changes.append({"players": players, "low": bottom["rung"], "high": top["rung"], **found, "steps": mine,
+                        "bottom": bottom, "top": top, "needed": games_needed(width, data, players),
+                        "played": data.rows.filter(pl.col("players") == players)["game_id"].n_unique()})
     return {"shares": shares, "edges": edges, "changes": changes, "rungs": rungs(data)}
+
+
+def rung_name(data: GameData) -> pl.Expr:
+    """The strategy of each row's `rung`, by the ladder's rungs."""
+    names = rungs(data)
+    return pl.col("rung").replace_strict(list(range(len(names))), names, return_dtype=pl.String)
 
 
 def edge_word(lo: float, hi: float) -> str:
@@ -117,24 +127,19 @@ def survival(bottom: dict, top: dict) -> str:
 def symmetric_finding(result: dict, data: GameData) -> Finding:
     """Per player count: the start edge at every rung, its change from the weakest rung to the strongest (grows,
     shrinks, no clear change), whether the weakest rung's edge survives, and the games a tighter interval needs."""
-    names, edges = result["rungs"], result["edges"]
-    numbers, sentences = symmetric_numbers(result, data), []
+    edges, numbers, sentences = result["edges"], symmetric_numbers(result, data), []
     for change in result["changes"]:
-        players = change["players"]
-        mine = edges.filter(pl.col("players") == players).sort("rung")
-        steps = listing(f"{pp(r['advantage'])} ({pp_ci(r['advantage_lo'], r['advantage_hi'])}) at {names[r['rung']]}"
-                        for r in mine.iter_rows(named=True))
-        bottom, top = mine.row(0, named=True), mine.row(-1, named=True)
+        steps = listing(f"{pp(r['advantage'])} ({pp_ci(r['advantage_lo'], r['advantage_hi'])}) at {r['strategy']}"
+                        for r in change["steps"].iter_rows(named=True))
+        bottom, top = change["bottom"], change["top"]
         grows = top["advantage"] - bottom["advantage"]
         trend = ("no clear change" if edge_word(change["lo"], change["hi"]) != "clear" else
                  "it grows" if abs(top["advantage"]) > abs(bottom["advantage"]) and grows * top["advantage"] > 0
                  else "it shrinks" if abs(top["advantage"]) < abs(bottom["advantage"]) else "it moves")
-        needed = games_needed(top["advantage_hi"] - top["advantage_lo"], data, players)
         sentences.append(
-            f"At {players} players the start player's edge is {steps}. From {names[change['low']]} to "
-            f"{names[change['high']]} it changes by {pp(change['estimate'])} ({pp_ci(change['lo'], change['hi'])}, "
-            f"paired over the same deals): {trend}. {survival(bottom, top)} "
-            f"{needed_sentence(needed, top, data, players)}")
+            f"At {change['players']} players the start player's edge is {steps}. From {bottom['strategy']} to "
+            f"{top['strategy']} it changes by {pp(change['estimate'])} ({pp_ci(change['lo'], change['hi'])}, "
+            f"paired over the same deals): {trend}. {survival(bottom, top)} {needed_sentence(change)}")
     if not sentences:
         return Finding("Seat advantage along the ladder.", "Only one rung of the ladder was played.",
                        numbers=tuple(numbers))
@@ -153,8 +158,9 @@ def games_needed(width: float, data: GameData, players: int) -> int | None:
     return math.ceil(played * (width / (2 * TIGHTER_PP)) ** 2)
 
 
-def needed_sentence(needed: int | None, top: dict, data: GameData, players: int) -> str:
-    played = data.rows.filter(pl.col("players") == players)["game_id"].n_unique()
+def needed_sentence(change: dict) -> str:
+    """The strongest rung's interval on the games played, and the games a ±TIGHTER_PP one would need."""
+    needed, top, played = change["needed"], change["top"], change["played"]
     if needed is None:
         return ""
     half = (top["advantage_hi"] - top["advantage_lo"]) / 2
@@ -177,9 +183,7 @@ def symmetric_numbers(result: dict, data: GameData) -> list[dict]:
     for c in result["changes"]:
         out.append(record(data, c["players"], "ladder_edge_change", c["estimate"], c["lo"], c["hi"], c["games"],
                           c["method"], strategy=names[c["high"]], against=names[c["low"]]))
-        top = result["edges"].filter((pl.col("players") == c["players"]) & (pl.col("rung") == c["high"])).row(
-            0, named=True)
-        needed = games_needed(top["advantage_hi"] - top["advantage_lo"], data, c["players"])
+        top, needed = c["top"], c["needed"]
         if needed is not None:
             out.append(record(data, c["players"], "games_for_tighter_edge", needed, needed, needed, top["games"],
                               "count", strategy=names[c["high"]], target_half_width=TIGHTER_PP,

@@ -9,7 +9,7 @@ from reports.analysis import Analysis, GameData, record
 from reports.charts import aligned, bars_with_ci, panels, save_chart
 from reports.findings import select
 from reports.fmt import at_counts, count, listing, num, pct, pct_ci, spread
-from reports.generic.ladder import games_of_kind, rungs
+from reports.generic.ladder import games_of_kind, rung_name
 from reports.render import Chart, Finding, share_ci, table
 from reports.spec import Measure, measure_records, measure_table, measured, per_game
 
@@ -313,9 +313,7 @@ def ladder_stalls(data: GameData) -> pl.DataFrame | None:
     if rows is None:
         return None
     games = per_game(rows, stalled=pl.col("stalled").any(), rung=pl.col("rung").first())
-    names = rungs(data)
-    return measured(games, (STALLED,), ["players", "rung"], everyone=False).with_columns(
-        strategy=pl.col("rung").map_elements(lambda r: names[r], return_dtype=pl.String))
+    return measured(games, (STALLED,), ["players", "rung"], everyone=False).with_columns(strategy=rung_name(data))
 
 
 def ladder_stall_finding(rates: pl.DataFrame, data: GameData) -> Finding:
