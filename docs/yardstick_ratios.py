@@ -5,7 +5,9 @@ For each game: its yardstick, then `atelier bench` for each strategy, then the y
 core (`taskset -c CORE`); a ratio is the engine's games/s over the mean of the two yardstick runs of the policy it
 is set against: `random` against the yardstick's random, every other strategy against its heuristic (greedy,
 planner, completer), which does the least work of them. A strategy with a compiled loop of its own work under docs/
-(OWN_LOOPS) gets one more row, against that loop, run before and after the benches like the yardstick.
+(OWN_LOOPS) gets one more row, against that loop, run before and after the benches like the yardstick. Where a
+yardstick plays a reading of the rules other than the defaults (YARDSTICK_READING: Kunst Stücke's judges the contact
+rule after every slide), every strategy is benched again under that reading, in rows of its own.
 
     python docs/yardstick_ratios.py YARDSTICK_PYTHON [--core 0] [--games kintsugi,witkacy]
 
@@ -38,6 +40,9 @@ GAMES_PER_BENCH = {"kintsugi": 8192}  # the others play the default chunk, 4,096
 REPEATS = {"kintsugi": 9, "broken_beautiful": 9, "kaleido": 9, "witkacy": 5}  # the fast benches last 10 to 100 ms: a
 # slow second of the machine (Kaleido greedy measured 52,000 to 82,000 games/s in the same minutes) must not set them
 OWN_LOOPS = {"broken_beautiful": {"hater": "limit_hater.py"}}
+# game -> the Params under which the yardstick plays its rules, where they are not the defaults: its strategies are
+# benched under both (Kunst Stücke's yardstick judges the contact rule after every slide)
+YARDSTICK_READING = {"kunst_stuecke": ["contact=slide"]}
 LINE = re.compile(r"compiled scalar \S+, (\w+) 3p: ([\d,]+) games/s")
 
 
@@ -50,10 +55,10 @@ def yardstick(python: str, core: str, script: str, folder: Path = YARDSTICKS) ->
     return {policy: float(rate.replace(",", "")) for policy, rate in LINE.findall(text)}
 
 
-def bench(core: str, game: str, strategy: str) -> float:
+def bench(core: str, game: str, strategy: str, params: list[str] = ()) -> float:
     command = ["taskset", "-c", core, str(ROOT / ".venv" / "bin" / "atelier"), "bench", game, "--strategy", strategy,
                "--players", "3", "--games", str(GAMES_PER_BENCH.get(game, 4096)),
-               "--repeats", str(REPEATS.get(game, 3)), "--json"]
+               "--repeats", str(REPEATS.get(game, 3)), "--json", *(f"--param={p}" for p in params)]
     text = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return json.loads(text)["engine_games_per_s"]
 
@@ -72,10 +77,14 @@ def main() -> None:
         before = yardstick(args.python, args.core, script)
         before_own = {name: yardstick(args.python, args.core, loop, ROOT / "docs") for name, loop in own.items()}
         rates = {strategy: bench(args.core, game, strategy) for strategy in against_random + others}
+        reading = YARDSTICK_READING.get(game, [])
+        if reading:
+            rates |= {f"{strategy} ({', '.join(reading)})": bench(args.core, game, strategy, reading)
+                      for strategy in against_random + others}
         after = yardstick(args.python, args.core, script)
         after_own = {name: yardstick(args.python, args.core, loop, ROOT / "docs") for name, loop in own.items()}
         for strategy, rate in rates.items():
-            policy = "random" if strategy in against_random else heuristic
+            policy = "random" if strategy.split(" (")[0] in against_random else heuristic
             row(game, strategy, rate, policy, before[policy], after[policy])
             if strategy in own:
                 row(game, strategy, rate, f"{strategy} (docs/{own[strategy]})", before_own[strategy][strategy],

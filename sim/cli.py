@@ -177,10 +177,11 @@ def bench_command(
     repeats: Annotated[int, typer.Option(min=1, help="Timings; the median counts.")] = 3,
     jobs: Annotated[int, typer.Option(min=1, help="Also time the engine on this many worker processes at once.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    param: Annotated[list[str] | None, typer.Option(help="Parameter override key=value; repeatable.")] = None,
 ) -> None:
     """Time the batched engine against the reference engine."""
     figures = bench_game(game, games=games, players=players, strategy=strategy, repeats=repeats,
-                         jobs=usable_jobs(jobs))
+                         jobs=usable_jobs(jobs), overrides=dict(parse_param(text) for text in param or []))
     if as_json:
         typer.echo(json.dumps(figures))
         return
@@ -238,15 +239,17 @@ def play_game(name: str, *, players: int, strategies: list[str], seed: int, over
     return game.trace(params, strategies, seed)
 
 
-def bench_game(name: str, *, games: int, players: int, strategy: str | None, repeats: int, jobs: int = 1) -> dict:
+def bench_game(name: str, *, games: int, players: int, strategy: str | None, repeats: int, jobs: int = 1,
+               overrides: dict | None = None) -> dict:
     """Engine and reference speed of a game, as returned by its `bench`."""
     if not 1 <= games <= MAX_CHUNK:
         raise AtelierError(f"--games must be between 1 and {MAX_CHUNK:,}, the most games a batch holds, got {games:,}")
     game = get_game(name)
-    game.make_params(players, {})
+    game.make_params(players, overrides or {})
     strategy = strategy or game.players.bench
     game.check_strategy(strategy)
-    return game.bench(games=games, players=players, strategy=strategy, repeats=repeats, jobs=jobs)
+    return game.bench(games=games, players=players, strategy=strategy, repeats=repeats, jobs=jobs,
+                      overrides=overrides)
 
 
 def usable_jobs(jobs: int) -> int:

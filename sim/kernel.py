@@ -143,3 +143,22 @@ def _share_numpy_implementations() -> None:
 
 
 _share_numpy_implementations()
+
+
+@helper
+def best_allowed(values, allowed, draw):
+    """strategies.common.pick_best in one row, for the players compiled into the games' playouts, with the same
+    arithmetic: the best allowed value, the options within 1e-9 of it broken by the draw; -1 if none is allowed."""
+    best = -np.inf
+    for j in range(len(values)):
+        best = max(best, values[j] if allowed[j] else -np.inf)
+    floor, count = best - 1e-9, 0
+    for j in range(len(values)):
+        count += allowed[j] and values[j] >= floor
+    nth = int(draw * count)
+    for j in range(len(values)):
+        if allowed[j] and values[j] >= floor:
+            if nth == 0:
+                return j
+            nth -= 1
+    return -1

@@ -111,11 +111,12 @@ class GameSpec:
         rng = np.random.default_rng(seed)
         return self.play(params, self.rules.deal(params, rng, 1), np.array([strategies]), rng)
 
-    def bench(self, games: int, players: int, strategy: str, repeats: int, jobs: int = 1) -> dict:
+    def bench(self, games: int, players: int, strategy: str, repeats: int, jobs: int = 1,
+              overrides: dict | None = None) -> dict:
         """Games per second of the batched engine and of the reference (on a hundredth of the deals, at least
-        10 of them, at most all), the same strategy at every seat; with `jobs` > 1, also of the engine on that many
-        worker processes at once."""
-        params = self.make_params(players, {})
+        10 of them, at most all), the same strategy at every seat, under the Params `overrides`; with `jobs` > 1,
+        also of the engine on that many worker processes at once."""
+        params = self.make_params(players, overrides or {})
         self.check_strategy(strategy)
         lineups = np.full((games, players), strategy)
         ref_games = min(games, max(10, games // 100))

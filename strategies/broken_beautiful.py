@@ -17,11 +17,11 @@ from types import SimpleNamespace
 import numpy as np
 
 from sim.broken_beautiful import fast
+from sim.broken_beautiful.fast import INGOT_WORTH
 from sim.broken_beautiful.rules import GOLD, TYPES
 from sim.errors import AtelierError
 from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
-INGOT_WORTH = 0.5
 BASES = {
     "random": "drafts, keeps or sells, and repairs uniformly at random among the legal choices",
     "greedy": "the largest immediate gain in its own end score, counting an ingot as half a point",
@@ -232,4 +232,5 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
 
 
 PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy,
-                    uniform=frozenset({"random"}))  # Random's draws are fast.random_playout's
+                    uniform=frozenset({"random"}),  # Random's draws are fast.play_out's
+                    fused={"greedy": "greedy_playout"})  # Player's answers, compiled in fast.play_out

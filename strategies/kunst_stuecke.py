@@ -3,10 +3,8 @@
 or one to discard) and place (orientation and anchor). A player sees the board, the supplies, the chip counts,
 how many tiles each stack holds and its own tiles and looks; never the others' tiles.
 
-How a placement is valued (`_placement_values`, compiled): laying piece p of colour c makes a block of k pieces,
-1 plus the blocks of colour c it touches. For each of the player's own tiles of colour c still unmet: k equal to
-the tile's number (or k >= 6 for 6+) is worth most, a block still short of it is worth its size, and overgrowing a
-block that met a tile costs. Pieces of colours the player does not aim at are worth laying alone.
+How the planner values a placement and a tile is compiled with the engine (sim/kunst_stuecke/playout.py, "the
+planner"), whose playout plays a table of planners (`engine.planner_playout`).
 """
 
 from __future__ import annotations
@@ -14,9 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from sim.errors import AtelierError
-from sim.kernel import helper, kernel
+from sim.kernel import kernel
 from sim.kunst_stuecke import fast
-from sim.kunst_stuecke.playout import LOOK_CHANCE, SLIDE_CHANCE  # random's, which its playout draws
+from sim.kunst_stuecke.playout import (  # random's, which its playout draws  # the planner's valuation
+    LOOK_CHANCE,
+    SLIDE_CHANCE,
+    placement_values,
+    tile_values,
+    wanted_colours,
+)
 from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, SHAPES, STACK_TILES, STOP
 from strategies.common import Catalogue, parse_knob, pick_any, pick_best
 
@@ -30,7 +34,6 @@ STRATEGIES = {
     "spoiler": "planner, but lays the colours it does not aim at against the largest blocks others are growing",
 }
 BENCH_STRATEGY = "planner"
-EXACT, BROKEN, OVERGROWN = 10.0, -10.0, -5.0  # placement values (module docstring)
 
 
 class Player:
@@ -79,7 +82,7 @@ class Planner(Player):
         """The tile likeliest to be met; on the best free space if it is likely, else on the worst."""
         board = self.board(obs)
         tiles = obs.looking_at[self.idx].astype(np.int64)
-        value = _tile_values(tiles, board["label"], board["members"], obs.owner[self.idx].astype(np.int64),
+        value = tile_values(tiles, board["label"], board["members"], obs.owner[self.idx].astype(np.int64),
                              self.seat)
         free = obs.tiles[self.idx] < 0
         bonus = np.array(self.params.spaces, float)
@@ -102,7 +105,7 @@ class Planner(Player):
         when none can be placed."""
         legal = obs.legal[self.idx]
         placeable = legal[:, :DISCARD]
-        wanted = _wanted_colours(obs.tiles[self.idx].astype(np.int64))  # (n, 5)
+        wanted = wanted_colours(obs.tiles[self.idx].astype(np.int64))  # (n, 5)
         colour = np.arange(PIECES) // SHAPES
         value = wanted[:, colour].astype(float)
         choice = pick_best(value, placeable, rng)
@@ -111,7 +114,7 @@ class Planner(Player):
     def place(self, obs, rng):
         board = self.board(obs)
         legal = obs.legal[self.idx]
-        value = _placement_values(obs.board[self.idx], board["label"], board["members"], obs.piece[self.idx],
+        value = placement_values(obs.board[self.idx], board["label"], board["members"], obs.piece[self.idx],
                                   legal, obs.tiles[self.idx].astype(np.int64), self.spoils, self.geo(),
                                   np.full(len(legal), -1))
         return pick_best(value, legal, rng)
@@ -153,116 +156,13 @@ class Slider(Planner):
         piece = np.where(obs.asked[self.idx], obs.piece[self.idx], -1)
         lifted = np.where(obs.board[self.idx] == piece[:, None], -1, obs.board[self.idx])
         orient = np.maximum(obs.orient[self.idx][np.arange(len(piece)), np.maximum(piece, 0)], 0).astype(np.int64)
-        value = _placement_values(lifted, board["label"], board["members"], piece, legal,
+        value = placement_values(lifted, board["label"], board["members"], piece, legal,
                                   obs.tiles[self.idx].astype(np.int64), False, self.geo(), orient)
         return pick_best(value, legal, rng)
 
 
 class Spoiler(Planner):
     spoils = True
-
-
-@kernel
-def _wanted_colours(tiles):
-    """(n, 5): 2 for a colour the player holds a tile of, else 1."""
-    wanted = np.ones((tiles.shape[0], 5))
-    for g in range(tiles.shape[0]):
-        for j in range(tiles.shape[1]):
-            if tiles[g, j] >= 0:
-                wanted[g, tiles[g, j] // STACK_TILES] = 2.0
-    return wanted
-
-
-@helper
-def _met(size, wanted):
-    return size == wanted or (wanted == 6 and size >= 6)
-
-
-@kernel
-def _placement_values(board, label, members, pieces, legal, tiles, spoils, geo, fixed):
-    """(n, W): the value of each legal option of each game's piece (module docstring): W = O * N^2 placements
-    N^2 o + anchor (N = the board's side), or, where fixed[g] >= 0, W = N^2 slide destinations in orientation
-    fixed[g]."""
-    n, width = legal.shape
-    squares, offsets, size, neighbours = geo.side * geo.side, geo.offsets, geo.size, geo.neighbours  # unpacked once
-    value = np.zeros((n, width))
-    touched = np.empty(32, np.int64)
-    for g in range(n):
-        piece = pieces[g]
-        if piece < 0:
-            continue
-        colour, shape = piece // SHAPES, piece % SHAPES
-        for option in range(width):
-            if not legal[g, option]:
-                continue
-            o, a = (option // squares, option % squares) if fixed[g] < 0 else (fixed[g], option)
-            count, k, biggest = 0, np.int64(1), 0  # k typed from the start, as _met takes it (sim/kernel.py)
-            for i in range(size[shape]):
-                for d in range(4):
-                    m = neighbours[a + offsets[shape, o, i], d]
-                    if m < 0 or board[g, m] < 0 or board[g, m] // SHAPES != colour:
-                        continue
-                    block = label[g, board[g, m]]
-                    new = True
-                    for t in range(count):
-                        new &= touched[t] != block
-                    if new and count < 32:
-                        touched[count] = block
-                        count += 1
-                        k += members[g, block]
-                        biggest = max(biggest, members[g, block])
-            aimed, score = False, 0.0
-            for j in range(tiles.shape[1]):
-                tile = tiles[g, j]
-                if tile < 0 or tile // STACK_TILES != colour:
-                    continue
-                aimed = True
-                wanted = tile % STACK_TILES + 1
-                if _met(k, wanted):
-                    score = max(score, EXACT)
-                elif k < wanted:
-                    score = max(score, float(k))
-                else:
-                    score = max(score, OVERGROWN)
-                for t in range(count):
-                    if _met(members[g, touched[t]], wanted) and not _met(k, wanted):
-                        score += BROKEN
-            if not aimed:
-                score = float(biggest) if spoils else -float(count)
-            value[g, option] = score
-    return value
-
-
-@kernel
-def _tile_values(tiles, label, members, owner, seat):
-    """(n, 6): how likely each looked-at tile is to be met: 3 if a block of its colour already has its size, 2 if
-    a block (or nothing yet) falls short and enough pieces of that colour are still to be played, 0 if every
-    block of its colour is already too big; plus a tenth per piece of that colour the player holds."""
-    n = tiles.shape[0]
-    value = np.zeros((n, STACK_TILES))
-    for g in range(n):
-        left = np.zeros(5)
-        mine = np.zeros(5)
-        for p in range(PIECES):
-            if owner[g, p] >= 0:
-                left[p // SHAPES] += 1
-                mine[p // SHAPES] += owner[g, p] == seat
-        for i in range(STACK_TILES):
-            tile = tiles[g, i]
-            if tile < 0:
-                continue
-            colour, wanted = tile // STACK_TILES, tile % STACK_TILES + 1
-            best, short = 0.0, wanted  # short: the fewest pieces still needed
-            for p in range(PIECES):
-                if label[g, p] == p and p // SHAPES == colour:
-                    if _met(members[g, p], wanted):
-                        best = 3.0
-                    elif members[g, p] < wanted:
-                        short = min(short, wanted - members[g, p])
-            if best == 0.0 and left[colour] >= short:
-                best = 2.0
-            value[g, i] = best + mine[colour] / 10
-    return value
 
 
 @kernel
@@ -332,4 +232,5 @@ def make_player(name: str, *, seat: int, params, games, secret=None) -> Player:
 PLAYERS = Catalogue(STRATEGIES, BENCH_STRATEGY, make_player, parse_strategy, uniform=frozenset({"random"}),
                     searched=frozenset({"look", "keep", "play", "place"}),  # slides are left to the policy: a
                     # hundred a game, mostly to stop
-                    search_width=4)  # placements run to a thousand
+                    search_width=4,  # placements run to a thousand
+                    fused={"planner": "planner_playout"})  # Planner's answers, compiled in sim/kunst_stuecke/playout.py

@@ -133,24 +133,34 @@ class Recorder:
         return choice
 
 
-def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games: int = 24, also=(), strategy=None):
+def opened(spec, params, deal, lineups: np.ndarray, opening: str | None, questions: int, seed: int):
+    """(the State after the first `questions` questions, the rng that answered them, the table to play on with): a
+    table of `lineups` answers them, or one of `opening` where named, and the lineups' plays on."""
+    engine, rng = spec.rules.engine, np.random.default_rng(seed)
+    table = spec.table(params, lineups, deal).choose
+    choose = spec.table(params, np.full(lineups.shape, opening), deal).choose if opening else table
+    state = engine.init(params, deal)
+    for _ in range(questions):
+        if not engine.terminal(params, state):
+            state = engine.step(params, state, choose(engine.decision(params, state), rng))
+    return state, rng, table
+
+
+def assert_playout_is_stepping(game: str, params, seed: int, stepped: int, games: int = 24, also=(), strategy=None,
+                               opening=None):
     """engine.random_playout (or the compiled playout of `strategy`, Catalogue.fused), from the set-up or after
-    `stepped` questions, then stepped on to the end (Kintsugi's stops at the guesses), against stepping a table of
-    the catalogue's uniform random players (or of `strategy`) all the way: every field of the final State the same
-    (but the question's, `QUESTION`, except those named in `also`), and the rng left in the same state. Returns the
-    State the playout ended in."""
+    `stepped` questions (answered by a table of `opening`, if named), then stepped on to the end (Kintsugi's stops at
+    the guesses), against stepping a table of the catalogue's uniform random players (or of `strategy`) all the way
+    from there: every field of the final State the same (but the question's, `QUESTION`, except those named in
+    `also`), and the rng left in the same state. Returns the State the playout ended in."""
     spec = get_game(game)
     engine = spec.rules.engine
     deal = spec.rules.deal(params, np.random.default_rng(seed), games)
     lineups = np.full((games, params.players), strategy or sorted(spec.players.uniform)[0])
     playout = getattr(engine, spec.players.fused[strategy] if strategy else "random_playout")
-    choose = spec.table(params, lineups, deal).choose
-    stepping, fused = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
-    whole = play(engine, params, deal, choose, stepping)
-    state = engine.init(params, deal)
-    for _ in range(stepped):
-        if not engine.terminal(params, state):
-            state = engine.step(params, state, choose(engine.decision(params, state), fused))
+    whole, stepping, choose = opened(spec, params, deal, lineups, opening, stepped, seed + 1)
+    whole = play_on(engine, params, whole, choose, stepping)
+    state, fused, choose = opened(spec, params, deal, lineups, opening, stepped, seed + 1)
     played_out = playout(params, state, fused)
     state = play_on(engine, params, played_out, choose, fused)
     for field in dataclasses.fields(state):

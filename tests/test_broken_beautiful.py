@@ -1481,3 +1481,14 @@ def test_a_state_copied_in_round_2s_repair_phase_plays_on_to_the_same_game(playe
             value = getattr(state, f.name)
             same = np.array_equal(value, frozen[f.name]) if isinstance(value, np.ndarray) else value == frozen[f.name]
             assert same, f.name
+
+
+@pytest.mark.parametrize("stepped", [1, 2, 13, 30])  # mid-draft, at a keep, into the repairs, a later round
+@pytest.mark.parametrize("overrides", [{"supply_shortfall": "unlimited"}, {"new_player_ingots": 3}])
+def test_greedys_compiled_playout_plays_the_games_stepping_greedy_plays(stepped: int, overrides: dict) -> None:
+    """engine.greedy_playout (Catalogue.fused) from wherever stepping left the games, under either supply rule and
+    with ingots from the start (repairs afforded early): the State and the rng that stepping greedy players gives."""
+    for players in (2, 3, 4):
+        played_out = playback.assert_playout_is_stepping("broken_beautiful", bb.make_params(players, overrides),
+                                                         stepped + players, stepped, strategy="greedy")
+        assert (played_out.cond == REPAIRED).any()  # the greedy repairs were played, not only drafts

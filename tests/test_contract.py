@@ -241,6 +241,8 @@ R, G = "random_playout", "greedy_playout"
     ("kintsugi", ["random+uniform", "random+tracker", "random+uniform"], R, False),  # the tracker watches
     ("broken_beautiful", ["random"] * 3, R, True),
     ("broken_beautiful", ["random", "random-no-cup", "random"], R, False),
+    ("broken_beautiful", ["greedy"] * 3, G, True),
+    ("broken_beautiful", ["greedy", "greedy-no-cup", "greedy"], G, False),
     ("kaleido", ["random"] * 3, R, True), ("kaleido", ["random", "greedy", "random"], R, False),
     ("kaleido", ["greedy"] * 3, G, True), ("kaleido", ["greedy", "majority", "greedy"], G, False),
     ("kaleido", ["greedy", "random", "greedy"], G, False),

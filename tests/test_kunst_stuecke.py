@@ -652,16 +652,17 @@ playout_params = st.builds(
 
 
 @settings(max_examples=20, deadline=None)
-@given(playout_params, st.integers(0, 2**32), st.integers(0, 40))
-def test_the_random_playout_ends_where_stepping_random_players_ends(params: Params, seed: int, stepped: int) -> None:
-    """engine.random_playout under the readings that change a turn's flow (chips, when contact is judged, repeated
-    slides, sliding the piece just placed, what abuts, orientations, the board's size) at every player count, from
-    the set-up or after `stepped` questions, against stepping the batch with the `random` strategy at every seat
-    (tests/test_contract.py holds it so under the default Params): the same final State, and the rng left in the
-    same state."""
+@given(playout_params, st.integers(0, 2**32), st.integers(0, 40), st.sampled_from([None, "planner"]))
+def test_a_playout_ends_where_stepping_its_players_ends(params: Params, seed: int, stepped: int, strategy) -> None:
+    """engine.random_playout (or planner_playout) under the readings that change a turn's flow (chips, when contact
+    is judged, repeated slides, sliding the piece just placed, what abuts, orientations, the board's size) at every
+    player count, from the set-up or after `stepped` questions, against stepping the batch with the `random` (or
+    `planner`) strategy at every seat (tests/test_contract.py holds it so under the default Params): the same final
+    State, and the rng left in the same state."""
     from playback import assert_playout_is_stepping
 
-    assert engine.terminal(params, assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6))
+    assert engine.terminal(params, assert_playout_is_stepping("kunst_stuecke", params, seed, stepped, games=6,
+                                                              strategy=strategy))
 
 
 class Restless(Random):
@@ -832,3 +833,17 @@ def test_a_trace_is_the_game_the_engine_plays_with_the_same_seed(players, strate
     assert sum(n for _, n in record["final"]["blocks"]) == int((played.state.orient[0] >= 0).sum())
     narration = kunst.rules.narrate(record)
     assert narration.count("\nTurn ") == len(record["turns"]) and "Winner(s): " in narration
+
+
+@pytest.mark.parametrize(("players", "stepped"), [(2, 36), (4, 60)])
+def test_the_planners_playout_plays_on_from_slides_it_must_make(players: int, stepped: int) -> None:
+    """engine.planner_playout (Catalogue.fused) after sliders opened the games and left some of them in a slide the
+    mover must make (a piece parted from its colour: a search's rollout can start there), with other games not asked
+    (no chip left): the games and the rng that stepping planners gives, the forced slides and their draws included."""
+    params = kunst.make_params(players, {})
+    deal = kunst.rules.deal(params, np.random.default_rng(players), 24)
+    start, _, _ = playback.opened(kunst, params, deal, np.full((24, players), "planner"), "slider", stepped, 1)
+    forced = start.asked & ~start.sliding[:, rules.STOP]
+    assert start.phase == "slide_after" and forced.any() and not start.asked.all()
+    playback.assert_playout_is_stepping("kunst_stuecke", params, players, stepped, strategy="planner",
+                                        opening="slider")

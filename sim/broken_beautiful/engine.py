@@ -33,7 +33,7 @@ from sim.scoring import standings
 
 SELL, KEEP = 0, 1
 DRAFT, KEEP_OR_SELL, REPAIR, OVER = "draft", "keep", "repair", "over"  # the phases; the first three name decisions
-PHASES = (DRAFT, KEEP_OR_SELL, REPAIR, OVER)  # as fast.random_playout numbers them
+PHASES = (DRAFT, KEEP_OR_SELL, REPAIR, OVER)  # as fast.play_out numbers them
 PLAYED = ("owner", "cond", "ingots", "supply", "draft", "open", "card", "repairs", "free", "repairing", "fixed")
 
 
@@ -196,14 +196,25 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
 def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
     """The games played to their end by uniformly random players (strategies.broken_beautiful.Random), in one
     compiled loop: the State, and the rng's, that stepping a table of them gives, question for question and draw for
-    draw (fast.random_playout)."""
+    draw (fast.play_out)."""
+    return _played_out(params, state, rng, greedy=False)
+
+
+def greedy_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """The games played to their end by the `greedy` player at every seat (strategies.broken_beautiful.Player), in
+    the same compiled loop: the State, and the rng's, that stepping a table of them gives."""
+    return _played_out(params, state, rng, greedy=True)
+
+
+def _played_out(params: Params, state: State, rng: np.random.Generator, greedy: bool) -> State:
     if state.phase == OVER:
         return state
     new = {name: getattr(state, name).copy() for name in PLAYED}
-    kind, _, _, _, value = fast.kit_arrays(params.kit)
-    dealt, rounds_done, phase, turn = fast.random_playout(
+    kind, pattern, sc, vase, value = fast.kit_arrays(params.kit)
+    dealt, rounds_done, phase, turn = fast.play_out(
         state.order, *new.values(), state.dealt, state.round, PHASES.index(state.phase), state.turn,
-        params.kit.rounds(state.ingots.shape[1]), kind, value, params.supply_shortfall == "partial", rng)
+        params.kit.rounds(state.ingots.shape[1]), kind, pattern, sc, vase, params.kit.patterns, value,
+        params.supply_shortfall == "partial", greedy, rng)
     return evolve(state, **new, dealt=int(dealt), round=int(rounds_done), phase=PHASES[phase], turn=int(turn))
 
 

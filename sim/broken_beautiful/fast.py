@@ -32,10 +32,11 @@ from sim.broken_beautiful.rules import (
     VASE,
     Components,
 )
-from sim.kernel import ZERO, helper, kernel
+from sim.kernel import NO, YES, ZERO, best_allowed, helper, kernel
 
 NT = len(TYPES)
-EVERY = np.int64(-1)  # _mendable's nth: count them all (numpy scalars: sim/kernel.py)
+INGOT_WORTH = 0.5  # a held ingot, to the scripted players (strategies/broken_beautiful.py)
+EVERY = NO_CARD = np.int64(-1)  # _mendable's nth: count them all; no card (numpy scalars: sim/kernel.py)
 MAX_SEATS = max(PLAYER_COUNTS)
 # Positions of the scoring numbers in the int64 vector `sc` the kernels take.
 (S_CUP_U, S_CUP_R, S_SAU_U, S_SAU_R, S_PLATE_PAIR, S_PLATE_REP, S_BOWL_REP, S_JAR_MOST, S_JAR_REP, S_VASE_REP,
@@ -53,7 +54,7 @@ def kit_arrays(kit: Components) -> tuple[np.ndarray, ...]:
             kit.value.astype(np.int64))
 
 
-@helper
+@helper(inline="always")
 def _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase):
     """rules.points summed over the types, for one collection. The same arithmetic as _points_by_type, written
     out again on purpose: summing _points_by_type's row instead made greedy 2.4 times slower."""
@@ -100,76 +101,98 @@ def _boxes(whole, ingots, sc):
 def seat_scores(owner, cond, seat, cards, coins, repaired, kind, pattern, sc, vase, patterns):
     """(n, K) end scores of `seat` in n games (owner, cond (n, C)) if each of `cards` (n, K; -1 none) joined
     its collection unbroken (`repaired`: were one of its broken cards mended) while it held `coins` (n, K)."""
-    n, ncards = owner.shape
     out = np.empty(cards.shape, np.int64)
-    whole = np.zeros(NT, np.int64)
-    rep = np.zeros(NT, np.int64)
-    pat = np.zeros(patterns, np.int64)
-    pots = np.zeros(patterns, np.int64)
-    pots_rep = np.zeros(patterns, np.int64)
-    jars = np.zeros(MAX_SEATS, np.int64)
-    # The collection is tallied from bit masks of its cards (bit c % 64 of word c // 64): which are held unbroken,
-    # which repaired; each count is the bits a mask of the kit shares with them, with no branch on whose card each is.
-    words = (ncards + 63) // 64
-    of_type, of_pattern, teapots, jar_cards = _kit_masks(kind, pattern, patterns, words)
-    held, mended = np.zeros(words, np.uint64), np.zeros(words, np.uint64)
-    for g in range(n):
-        for w in range(words):
-            mine, fixed = np.uint64(0), np.uint64(0)
-            for c in range(64 * w, min(64 * w + 64, ncards)):
-                state = cond[g, c]
-                bit = np.uint64((owner[g, c] == seat) & (state != BROKEN)) << np.uint64(c & 63)
-                mine |= bit
-                fixed |= bit & (np.uint64(0) - np.uint64(state == REPAIRED))
-            held[w], mended[w] = mine, fixed
-        for t in range(NT):
-            whole[t], rep[t] = _shared(held, of_type, t), _shared(mended, of_type, t)
-        for p in range(patterns):
-            pat[p] = _shared(held, of_pattern, p)
-            pots[p], pots_rep[p] = 0, 0
-            for w in range(words):
-                pots[p] += popcount(held[w] & of_pattern[p, w] & teapots[w])
-                pots_rep[p] += popcount(mended[w] & of_pattern[p, w] & teapots[w])
-        jars[:] = 0
-        for c in jar_cards:
-            o = owner[g, c]
-            if o >= 0 and o != seat and cond[g, c] != BROKEN:
-                jars[o] += 1
-        rival = ZERO
-        for o in range(len(jars)):
-            if o != seat and jars[o] > rival:
-                rival = jars[o]
+    counts, bits, jar_cards = _tally_scratch(kind, pattern, patterns, owner.shape[1])
+    for g in range(owner.shape[0]):
+        rival = _tally(owner, cond, g, seat, counts, bits, jar_cards)
         unchanged = -1  # the collection's points without its boxes, once a candidate with no card asks
         for k in range(cards.shape[1]):
             c = cards[g, k]
             if c < 0:  # only the boxes' points depend on the ingots
                 if unchanged < 0:
-                    ingots = coins[g, k]
-                    unchanged = _points(whole, rep, pat, pots, pots_rep, ingots, rival, sc, vase)
-                    unchanged -= _boxes(whole, ingots, sc)
-                out[g, k] = unchanged + _boxes(whole, coins[g, k], sc)
-                continue
-            t, p = kind[c], pattern[c]
-            whole[t] += 1
-            if p >= 0:
-                pat[p] += 1
-            if t == TEAPOT:
-                pots[p] += 1
-            if repaired:
-                rep[t] += 1
-                if t == TEAPOT:
-                    pots_rep[p] += 1
-            out[g, k] = _points(whole, rep, pat, pots, pots_rep, coins[g, k], rival, sc, vase)
-            whole[t] -= 1
-            if p >= 0:
-                pat[p] -= 1
-            if t == TEAPOT:
-                pots[p] -= 1
-            if repaired:
-                rep[t] -= 1
-                if t == TEAPOT:
-                    pots_rep[p] -= 1
+                    unchanged = _points_with(counts, rival, c, coins[g, k], repaired, kind, pattern, sc, vase)
+                    unchanged -= _boxes(counts[WHOLE], coins[g, k], sc)
+                out[g, k] = unchanged + _boxes(counts[WHOLE], coins[g, k], sc)
+            else:
+                out[g, k] = _points_with(counts, rival, c, coins[g, k], repaired, kind, pattern, sc, vase)
     return out
+
+
+# The rows of a tally's counts (one seat's collection in one game): unbroken cards by type, repaired by type, unbroken
+# by pattern, teapots by pattern unbroken and repaired, unbroken tea jars by seat.
+WHOLE, REP, PAT, POTS, POTS_REP, JARS = range(6)
+
+
+@helper
+def _tally_scratch(kind, pattern, patterns, ncards):
+    """(counts (6, width) int64 (rows WHOLE to JARS; a pattern's columns past the last stay 0), the kit's bit masks
+    (_kit_masks' by type, by pattern, the teapots, then two rows for the held and the mended cards), the tea jars)."""
+    words = (ncards + 63) // 64
+    of_type, of_pattern, teapots, jar_cards = _kit_masks(kind, pattern, patterns, words)
+    masks = np.zeros((NT + patterns + 3, words), np.uint64)
+    masks[:NT], masks[NT:NT + patterns], masks[NT + patterns] = of_type, of_pattern, teapots
+    counts = np.zeros((6, max(NT, patterns, MAX_SEATS)), np.int64)
+    return counts, masks, jar_cards
+
+
+@helper(inline="always")
+def _tally(owner, cond, g, seat, counts, bits, jar_cards):
+    """Count game g's collection of `seat` into counts (the rows WHOLE to JARS), from bit masks of its cards (bit
+    c % 64 of word c // 64): which are held unbroken, which repaired; each count is the bits a mask of the kit shares
+    with them, with no branch on whose card each is. Returns the most tea jars another seat holds unbroken."""
+    ncards, patterns = owner.shape[1], len(bits) - NT - 3
+    held, mended, teapots = bits[-2], bits[-1], bits[NT + patterns]
+    for w in range(bits.shape[1]):
+        mine, fixed = np.uint64(0), np.uint64(0)
+        for c in range(64 * w, min(64 * w + 64, ncards)):
+            state = cond[g, c]
+            bit = np.uint64((owner[g, c] == seat) & (state != BROKEN)) << np.uint64(c & 63)
+            mine |= bit
+            fixed |= bit & (np.uint64(0) - np.uint64(state == REPAIRED))
+        held[w], mended[w] = mine, fixed
+    for k in range(NT):
+        counts[WHOLE, k], counts[REP, k] = _shared(held, bits, k), _shared(mended, bits, k)
+    for p in range(patterns):
+        counts[PAT, p] = _shared(held, bits, NT + p)
+        counts[POTS, p], counts[POTS_REP, p] = 0, 0
+        for w in range(bits.shape[1]):
+            counts[POTS, p] += popcount(held[w] & bits[NT + p, w] & teapots[w])
+            counts[POTS_REP, p] += popcount(mended[w] & bits[NT + p, w] & teapots[w])
+    counts[JARS, :] = 0
+    for c in jar_cards:
+        o = owner[g, c]
+        if o >= 0 and o != seat and cond[g, c] != BROKEN:
+            counts[JARS, o] += 1
+    rival = ZERO
+    for o in range(MAX_SEATS):
+        if o != seat and counts[JARS, o] > rival:
+            rival = counts[JARS, o]
+    return rival
+
+
+@helper(inline="always")
+def _points_with(counts, rival, c, ingots, repaired, kind, pattern, sc, vase):
+    """The tallied collection's points with card c (-1: none) joining it unbroken (`repaired`: mended), holding
+    `ingots`; counts are left as they were."""
+    if c >= 0:
+        _add(counts, kind[c], pattern[c], repaired, 1)
+    total = _points(counts[WHOLE], counts[REP], counts[PAT], counts[POTS], counts[POTS_REP], ingots, rival, sc, vase)
+    if c >= 0:
+        _add(counts, kind[c], pattern[c], repaired, -1)
+    return total
+
+
+@helper(inline="always")
+def _add(counts, k, p, repaired, sign):
+    counts[WHOLE, k] += sign
+    if p >= 0:
+        counts[PAT, p] += sign
+    if k == TEAPOT:
+        counts[POTS, p] += sign
+    if repaired:
+        counts[REP, k] += sign
+        if k == TEAPOT:
+            counts[POTS_REP, p] += sign
 
 
 @helper
@@ -391,37 +414,61 @@ DRAFTING, KEEPING, REPAIRING, OVER = 0, 1, 2, 3  # engine's phases, as the playo
 
 
 @kernel
-def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, repairs, free, repairing, fixed,
-                   dealt, rounds_done, phase, turn, rounds, kind, value, partial, rng):
-    """The games played on to their end by uniformly random players, in place (the arrays of engine.PLAYED, in that
-    order, after the deck `order`), in the engine's order and in lockstep: each draft and each keep draws
-    rng.random(B) (the nth open card, n = int(draw * open cards); keep where the draw is under 0.5 and the card is
-    not gold), each repair turn draws one number per game with a card its seat may mend, and picks the nth of those
-    options and passing (strategies.broken_beautiful.Random). Returns the scalars (dealt, rounds done, phase,
-    turn); phase is OVER at the end."""
+def play_out(order, owner, cond, ingots, supply, draft, is_open, card, repairs, free, repairing, fixed,
+             dealt, rounds_done, phase, turn, rounds, kind, pattern, sc, vase, patterns, value, partial, greedy, rng):
+    """The games played on to their end, in place (the arrays of engine.PLAYED, in that order, after the deck
+    `order`), in the engine's order and in lockstep, by the same player at every seat, draw for draw as stepping
+    them with it (strategies/broken_beautiful.py):
+    - `random` (greedy False): each draft and each keep draws rng.random(B) (the nth open card, n = int(draw * open
+      cards); keep where the draw is under 0.5 and the card is not gold), each repair turn draws one number per game
+      with a card its seat may mend, and picks the nth of those options and passing;
+    - `greedy`: each draft draws rng.random(B), the open card worth most kept or sold (pick_best's tie-break), and
+      keeps it where keeping is worth more than selling; each repair turn draws as random does, and mends the card
+      worth most, or passes (`_greedy_draft`, `_greedy_repair`).
+    Returns the scalars (dealt, rounds done, phase, turn); phase is OVER at the end."""
     batch, players = ingots.shape
     size = draft.shape[1]
     broken, n_broken = np.empty(owner.shape, np.int64), np.zeros(batch, np.int64)  # each game's broken cards
     for g in range(batch):
         n_broken[g] = _list_broken(owner, cond, g, broken[g])
+    counts, bits, jar_cards = _tally_scratch(kind, pattern, patterns, owner.shape[1])
+    keeps = np.zeros(batch, np.bool_)  # greedy's keep-or-sell, found with its draft
+    options = np.empty(max(size, owner.shape[1] + 1), np.float64)  # greedy's values of one game's options
+    kept, sold = np.empty(size), np.empty(size)  # greedy's worth of each card of the draft kept, and sold
+    if greedy and phase == KEEPING:  # the draft was stepped
+        for g in range(batch):
+            seat = _snake(rounds_done % players, players, turn)
+            rival = _tally(owner, cond, g, seat, counts, bits, jar_cards)
+            _greedy_draft(counts, rival, ingots[g, seat], supply[g], card[g:g + 1], card[g:g + 1] >= 0, kind, pattern,
+                          sc, vase, value, partial, 0.0, options, kept, sold)
+            keeps[g] = kept[0] > sold[0]
     while phase != OVER:
         first = rounds_done % players
         if phase == DRAFTING:
+            seat = _snake(first, players, turn)
             draws = rng.random(batch)
             for g in range(batch):
-                count = 0
-                for j in range(size):
-                    count += is_open[g, j]
-                slot = _nth_true(is_open[g], int(draws[g] * count))
+                if greedy:
+                    rival = _tally(owner, cond, g, seat, counts, bits, jar_cards)
+                    slot = _greedy_draft(counts, rival, ingots[g, seat], supply[g], draft[g], is_open[g], kind,
+                                         pattern, sc, vase, value, partial, draws[g], options, kept, sold)
+                    keeps[g] = kept[slot] > sold[slot]
+                else:
+                    count = 0
+                    for j in range(size):
+                        count += is_open[g, j]
+                    slot = _nth_true(is_open[g], int(draws[g] * count))
                 is_open[g, slot] = False
                 card[g] = draft[g, slot]
             phase = KEEPING
         elif phase == KEEPING:
             seat = _snake(first, players, turn)
-            draws = rng.random(batch)
+            if not greedy:
+                draws = rng.random(batch)
+                for g in range(batch):
+                    keeps[g] = kind[card[g]] != GOLD and draws[g] < 0.5
             for g in range(batch):
-                keep = kind[card[g]] != GOLD and draws[g] < 0.5
-                _keep_or_sell(owner, cond, ingots, supply, g, card[g], keep, seat, value, partial)
+                _keep_or_sell(owner, cond, ingots, supply, g, card[g], keeps[g], seat, value, partial)
                 card[g] = -1
             phase, turn = DRAFTING, turn + 1
             if turn == 2 * players:  # every player drafted two cards: the pottery breaks
@@ -441,7 +488,12 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
             drawn = 0
             for g in range(batch):
                 if mending[g]:
-                    nth = int(draws[drawn] * (mending[g] + 1))  # the last option is passing
+                    if greedy:
+                        rival = _tally(owner, cond, g, seat, counts, bits, jar_cards)
+                        nth = _greedy_repair(counts, rival, owner, ingots, repairs, free, g, seat, broken[g],
+                                             n_broken[g], kind, pattern, sc, vase, value, draws[drawn], options)
+                    else:
+                        nth = int(draws[drawn] * (mending[g] + 1))  # the last option is passing
                     drawn += 1
                     if nth < mending[g]:
                         k = _mendable(owner, ingots, repairs, free, seat, value, g, broken[g], n_broken[g], nth)
@@ -471,6 +523,44 @@ def random_playout(order, owner, cond, ingots, supply, draft, is_open, card, rep
                         dealt += size
                         phase, turn = DRAFTING, 0
     return dealt, rounds_done, phase, turn
+
+
+@helper
+def _worth(counts, rival, c, ingots, repaired, kind, pattern, sc, vase):
+    """strategies/broken_beautiful.Player.score: the end score with card c (-1 none), plus INGOT_WORTH an ingot."""
+    return _points_with(counts, rival, c, ingots, repaired, kind, pattern, sc, vase) + INGOT_WORTH * ingots
+
+
+@helper
+def _greedy_draft(counts, rival, coins, supply, draft, is_open, kind, pattern, sc, vase, value, partial, draw,
+                  options, kept, sold):
+    """Player.draft of the tallied seat in one game (its draft row and open slots): the open slot whose card is
+    worth most kept (never gold) or sold; kept and sold hold each slot's worth either way (Player.keep's)."""
+    whole = counts[WHOLE]
+    unchanged = _points_with(counts, rival, NO_CARD, coins, NO, kind, pattern, sc, vase) - _boxes(whole, coins, sc)
+    for j in range(len(draft)):
+        c = draft[j]
+        paid = min(value[c], max(supply, 0)) if partial else value[c]
+        kept[j] = -np.inf if kind[c] == GOLD else _worth(counts, rival, c, coins, NO, kind, pattern, sc, vase)
+        sold[j] = unchanged + _boxes(whole, coins + paid, sc) + INGOT_WORTH * (coins + paid)
+        options[j] = max(kept[j], sold[j])
+    return best_allowed(options[:len(draft)], is_open, draw)
+
+
+@helper
+def _greedy_repair(counts, rival, owner, ingots, repairs, free, g, seat, broken, n_broken, kind, pattern, sc, vase,
+                   value, draw, options):
+    """Player.repair of the tallied seat in game g: which of the cards it may mend (nth, in id order) is worth most
+    mended and paid for, or passing (nth = how many it may mend)."""
+    coins, done, count = ingots[g, seat], repairs[g, seat], 0
+    for k in range(n_broken):
+        c = broken[k]
+        cost = _repair_cost(free, done, value, g, c)
+        if owner[g, c] == seat and cost <= coins:
+            options[count] = _worth(counts, rival, c, coins - cost, YES, kind, pattern, sc, vase)
+            count += 1
+    options[count] = _worth(counts, rival, NO_CARD, coins, NO, kind, pattern, sc, vase)
+    return best_allowed(options[:count + 1], np.ones(count + 1, np.bool_), draw)
 
 
 @helper

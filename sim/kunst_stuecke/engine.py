@@ -113,13 +113,23 @@ def random_playout(params: Params, state: State, rng: np.random.Generator) -> St
     """Every game played to its end with uniformly random legal answers, the `random` player's (a look half the
     time, a slide one time in ten, a discard only where no piece can be placed): the State, and the rng's, that
     stepping the batch with `random` at every seat ends in, in one compiled loop (sim/kunst_stuecke/playout.py)."""
+    return _played_out(params, state, rng, planner=False)
+
+
+def planner_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """Every game played to its end by the `planner` player at every seat (strategies/kunst_stuecke.Planner), in the
+    same compiled loop: the State, and the rng's, that stepping the batch with it ends in."""
+    return _played_out(params, state, rng, planner=True)
+
+
+def _played_out(params: Params, state: State, rng: np.random.Generator, planner: bool) -> State:
     if terminal(params, state):
         return state
     changed = {name: getattr(state, name).copy() for name in PLAYED}
-    turn = playout.random_playout(*changed.values(), state.turn, CYCLE.index(state.phase),
-                                  params.players * params.dealt, bool(params.slide_again), bool(params.slide_placed),
-                                  params.contact == "turn", params.placement_contact == "corner",
-                                  bool(params.contact_from_placement), fast.tables(params), rng)
+    turn = playout.play_out(*changed.values(), state.turn, CYCLE.index(state.phase), params.players * params.dealt,
+                            bool(params.slide_again), bool(params.slide_placed), params.contact == "turn",
+                            params.placement_contact == "corner", bool(params.contact_from_placement),
+                            fast.tables(params), np.array(params.spaces, float), planner, rng)
     return evolve(state, **changed, phase="over", turn=int(turn))
 
 

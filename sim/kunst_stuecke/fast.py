@@ -828,32 +828,39 @@ def block_labels(board, orient, anchor, geo, games):
     """Blocks (same-coloured pieces joined by shared edges) of the games marked in games (B,): label (B, 60),
     the lowest piece id of each piece's block (-1 off the board), and members (B, 60), each block's size at
     its label (0 elsewhere)."""
-    batch, offsets, size, neighbours = board.shape[0], geo.offsets, geo.size, geo.neighbours
-    label = np.full((batch, PIECES), -1, np.int64)
-    members = np.zeros((batch, PIECES), np.int64)
+    label = np.full((board.shape[0], PIECES), -1, np.int64)
+    members = np.zeros((board.shape[0], PIECES), np.int64)
     stack = np.empty(PIECES, np.int64)
-    for g in range(batch):
-        if not games[g]:
-            continue
-        for first in range(PIECES):
-            if orient[g, first] < 0 or label[g, first] >= 0:
-                continue
-            label[g, first] = first
-            stack[0], top = first, 1
-            while top > 0:
-                top -= 1
-                p = stack[top]
-                members[g, first] += 1
-                for i in range(size[p % SHAPES]):
-                    for k in range(4):
-                        n = neighbours[anchor[g, p] + offsets[p % SHAPES, orient[g, p], i], k]
-                        if n >= 0:
-                            q = board[g, n]
-                            if q >= 0 and q // SHAPES == first // SHAPES and label[g, q] < 0:
-                                label[g, q] = first
-                                stack[top] = q
-                                top += 1
+    for g in range(board.shape[0]):
+        if games[g]:
+            blocks_of(board, orient, anchor, geo, g, label[g], members[g], stack)
     return label, members
+
+
+@helper
+def blocks_of(board, orient, anchor, geo, g, label, members, stack):
+    """block_labels of game g, into its rows label and members (60,), which it sets whole; stack is scratch (60,)."""
+    offsets, size, neighbours = geo.offsets, geo.size, geo.neighbours
+    label[:] = -1
+    members[:] = 0
+    for first in range(PIECES):
+        if orient[g, first] < 0 or label[first] >= 0:
+            continue
+        label[first] = first
+        stack[0], top = first, 1
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            members[first] += 1
+            for i in range(size[p % SHAPES]):
+                for k in range(4):
+                    n = neighbours[anchor[g, p] + offsets[p % SHAPES, orient[g, p], i], k]
+                    if n >= 0:
+                        q = board[g, n]
+                        if q >= 0 and q // SHAPES == first // SHAPES and label[q] < 0:
+                            label[q] = first
+                            stack[top] = q
+                            top += 1
 
 
 def blocks(board, orient, anchor, geo) -> np.ndarray:

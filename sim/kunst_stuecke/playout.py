@@ -22,11 +22,13 @@ seat gives; tests/test_contract.py and tests/test_kunst_stuecke.py hold the two 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from sim.kernel import YES, helper, kernel
+from sim.kernel import NO, YES, best_allowed, helper, kernel
 from sim.kunst_stuecke import fast
-from sim.kunst_stuecke.rules import PIECES, STACKS
+from sim.kunst_stuecke.rules import PIECES, SHAPES, STACK_TILES, STACKS
 
 # engine.CYCLE's phases by index (engine.py checks the order)
 START, LOOK_BEFORE, KEEP_BEFORE, SLIDE_BEFORE, SLIDE_TO_BEFORE, PLAY, PLACE, LOOK_AFTER, KEEP_AFTER, SLIDE_AFTER, \
@@ -35,30 +37,46 @@ LOOK_CHANCE, SLIDE_CHANCE = 0.5, 0.1  # the `random` player's chances to look an
 
 
 @kernel
-def random_playout(board, orient, anchor, owner, chips, stacks, spaces, seen, discards, first_look, looked, slid,
-                   start_contact, must_touch, placed, chosen, stopped, asked, sliding, turn, at, turns, again,
-                   slide_placed, contact_turn, corner, from_placement, geo, rng):
+def play_out(board, orient, anchor, owner, chips, stacks, spaces, seen, discards, first_look, looked, slid,
+             start_contact, must_touch, placed, chosen, stopped, asked, sliding, turn, at, turns, again, slide_placed,
+             contact_turn, corner, from_placement, geo, bonus, planner, rng):
     """Play from CYCLE[at] (a question the games `asked` are asked, not yet answered) until every turn is played
-    (engine._advance's "start" then), changing the arrays in place. Returns the turn then."""
+    (engine._advance's "start" then), changing the arrays in place, with `random`, or with `planner` at every seat
+    (`bonus`: the score spaces' bonuses). Returns the turn then."""
     players = chips.shape[1]
     w, which, found = fast._scratch(geo.side), np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64)
     movable, nowhere = np.zeros(PIECES, np.bool_), np.zeros(0, np.bool_)  # fast.may_slide's scratch
     rows = np.zeros(max(2 * PIECES, geo.masks.shape[1] * geo.side * geo.side), np.bool_)
+    mind = Mind(np.full((len(asked), PIECES), -1, np.int64), np.zeros((len(asked), PIECES), np.int64),
+                np.empty(PIECES, np.int64), np.empty(32, np.int64), np.zeros(len(rows)), np.zeros(len(asked), np.bool_))
     while True:
         seat = turn % players
         t = fast.Turn(board, orient, anchor, owner, chips, slid, placed, must_touch, start_contact, seat, again,
                       slide_placed, contact_turn, at < PLAY, corner)  # engine._turn
         if at == LOOK_BEFORE or at == LOOK_AFTER:
-            look_randomly(stacks, seen, first_look, looked, chosen, asked, seat, turn, rows, rng)
+            if planner:
+                look_planned(stacks, seen, first_look, looked, chosen, asked, seat, turn, rows, rng)
+            else:
+                look_randomly(stacks, seen, first_look, looked, chosen, asked, seat, turn, rows, rng)
         elif at == KEEP_BEFORE or at == KEEP_AFTER:
-            keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng)
+            if planner:
+                keep_planned(t, stacks, spaces, chosen, asked, bonus, geo, mind, rng)
+            else:
+                keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng)
         elif at == SLIDE_BEFORE or at == SLIDE_AFTER:
-            slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng)
+            if planner:
+                slide_planned(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, mind, rng)
+            else:
+                slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng)
         elif at == SLIDE_TO_BEFORE or at == SLIDE_TO_AFTER:
             slide_to_randomly(t, chosen, geo, w, which, found, rows, rng)
             at -= 2  # back to the slide question (engine.step after "slide_to")
+        elif at == PLAY and planner:
+            play_planned(t, spaces, discards, chosen, geo, w, rows, rng)
         elif at == PLAY:
             play_randomly(t, discards, chosen, geo, w, rows, rng)
+        elif planner:
+            place_planned(t, spaces, chosen, from_placement, geo, w, rows, mind, rng)
         else:
             place_randomly(t, chosen, from_placement, geo, w, rows, rng)
         at, turn = next_question(t, stacks, spaces, looked, chosen, stopped, asked, sliding, turn, at, turns, geo, w,
@@ -207,5 +225,241 @@ def place_randomly(t, chosen, from_placement, geo, w, rows, rng):
             fast.placements_of(t, g, chosen[g], geo, w, spots)
             fast.place_one(t.board, t.orient, t.anchor, t.owner, t.start_contact, g, chosen[g],
                            answered(nth_allowed(spots, draws[g])), from_placement, geo)
+            t.placed[g] = chosen[g]
+        chosen[g] = -1
+
+
+# ---------------------------------------------------------------------------------------------- the planner
+# strategies/kunst_stuecke.py's Planner, valued here for its players (the batched kernels) and for its playout (the
+# rows, game by game). How a placement is valued: laying piece p of colour c makes a block of k pieces, 1 plus the
+# blocks of colour c it touches. For each of the player's own tiles of colour c still unmet: k equal to the tile's
+# number (or k >= 6 for 6+) is worth most, a block still short of it is worth its size, and overgrowing a block that
+# met a tile costs. Pieces of colours the player does not aim at are worth laying alone (or, `spoils`, against the
+# largest block of their colour).
+EXACT, BROKEN, OVERGROWN = 10.0, -10.0, -5.0
+UNFIXED = np.int64(-1)  # placement_row's `fixed`: a placement, in any orientation
+
+
+@kernel
+def wanted_colours(tiles):
+    """(n, 5): 2 for a colour the player holds a tile of, else 1."""
+    wanted = np.ones((tiles.shape[0], 5))
+    for g in range(tiles.shape[0]):
+        for j in range(tiles.shape[1]):
+            if tiles[g, j] >= 0:
+                wanted[g, tiles[g, j] // STACK_TILES] = 2.0
+    return wanted
+
+
+@helper
+def met(size, wanted):
+    return size == wanted or (wanted == 6 and size >= 6)
+
+
+@kernel
+def placement_values(board, label, members, pieces, legal, tiles, spoils, geo, fixed):
+    """(n, W): the value of each legal option of each game's piece: W = O * N^2 placements N^2 o + anchor (N = the
+    board's side), or, where fixed[g] >= 0, W = N^2 slide destinations in orientation fixed[g]."""
+    value = np.zeros(legal.shape)
+    touched = np.empty(32, np.int64)
+    for g in range(legal.shape[0]):
+        if pieces[g] >= 0:
+            placement_row(board[g], label[g], members[g], pieces[g], legal[g], tiles[g], spoils, geo, fixed[g],
+                          value[g], touched)
+    return value
+
+
+@helper
+def placement_row(board, label, members, piece, legal, tiles, spoils, geo, fixed, value, touched):
+    """placement_values of one game, into its row `value` (its legal options only); touched is scratch (32,)."""
+    squares, offsets, size, neighbours = geo.side * geo.side, geo.offsets, geo.size, geo.neighbours  # unpacked once
+    colour, shape = piece // SHAPES, piece % SHAPES
+    for option in range(len(legal)):
+        if not legal[option]:
+            continue
+        o, a = (option // squares, option % squares) if fixed < 0 else (fixed, option)
+        count, k, biggest = 0, np.int64(1), 0  # k typed from the start, as met takes it (sim/kernel.py)
+        for i in range(size[shape]):
+            for d in range(4):
+                m = neighbours[a + offsets[shape, o, i], d]
+                if m < 0 or board[m] < 0 or board[m] // SHAPES != colour:
+                    continue
+                block = label[board[m]]
+                new = True
+                for t in range(count):
+                    new &= touched[t] != block
+                if new and count < 32:
+                    touched[count] = block
+                    count += 1
+                    k += members[block]
+                    biggest = max(biggest, members[block])
+        aimed, score = False, 0.0
+        for j in range(len(tiles)):
+            tile = tiles[j]
+            if tile < 0 or tile // STACK_TILES != colour:
+                continue
+            aimed = True
+            wanted = tile % STACK_TILES + 1
+            if met(k, wanted):
+                score = max(score, EXACT)
+            elif k < wanted:
+                score = max(score, float(k))
+            else:
+                score = max(score, OVERGROWN)
+            for t in range(count):
+                if met(members[touched[t]], wanted) and not met(k, wanted):
+                    score += BROKEN
+        if not aimed:
+            score = float(biggest) if spoils else -float(count)
+        value[option] = score
+
+
+@kernel
+def tile_values(tiles, label, members, owner, seat):
+    """(n, 6): how likely each looked-at tile is to be met (tile_row)."""
+    value = np.zeros((tiles.shape[0], STACK_TILES))
+    for g in range(tiles.shape[0]):
+        tile_row(tiles[g], label[g], members[g], owner[g], seat, value[g])
+    return value
+
+
+@helper
+def tile_row(tiles, label, members, owner, seat, value):
+    """Into value (6,), for one game: 3 if a block of the tile's colour already has its size, 2 if a block (or
+    nothing yet) falls short and enough pieces of that colour are still to be played, 0 if every block of its colour
+    is already too big; plus a tenth per piece of that colour the player holds."""
+    left, mine = np.zeros(5), np.zeros(5)
+    for p in range(PIECES):
+        if owner[p] >= 0:
+            left[p // SHAPES] += 1
+            mine[p // SHAPES] += owner[p] == seat
+    for i in range(STACK_TILES):
+        tile = tiles[i]
+        value[i] = 0.0
+        if tile < 0:
+            continue
+        colour, wanted = tile // STACK_TILES, tile % STACK_TILES + 1
+        best, short = 0.0, wanted  # short: the fewest pieces still needed
+        for p in range(PIECES):
+            if label[p] == p and p // SHAPES == colour:
+                if met(members[p], wanted):
+                    best = 3.0
+                elif members[p] < wanted:
+                    short = min(short, wanted - members[p])
+        if best == 0.0 and left[colour] >= short:
+            best = 2.0
+        value[i] = best + mine[colour] / 10
+
+
+class Mind(NamedTuple):
+    """The planner's scratch in the playout: block labels and sizes (fast.blocks_of) of the games it values,
+    their stack, touched blocks (placement_row's), a row of option values, and which games must slide."""
+
+    label: np.ndarray  # (B, 60)
+    members: np.ndarray  # (B, 60)
+    stack: np.ndarray  # (60,)
+    touched: np.ndarray  # (32,)
+    values: np.ndarray  # (O * N * N,)
+    forced: np.ndarray  # (B,)
+
+
+@helper
+def look_planned(stacks, seen, first_look, looked, chosen, asked, seat, turn, rows, rng):
+    """Planner.look (its first look at turn 0): the stack with the most tiles, ties broken by the draw."""
+    draws = rng.random(len(asked))
+    offered, sizes = rows[:STACKS], np.zeros(STACKS)
+    for g in range(len(asked)):
+        chosen[g] = -1
+        if asked[g]:
+            fast.looks_of(stacks, g, offered)
+            for s in range(STACKS):
+                sizes[s] = 0.0
+                for i in range(stacks.shape[2]):
+                    sizes[s] += stacks[g, s, i] >= 0
+            chosen[g] = answered(best_allowed(sizes, offered, draws[g]))
+            fast.look_at(seen, first_look, stacks, g, seat, chosen[g], turn)
+            looked[g] = True
+
+
+@helper
+def keep_planned(t, stacks, spaces, chosen, asked, bonus, geo, mind, rng):
+    """Planner.keep: the tile likeliest to be met (tile_row; ties broken by the draw), on the free space of the best
+    bonus if it is likely (worth 2 or more), else on the worst."""
+    draws = rng.random(len(asked))
+    value, present = mind.values[:STACK_TILES], np.zeros(STACK_TILES, np.bool_)
+    for g in range(len(asked)):
+        if asked[g]:
+            fast.blocks_of(t.board, t.orient, t.anchor, geo, g, mind.label[g], mind.members[g], mind.stack)
+            tiles = stacks[g, chosen[g]]
+            tile_row(tiles, mind.label[g], mind.members[g], t.owner[g], t.seat, value)
+            for i in range(STACK_TILES):
+                present[i] = tiles[i] >= 0
+            tile = answered(best_allowed(value, present, draws[g]))
+            best, worst = -1, -1
+            for j in range(len(bonus)):
+                if spaces[g, t.seat, j] < 0:
+                    best = j if best < 0 or bonus[j] > bonus[best] else best
+                    worst = j if worst < 0 or bonus[j] < bonus[worst] else worst
+            space = best if value[tile] >= 2 else worst
+            fast.keep_one(stacks, spaces, g, t.seat, chosen[g], answered(len(bonus) * tile + space))
+        chosen[g] = -1
+
+
+@helper
+def slide_planned(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, mind, rng):
+    """Planner.slide: it stops wherever it may; where it may not (another's slide left it a piece parted from its
+    colour), a random slide, drawn as `random` draws, which it skips drawing when the mover may stop in every game
+    of the batch, asked or not (the engine's slide mask allows STOP so in every game)."""
+    everyone_stops = True
+    for g in range(len(asked)):
+        must = fast.must_slide(t, g, geo, w)
+        mind.forced[g] = asked[g] and must
+        everyone_stops &= not must
+    piece_draws = np.zeros(0) if everyone_stops else rng.random(len(asked))
+    if not everyone_stops:
+        rng.random(len(asked))  # Player.slide's draws of whether to slide, which a forced slide does not read
+    for g in range(len(asked)):
+        chosen[g] = -1
+        if mind.forced[g]:
+            fast.slides_of(t, g, YES, geo, w, which, found, nowhere, sliding)
+            chosen[g] = answered(nth_allowed(sliding[g, :PIECES], piece_draws[g]))
+        elif asked[g]:
+            stopped[g] = True
+
+
+@helper
+def play_planned(t, spaces, discards, chosen, geo, w, rows, rng):
+    """Planner.play: a piece of a colour it holds a tile of, if one can be placed; else any placeable piece (ties
+    broken by the draw); a random discard only when none can be placed."""
+    place_draws, discard_draws = rng.random(len(chosen)), rng.random(len(chosen))
+    plays, value = rows[:2 * PIECES], np.zeros(PIECES)
+    for g in range(len(chosen)):
+        plays[:] = False
+        fast.plays_of(t, g, geo, w, plays)
+        for p in range(PIECES):
+            value[p] = 1.0
+            for j in range(spaces.shape[2]):
+                if spaces[g, t.seat, j] >= 0 and spaces[g, t.seat, j] // STACK_TILES == p // SHAPES:
+                    value[p] = 2.0
+        chosen[g] = best_allowed(value, plays[:PIECES], place_draws[g])
+        if chosen[g] < 0:
+            fast.discard_one(t.owner, discards, g, t.seat, answered(nth_allowed(plays[PIECES:], discard_draws[g])))
+
+
+@helper
+def place_planned(t, spaces, chosen, from_placement, geo, w, rows, mind, rng):
+    """Planner.place: the legal placement valued best (placement_row), ties broken by the draw."""
+    draws = rng.random(len(chosen))
+    spots = rows[:geo.masks.shape[1] * geo.side * geo.side]
+    value = mind.values[:len(spots)]
+    for g in range(len(chosen)):
+        if chosen[g] >= 0:
+            spots[:] = False
+            fast.placements_of(t, g, chosen[g], geo, w, spots)
+            fast.blocks_of(t.board, t.orient, t.anchor, geo, g, mind.label[g], mind.members[g], mind.stack)
+            placement_row(t.board[g], mind.label[g], mind.members[g], chosen[g], spots, spaces[g, t.seat], NO, geo,
+                          UNFIXED, value, mind.touched)
+            fast.place_one(t.board, t.orient, t.anchor, t.owner, t.start_contact, g, chosen[g],
+                           answered(best_allowed(value, spots, draws[g])), from_placement, geo)
             t.placed[g] = chosen[g]
         chosen[g] = -1
