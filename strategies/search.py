@@ -443,9 +443,25 @@ def margins(scores: np.ndarray, lowest_wins: bool) -> np.ndarray:
 
 def rows_of(public: Any, games: np.ndarray) -> Any:
     """What a decision showed every seat (a dataclass), for some of its games, in the order named: each array
-    along its batch axis but those its class names SHARED (the same for every game), scratch dicts (`memo`) empty."""
+    along its batch axis but those its class names SHARED (the same for every game), and what the strategies worked
+    out from it and kept in its scratch dicts (`memo`) where that is rows of the batch too (an array or a tuple of
+    arrays along its batch axis: computed game by game, so the same rows as working them out again); any other
+    scratch is left out."""
     shared = getattr(public, "SHARED", ())
-    changes = {name: value[games] if isinstance(value, np.ndarray) and name not in shared else {}
-               for name, value in vars(public).items()
-               if (isinstance(value, np.ndarray) and name not in shared) or isinstance(value, dict)}
+    arrays = {name: value for name, value in vars(public).items()
+              if isinstance(value, np.ndarray) and name not in shared}
+    batch = len(next(iter(arrays.values())))
+    changes = {name: value[games] for name, value in arrays.items()}
+    for name, memo in vars(public).items():
+        if isinstance(memo, dict):
+            changes[name] = {key: _rows(kept, games) for key, kept in memo.items() if _by_game(kept, batch)}
     return evolve(public, **changes)
+
+
+def _by_game(kept: Any, batch: int) -> bool:
+    parts = kept if isinstance(kept, tuple) else (kept,)
+    return all(isinstance(part, np.ndarray) and part.ndim and len(part) == batch for part in parts)
+
+
+def _rows(kept: Any, games: np.ndarray) -> Any:
+    return tuple(part[games] for part in kept) if isinstance(kept, tuple) else kept[games]

@@ -16,7 +16,8 @@ from sim.experiment import load_experiment
 from sim.game import Worlds, evolve
 from sim.registry import get_game
 from sim.runner import run
-from strategies.search import Tree, _descend, knobs, margins
+from strategies.kintsugi import piece_deltas
+from strategies.search import Tree, _descend, knobs, margins, rows_of
 
 pytestmark = pytest.mark.usefixtures("dice")
 
@@ -188,3 +189,23 @@ def test_a_tree_step_tries_each_legal_option_once_before_any_twice_and_never_an_
 ])
 def test_a_seats_margin_is_its_score_less_the_best_others(scores, lowest, expected) -> None:
     assert margins(np.array(scores), lowest).tolist() == expected
+
+
+def test_a_decisions_rows_keep_what_the_strategies_worked_out_from_it_row_by_row() -> None:
+    """rows_of, which shows a search's rollouts the game so far: a scratch entry of the observation along its batch
+    axis (Kintsugi's piece deltas) comes with the rows, equal to working it out again from them; one that is not is
+    left out."""
+    spec = get_game("kintsugi")
+    engine, params = spec.rules.engine, spec.make_params(3, {})
+    deal = spec.rules.deal(params, np.random.default_rng(3), 5)
+    state, choose = engine.init(params, deal), spec.table(params, np.full((5, 3), "greedy+bayes"), deal).choose
+    for _ in range(4):
+        state = engine.step(params, state, choose(engine.decision(params, state), np.random.default_rng(4)))
+    public = engine.decision(params, state).public
+    full, games = piece_deltas(public, params.connectivity), np.array([3, 0, 3, 1])
+    public.memo["not by game"] = np.zeros(2)
+    shown = rows_of(public, games)
+    assert set(shown.memo) == {("deltas", params.connectivity)}
+    assert np.array_equal(shown.memo[("deltas", params.connectivity)], full[games])
+    assert np.array_equal(piece_deltas(rows_of(evolve(public, memo={}), games), params.connectivity), full[games])
+    assert not np.array_equal(full[games], full[games[::-1]])  # the rows differ: a wrong order would be seen
