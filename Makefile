@@ -17,8 +17,8 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet uv && $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]' \
-		|| $(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
+	$(BIN)/python -m pip install --quiet uv && $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test,dask]' \
+		|| $(BIN)/python -m pip install --quiet --no-compile -e '.[test,dask]'
 	touch $(STAMP)
 
 demo: $(STAMP)

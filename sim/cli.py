@@ -97,11 +97,17 @@ def run_command(
     seed: Annotated[int | None, typer.Option(help="Seed, overriding the files.")] = None,
     out: Annotated[Path, typer.Option(help="Results folder; each experiment writes OUT/<name>/.")] = Path("results"),
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    backend: Annotated[str, typer.Option(help="Where the games are played: 'loky' (worker processes here) or "
+                                              "'dask' (a dask.distributed cluster; pip install 'atelier[dask]').")
+                       ] = "loky",
+    scheduler: Annotated[str | None, typer.Option(help="The dask scheduler's address (tcp://HOST:8786); default: "
+                                                       "a local cluster of --jobs workers.")] = None,
 ) -> None:
     """Run experiments (all files are checked before any runs); an interrupted run resumes."""
-    jobs = usable_jobs(jobs)
+    where = chosen_backend(backend, scheduler)
+    jobs = usable_jobs(jobs) if where.scheduler is None else jobs
     for experiment, path in run_experiments(experiments, games=games, seed=seed, jobs=jobs, out=out,
-                                            progress=not quiet):
+                                            progress=not quiet, backend=where):
         total = sum(experiment.games(p) for p in experiment.players)
         typer.echo(printable(f"{experiment.name}: {total} games in {path}"))
 
@@ -208,8 +214,18 @@ def describe_game(name: str) -> str:
     return "\n".join(lines)
 
 
+def chosen_backend(name: str, scheduler: str | None) -> runner.Backend:
+    """The backend `atelier run` was asked for, or a one-line error."""
+    if name not in runner.BACKENDS:
+        raise AtelierError(f"--backend must be one of {', '.join(runner.BACKENDS)}, got {name!r}")
+    if scheduler is not None and name != "dask":
+        raise AtelierError("--scheduler names a dask scheduler: give it with --backend dask")
+    return runner.Backend(name, scheduler)
+
+
 def run_experiments(
-    files: list[Path], *, games: int | None, seed: int | None, jobs: int, out: Path, progress: bool
+    files: list[Path], *, games: int | None, seed: int | None, jobs: int, out: Path, progress: bool,
+    backend: runner.Backend = runner.LOKY,
 ) -> list[tuple[Experiment, Path]]:
     """Validate every file and check every target folder, then run the experiments, sharing the workers."""
     experiments = [load_experiment(file, games=games, seed=seed) for file in files]
@@ -220,10 +236,10 @@ def run_experiments(
                                "give one of them another 'name'")
         seen[experiment.name] = file
         results.check_target(out / experiment.name, experiment.config_hash)
-    if jobs > 1 and (problem := runner.pool_problem()) is not None:
+    if jobs > 1 and backend.name == "loky" and (problem := runner.pool_problem()) is not None:
         typer.echo(f"note: no usable shared memory (/dev/shm: {problem}); playing in one process", err=True)
         jobs = 1
-    return list(zip(experiments, runner.run_all(experiments, out, jobs, progress), strict=True))
+    return list(zip(experiments, runner.run_all(experiments, out, jobs, progress, backend), strict=True))
 
 
 def play_game(name: str, *, players: int, strategies: list[str], seed: int, overrides: dict[str, Any]) -> dict:

@@ -15,6 +15,7 @@ experiment.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import signal
@@ -157,12 +158,29 @@ def play_chunk(experiment: Experiment, game: GameSpec, chunk: Chunk) -> pl.DataF
     return _frame(experiment, chunk, columns, deal, lineup, player).cast(game.rules.columns)
 
 
-def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True) -> Path:
+@dataclass(frozen=True)
+class Backend:
+    """Where the chunks are played: `loky`, worker processes of this machine (one job: this process), or `dask`, the
+    workers of a dask.distributed cluster: the scheduler at `scheduler`, or a LocalCluster of `jobs` processes
+    started for the run. Every backend gives the same data: a chunk's games depend on the chunk alone, and only this
+    process writes."""
+
+    name: str = "loky"
+    scheduler: str | None = None
+
+
+LOKY = Backend()
+BACKENDS = ("loky", "dask")
+
+
+def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True,
+        backend: Backend = LOKY) -> Path:
     """Play the experiment into `out_root/<name>/` and return that folder (run_all of one experiment)."""
-    return run_all([experiment], out_root, jobs, progress)[0]
+    return run_all([experiment], out_root, jobs, progress, backend)[0]
 
 
-def run_all(experiments: list[Experiment], out_root: Path, jobs: int = 1, progress: bool = True) -> list[Path]:
+def run_all(experiments: list[Experiment], out_root: Path, jobs: int = 1, progress: bool = True,
+            backend: Backend = LOKY) -> list[Path]:
     """Play every experiment into `out_root/<name>/` and return those folders, in order.
 
     The experiments share the workers: their chunks are played in order, and the next experiment's start while
@@ -180,7 +198,7 @@ def run_all(experiments: list[Experiment], out_root: Path, jobs: int = 1, progre
         with _sigterm_interrupts(), ExitStack() as held:
             stores = _open_stores(experiments, out_root, held)
             try:
-                _play_all(experiments, stores, jobs, progress)
+                _play_all(experiments, stores, jobs, progress, backend)
             except BaseException as error:
                 explained = _explained(error, {store.directory: store.discard_if_empty() for store in stores})
                 if explained is None:
@@ -252,52 +270,37 @@ def _chunks_left(experiment: Experiment, finished: dict) -> Iterator[Chunk]:
     return (chunk for chunk in plan(experiment) if chunk.id not in finished)
 
 
-def _play_all(experiments: list[Experiment], stores: list[ResultStore], jobs: int, progress: bool) -> None:
+def _play_all(experiments: list[Experiment], stores: list[ResultStore], jobs: int, progress: bool,
+              backend: Backend) -> None:
     games = {e.game: registry.get_game(e.game) for e in experiments}  # resolved once; pickled as module paths
-    warm_up = jobs > 1 and len(games) > 1
-    schedule = Schedule(experiments, [store.finished for store in stores], warm_up)
-    with _Bars(progress, experiments, stores, len(experiments) if warm_up else 0) as bars:
-        if jobs == 1:
+    if jobs == 1 and backend.name == "loky":
+        schedule = Schedule(experiments, [store.finished for store in stores], warm_up=False)
+        with _Bars(progress, experiments, stores, 0) as bars:
             while (task := schedule.take()) is not None:
                 _, k, chunk = task
                 bars.started(k)
                 frame = play_chunk(experiments[k], games[experiments[k].game], chunk)
                 bars.played(k, _write(stores[k], experiments[k], chunk, frame))
-        else:
-            _play_in_workers(schedule, games, stores, jobs, bars)
+        return
+    with _workers(backend, jobs) as (executor, slots):
+        warm_up = slots > 1 and len(games) > 1
+        schedule = Schedule(experiments, [store.finished for store in stores], warm_up)
+        with _Bars(progress, experiments, stores, len(experiments) if warm_up else 0) as bars:
+            _play_in_workers(schedule, games, stores, executor, slots, bars)
 
 
-def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: list[ResultStore], jobs: int,
-                     bars: _Bars) -> None:
-    """The schedule's tasks in `jobs` worker processes, one more in flight than there are workers, so that none
-    waits while a part is written. On any error, or Ctrl-C, the workers are stopped and the error raised."""
-    experiments = schedule.experiments
-    running: dict[Future, tuple[str, int, Any]] = {}
-
-    def fill() -> bool:
-        while len(running) <= jobs and (task := schedule.take()) is not None:
-            kind, k, what = task
-            if kind == "warm":
-                running[executor.submit(_warm, games[experiments[k].game], experiments[k])] = task
-            else:
-                bars.started(k)
-                running[executor.submit(play_chunk, experiments[k], games[experiments[k].game], what)] = task
-        return bool(running)
-
+@contextmanager
+def _workers(backend: Backend, jobs: int) -> Iterator[tuple[Any, int]]:
+    """(an executor of the backend's workers, how many tasks they play at once). On any error, or Ctrl-C, the
+    workers are stopped before it is raised."""
+    if backend.name == "dask":
+        with _dask_workers(backend.scheduler, jobs) as workers:
+            yield workers
+        return
     with _signals_held():  # the first tasks start the workers
         executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(os.getpid(),))
-        fill()
     try:
-        while fill():
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                kind, k, what = running.pop(future)
-                if kind == "warm":
-                    future.result()
-                    schedule.warmed(k)
-                    bars.compiled()
-                else:
-                    bars.played(k, _write(stores[k], experiments[k], what, future.result()))
+        yield executor, jobs
     except BaseException:
         # kill_workers fails the tasks still queued; cancelling one first would make loky's manager thread die
         # on its set_exception (InvalidStateError) before it kills the workers, and shutdown would wait forever
@@ -306,6 +309,77 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
         raise
     with _signals_held():
         executor.shutdown(wait=True)
+
+
+@contextmanager
+def _dask_workers(scheduler: str | None, jobs: int) -> Iterator[tuple[Any, int]]:
+    """The workers of the dask cluster at `scheduler`, or of a LocalCluster of `jobs` single-threaded processes on
+    this machine, through the client's concurrent.futures executor. A task lost with a worker that died is played
+    again by the scheduler on another (dask's `allowed-failures`); the run's tasks still pending when it stops are
+    cancelled, and a LocalCluster is closed."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise AtelierError("the dask backend needs dask.distributed: pip install 'atelier[dask]'") from None
+    with ExitStack() as held:
+        with _signals_held():  # the cluster and the client start whole, or are closed
+            if scheduler is None:
+                with _interrupts_ignored():  # by the worker processes it starts, which inherit that
+                    cluster = held.enter_context(LocalCluster(
+                        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                        silence_logs=logging.ERROR))
+            try:
+                client = held.enter_context(Client(scheduler or cluster, set_as_default=False, timeout="10s"))
+            except OSError as error:
+                raise AtelierError(f"no dask scheduler answers at {scheduler} ({error})") from None
+        executor = client.get_executor(pure=False)
+        try:
+            yield executor, max(1, sum(client.nthreads().values()))
+        finally:
+            executor.shutdown(wait=False)  # cancels what is still pending
+
+
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process while the block runs (in the main thread), and so in the processes it starts:
+    Ctrl-C reaches the whole process group, and the driver alone answers it, stopping the workers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: list[ResultStore], executor: Any,
+                     slots: int, bars: _Bars) -> None:
+    """The schedule's tasks on the executor's workers, one more in flight than they play at once, so that none
+    waits while a part is written (the executor's context stops them on an error)."""
+    experiments = schedule.experiments
+    running: dict[Future, tuple[str, int, Any]] = {}
+
+    def fill() -> bool:
+        while len(running) <= slots and (task := schedule.take()) is not None:
+            kind, k, what = task
+            if kind == "warm":
+                running[executor.submit(_warm, games[experiments[k].game], experiments[k])] = task
+            else:
+                bars.started(k)
+                running[executor.submit(play_chunk, experiments[k], games[experiments[k].game], what)] = task
+        return bool(running)
+
+    while fill():
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            kind, k, what = running.pop(future)
+            if kind == "warm":
+                future.result()
+                schedule.warmed(k)
+                bars.compiled()
+            else:
+                bars.played(k, _write(stores[k], experiments[k], what, future.result()))
 
 
 def pool_problem() -> str | None:
@@ -416,6 +490,8 @@ def _explained(error: BaseException, kept: dict[Path, int]) -> AtelierError | No
         return Interrupted(f"interrupted; {outcome}")
     if isinstance(error, BrokenProcessPool):
         return AtelierError(f"a worker process died (out of memory or killed?); {outcome}")
+    if type(error).__name__ == "KilledWorker":  # distributed's, not imported where dask is not installed
+        return AtelierError(f"dask workers died playing the same chunk again and again (out of memory?); {outcome}")
     if isinstance(error, AtelierError):
         return AtelierError(f"{error}; {outcome}")
     return None

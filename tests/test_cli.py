@@ -172,3 +172,15 @@ def test_kintsugi_play_json() -> None:
     trace = json.loads(result.stdout)
     assert trace["strategies"] == ["greedy+tracker", "random+uniform", "camouflage+bayes"]
     assert invoke(*args, "--seed", "2").stdout.strip()
+
+
+@pytest.mark.usefixtures("dice")
+@pytest.mark.parametrize(("options", "problem"), [
+    (["--backend", "spark"], "--backend must be one of loky, dask, got 'spark'"),
+    (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler names a dask scheduler: give it with --backend dask"),
+    (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"], "no dask scheduler answers at tcp://127.0.0.1:9"),
+])
+def test_a_backend_mistake_is_one_line_and_writes_nothing(write_toml, tmp_path: Path, options, problem) -> None:
+    result = invoke("run", write_toml(DICE_EXPERIMENT), "--out", tmp_path / "out", "--quiet", *options)
+    assert_user_error(result, problem)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

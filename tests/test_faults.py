@@ -114,11 +114,12 @@ def test_a_killed_worker_keeps_the_finished_parts_and_the_resume_matches(write_t
     assert run_dice(write_toml, tmp_path / "out", text).equals(whole)
 
 
-def test_ctrl_c_to_the_process_group_keeps_the_finished_parts(write_toml, tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_ctrl_c_to_the_process_group_keeps_the_finished_parts(write_toml, tmp_path: Path, backend: str) -> None:
     text = DICE_EXPERIMENT + "[params]\ndelay = 0.15\n"
     path, out = write_toml(text), tmp_path / "out"
     whole = run_dice(write_toml, tmp_path / "whole", text, jobs=2)
-    process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet")
+    process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet", "--backend", backend)
     deadline = time.monotonic() + 60
     while not _finished_parts(out / "exp") and time.monotonic() < deadline:
         time.sleep(0.02)
