@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,21 @@ def part_bytes(frame: pl.DataFrame) -> bytes:
     buffer = io.BytesIO()
     frame.write_parquet(buffer)
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Part:
+    """A chunk's rows encoded as its Parquet part, with what the manifest records of it: made where the chunk is
+    played (a worker), so that the process that writes only writes."""
+
+    data: bytes
+    rows: int
+    recorded: dict[str, Any]  # fingerprint(data)
+
+    @classmethod
+    def of(cls, frame: pl.DataFrame) -> Part:
+        data = part_bytes(frame)
+        return cls(data, frame.height, fingerprint(data))
 
 
 def intact_part(directory: Path, chunk: str, recorded: dict[str, Any]) -> bytes | None:

@@ -29,10 +29,9 @@ import polars as pl
 from sim.dataset import (
     MANIFEST,
     PARTS,
+    Part,
     ResultsError,
-    fingerprint,
     has_manifest,
-    part_bytes,
     part_is_intact,
     part_path,
     read_manifest,
@@ -77,12 +76,11 @@ class ResultStore:
         """Chunk id -> what the manifest records of its part, for every finished chunk."""
         return self.manifest["finished"]
 
-    def write_part(self, chunk_id: str, games: int, frame: pl.DataFrame) -> None:
-        """Write one chunk's rows, then record the chunk as finished in the manifest."""
+    def write_part(self, chunk_id: str, games: int, part: Part) -> None:
+        """Write one chunk's part, then record the chunk as finished in the manifest."""
         (self.directory / PARTS).mkdir(exist_ok=True)
-        data = part_bytes(frame)
-        _atomic_write(part_path(self.directory, chunk_id), data)
-        self.finished[chunk_id] = {"games": games, "rows": frame.height, **fingerprint(data)}
+        _atomic_write(part_path(self.directory, chunk_id), part.data)
+        self.finished[chunk_id] = {"games": games, "rows": part.rows, **part.recorded}
         self._update()
 
     def discard_if_empty(self) -> int:

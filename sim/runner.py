@@ -47,7 +47,7 @@ from rich.progress import (
 from rich.text import Text
 
 from sim import registry, results
-from sim.dataset import chunk_id
+from sim.dataset import Part, chunk_id
 from sim.errors import AtelierError, Interrupted
 from sim.experiment import Experiment, data_files
 from sim.registry import GameSpec
@@ -173,6 +173,11 @@ LOKY = Backend()
 BACKENDS = ("loky", "dask")
 
 
+def encoded_chunk(experiment: Experiment, game: GameSpec, chunk: Chunk) -> Part:
+    """The chunk played and encoded as its Parquet part, checksum included (in a worker: the driver only writes)."""
+    return Part.of(play_chunk(experiment, game, chunk))
+
+
 def run(experiment: Experiment, out_root: Path, jobs: int = 1, progress: bool = True,
         backend: Backend = LOKY) -> Path:
     """Play the experiment into `out_root/<name>/` and return that folder (run_all of one experiment)."""
@@ -279,8 +284,8 @@ def _play_all(experiments: list[Experiment], stores: list[ResultStore], jobs: in
             while (task := schedule.take()) is not None:
                 _, k, chunk = task
                 bars.started(k)
-                frame = play_chunk(experiments[k], games[experiments[k].game], chunk)
-                bars.played(k, _write(stores[k], experiments[k], chunk, frame))
+                part = encoded_chunk(experiments[k], games[experiments[k].game], chunk)
+                bars.played(k, _write(stores[k], experiments[k], chunk, part))
         return
     with _workers(backend, jobs) as (executor, slots):
         warm_up = slots > 1 and len(games) > 1
@@ -297,7 +302,7 @@ def _workers(backend: Backend, jobs: int) -> Iterator[tuple[Any, int]]:
         with _dask_workers(backend.scheduler, jobs) as workers:
             yield workers
         return
-    with _signals_held():  # the first tasks start the workers
+    with _signals_held():
         executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(os.getpid(),))
     try:
         yield executor, jobs
@@ -367,9 +372,11 @@ def _play_in_workers(schedule: Schedule, games: dict[str, GameSpec], stores: lis
                 running[executor.submit(_warm, games[experiments[k].game], experiments[k])] = task
             else:
                 bars.started(k)
-                running[executor.submit(play_chunk, experiments[k], games[experiments[k].game], what)] = task
+                running[executor.submit(encoded_chunk, experiments[k], games[experiments[k].game], what)] = task
         return bool(running)
 
+    with _signals_held():  # the first tasks start loky's workers
+        fill()
     while fill():
         done, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in done:
@@ -392,10 +399,10 @@ def pool_problem() -> str | None:
     return None
 
 
-def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, frame: pl.DataFrame) -> int:
+def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, part: Part) -> int:
     """Write the chunk's part; return its games."""
     games = _games(experiment, chunk)
-    store.write_part(chunk.id, games, frame)
+    store.write_part(chunk.id, games, part)
     return games
 
 

@@ -137,6 +137,9 @@ def test_bench() -> None:
     assert parallel["jobs"] == 2 and parallel["engine_jobs_games_per_s"] > 0
     assert "engine, 2 jobs" in invoke("bench", "dice", "--games", "50", "--repeats", "1", "--jobs", "2").stdout
     assert_user_error(invoke("bench", "dice", "--players", "9"), "9 players is not allowed")
+    assert json.loads(invoke("bench", "dice", "--games", "50", "--repeats", "1", "--param", "sides=12",
+                             "--json").stdout)["engine_games_per_s"] > 0
+    assert_user_error(invoke("bench", "dice", "--param", "sides=1"), "parameter 'sides' must be between 2 and 1000")
 
 
 def test_report_needs_results(tmp_path: Path) -> None:

@@ -232,11 +232,11 @@ def interrupt_after(monkeypatch: pytest.MonkeyPatch, write_toml, out: Path, part
     """Run the dice experiment, stopping it with KeyboardInterrupt once `parts` parts are written."""
     write_part, written = runner.ResultStore.write_part, []
 
-    def write_then_stop(store, chunk_id: str, games: int, frame: pl.DataFrame) -> None:
+    def write_then_stop(store, chunk_id: str, games: int, part) -> None:
         if len(written) == parts:
             raise KeyboardInterrupt
         written.append(chunk_id)
-        write_part(store, chunk_id, games, frame)
+        write_part(store, chunk_id, games, part)
 
     with monkeypatch.context() as patch:
         patch.setattr(runner.ResultStore, "write_part", write_then_stop)

@@ -435,12 +435,12 @@ def play_out(order, owner, cond, ingots, supply, draft, is_open, card, repairs, 
     keeps = np.zeros(batch, np.bool_)  # greedy's keep-or-sell, found with its draft
     options = np.empty(max(size, owner.shape[1] + 1), np.float64)  # greedy's values of one game's options
     kept, sold = np.empty(size), np.empty(size)  # greedy's worth of each card of the draft kept, and sold
-    if greedy and phase == KEEPING:  # the draft was stepped
+    if greedy and phase == KEEPING:  # the draft was stepped: greedy's keep-or-sell of each game's drafted card
+        seat = _snake(rounds_done % players, players, turn)
         for g in range(batch):
-            seat = _snake(rounds_done % players, players, turn)
             rival = _tally(owner, cond, g, seat, counts, bits, jar_cards)
             _greedy_draft(counts, rival, ingots[g, seat], supply[g], card[g:g + 1], card[g:g + 1] >= 0, kind, pattern,
-                          sc, vase, value, partial, 0.0, options, kept, sold)
+                          sc, vase, value, partial, 0.0, options, kept, sold)  # a draft of that card alone
             keeps[g] = kept[0] > sold[0]
     while phase != OVER:
         first = rounds_done % players
