@@ -33,7 +33,10 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from joblib.externals.loky import ProcessPoolExecutor  # joblib's loky: it tells a killed worker from a failed task
+from joblib.externals.loky import (
+    ProcessPoolExecutor,  # joblib's loky: it tells a killed worker from a failed task
+    process_executor,
+)
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -408,9 +411,14 @@ def _write(store: ResultStore, experiment: Experiment, chunk: Chunk, part: Part)
 
 def _start_worker(driver: int) -> None:
     """In a worker: Ctrl-C reaches the whole process group, and the driver alone answers it, stopping the workers.
-    A driver killed by SIGKILL (an out-of-memory kill, `kill -9`) stops nothing, so the worker watches for itself."""
+    A driver killed by SIGKILL (an out-of-memory kill, `kill -9`) stops nothing, so the worker watches for itself.
+    And loky's check for leaks is off (below)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(driver,), name="end-with-driver", daemon=True).start()
+    # Where psutil is installed (dask brings it), loky restarts a worker whose memory grew by 300 MB since its first
+    # task, as a leak; ours grow by what they compile and load for each game, and a restart loads it all again.
+    # Without psutil loky collects garbage once a second instead, as it does here.
+    process_executor._USE_PSUTIL = False
 
 
 def _end_with(driver: int) -> None:

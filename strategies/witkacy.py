@@ -59,6 +59,7 @@ SEARCHED = 3  # the hand's places looked at, with the display's cards, at the Se
 ROW_SALT, COL_SALT = np.int64(-1), np.int64(-2)  # _jitter's, for a random spot (numpy scalars: sim/kernel.py)
 HELPS = 0.5  # values are whole numbers plus a tie-breaker under 0.5: a value >= 1 helps, one < 0.5 does not
 ANY_FACE, NO_PLAN = -1, -2  # what a laying plan lays: whatever card is laid (a Gift's plan); no plan made yet
+NO_OPTION = -1  # a plan's where or z where no laying was found: answered at random (Completer.planned)
 
 
 class Player:
@@ -105,7 +106,7 @@ class Completer(Player):
         """(value (n, K, 2), plan (n, K, 2, 2)) of the best laying of each face (n, K, 2, 2) into the collection
         `owner` of each game (see _layings)."""
         n, k = faces.shape[:2]
-        found = Found(np.empty((n, k, 2)), np.empty((n, k, 2, 2), np.int64))
+        found = Found(np.empty((n, k, 2)), np.full((n, k, 2, 2), NO_OPTION, np.int64))  # a plan where none is found
         wanted = Wanted(games, np.broadcast_to(owner, n).astype(np.int64), faces,
                         np.zeros(n, bool) if correction is None else correction, self.weights(obs, games),
                         rng.integers(0, 2**62, n), 2 if self.params.advanced else 1, self.params.entirely == "card",
@@ -237,16 +238,19 @@ class Completer(Player):
                 self.replan(obs, games[other], pending[other], rng)
         legal, asked = obs.legal[self.idx], obs.asked[self.idx]
         plan = np.clip(self.plan[part, self.idx], 0, legal.shape[1] - 1)
-        stray = asked & ~legal[np.arange(len(plan)), plan]
+        stray = asked & ((self.plan[part, self.idx] == NO_OPTION) | ~legal[np.arange(len(plan)), plan])
         if stray.any():
             plan = np.where(stray, pick_any(legal, rng), plan)
         return plan
 
     def replan(self, obs, games, pending, rng) -> None:
-        """The best laying of the card being laid, on the side chosen, as the expansion would plan it."""
+        """The best laying of the card being laid, on the side chosen, as the expansion would plan it; none (a random
+        legal answer, `planned`) where that side has no laying worth keeping while the other side has one."""
         faces = _faces(obs.cards, pending[:, 1:2])
-        plan = self.layings(obs, games, faces, self.seat, rng, obs.action[games] == CORRECTION)[1]
-        self.remember(obs, games, plan[np.arange(len(games)), pending[:, 2], 1], face=2 * pending[:, 1] + pending[:, 2])
+        value, plan = self.layings(obs, games, faces, self.seat, rng, obs.action[games] == CORRECTION)
+        rows, side = np.arange(len(games)), pending[:, 2]
+        chosen = np.where(np.isneginf(value[rows, side, 1])[:, None], NO_OPTION, plan[rows, side, 1])
+        self.remember(obs, games, chosen, face=2 * pending[:, 1] + pending[:, 2])
 
     def action(self, obs, rng):
         at, games = self.asked(obs)

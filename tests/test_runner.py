@@ -381,3 +381,12 @@ def test_the_warm_up_writes_nothing_and_leaves_a_failure_to_the_run(write_toml, 
                                            r"finished part\(s\) kept in \S+/k;)"):
         runner.run_all([crooked, kintsugi], tmp_path / "out", 2, progress=False)
     assert not (tmp_path / "out" / crooked.name).exists()
+
+
+def test_a_runs_workers_are_not_restarted_for_the_memory_their_kernels_take() -> None:
+    """Where psutil is installed (dask brings it), loky would restart a worker whose memory grew by 300 MB since its
+    first task, as a leak: a worker that compiled and loaded a few games' kernels, which it would load again. The
+    run's workers have the check off."""
+    check = "__import__('joblib.externals.loky.process_executor', fromlist=['_']).__dict__['_USE_PSUTIL']"
+    with runner._workers(runner.LOKY, 1) as (executor, _):
+        assert executor.submit(eval, check).result() is False

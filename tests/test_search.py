@@ -15,7 +15,7 @@ from sim.errors import AtelierError
 from sim.experiment import load_experiment
 from sim.game import Worlds, evolve
 from sim.registry import get_game
-from sim.runner import run
+from sim.runner import plan, play_chunk, run
 from strategies.kintsugi import piece_deltas
 from strategies.search import Tree, _descend, knobs, margins, rows_of
 
@@ -209,3 +209,14 @@ def test_a_decisions_rows_keep_what_the_strategies_worked_out_from_it_row_by_row
     assert np.array_equal(shown.memo[("deltas", params.connectivity)], full[games])
     assert np.array_equal(piece_deltas(rows_of(evolve(public, memo={}), games), params.connectivity), full[games])
     assert not np.array_equal(full[games], full[games[::-1]])  # the rows differ: a wrong order would be seen
+
+
+def test_a_chunk_with_search_players_plays_the_same_games_twice(write_toml) -> None:
+    """Witkacy's search@2 rolls out with completer players who are handed a card another chose to lay (a side with
+    no laying worth keeping while the other side has one): the same chunk, played twice, gives the same rows, with
+    nothing read from memory no laying was written to."""
+    spec = get_game("witkacy")
+    experiment = load_experiment(write_toml('game = "witkacy"\nplayers = [2]\ngames = 12\nseed = 20261205\n'
+                                            'chunk = 12\nladder = ["completer", "search@2"]\n'))
+    chunk = next(iter(plan(experiment)))
+    assert play_chunk(experiment, spec, chunk).equals(play_chunk(experiment, spec, chunk))
