@@ -47,8 +47,8 @@ def play_out(board, orient, anchor, owner, chips, stacks, spaces, seen, discards
     w, which, found = fast._scratch(geo.side), np.zeros(PIECES, np.bool_), np.zeros(PIECES, np.int64)
     movable, nowhere = np.zeros(PIECES, np.bool_), np.zeros(0, np.bool_)  # fast.may_slide's scratch
     rows = np.zeros(max(2 * PIECES, geo.masks.shape[1] * geo.side * geo.side), np.bool_)
-    mind = Mind(np.full((len(asked), PIECES), -1, np.int64), np.zeros((len(asked), PIECES), np.int64),
-                np.empty(PIECES, np.int64), np.empty(32, np.int64), np.zeros(len(rows)), np.zeros(len(asked), np.bool_))
+    mind = Mind(np.full(PIECES, -1, np.int64), np.zeros(PIECES, np.int64), np.empty(PIECES, np.int64),
+                np.empty(32, np.int64), np.zeros(len(rows)), np.zeros(len(asked), np.bool_))
     while True:
         seat = turn % players
         t = fast.Turn(board, orient, anchor, owner, chips, slid, placed, must_touch, start_contact, seat, again,
@@ -67,7 +67,7 @@ def play_out(board, orient, anchor, owner, chips, stacks, spaces, seen, discards
             if planner:
                 slide_planned(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, mind, rng)
             else:
-                slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng)
+                slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, mind.forced, rng)
         elif at == SLIDE_TO_BEFORE or at == SLIDE_TO_AFTER:
             slide_to_randomly(t, chosen, geo, w, which, found, rows, rng)
             at -= 2  # back to the slide question (engine.step after "slide_to")
@@ -175,13 +175,22 @@ def keep_randomly(stacks, spaces, chosen, asked, seat, rows, rng):
 
 
 @helper
-def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, rng):
+def slide_randomly(t, sliding, chosen, stopped, asked, geo, w, which, found, nowhere, slides, rng):
     """Sliding Shapes: a random piece that may slide, chosen one time in ten, or whenever the mover may not stop;
-    the mover stops otherwise."""
+    the mover stops otherwise (`slides`: scratch (B,))."""
     piece_draws, slide_draws = rng.random(len(asked)), rng.random(len(asked))
     for g in range(len(asked)):
+        slides[g] = asked[g] and (slide_draws[g] < SLIDE_CHANCE or fast.must_slide(t, g, geo, w))
+    slide_or_stop(t, sliding, chosen, stopped, asked, slides, piece_draws, geo, w, which, found, nowhere)
+
+
+@helper
+def slide_or_stop(t, sliding, chosen, stopped, asked, slides, piece_draws, geo, w, which, found, nowhere):
+    """Each asked game's mover slides the nth piece that may slide (n drawn by its piece draw) where slides[g], and
+    stops otherwise."""
+    for g in range(len(asked)):
         chosen[g] = -1
-        if asked[g] and (slide_draws[g] < SLIDE_CHANCE or fast.must_slide(t, g, geo, w)):
+        if slides[g]:
             fast.slides_of(t, g, YES, geo, w, which, found, nowhere, sliding)
             chosen[g] = answered(nth_allowed(sliding[g, :PIECES], piece_draws[g]))
         elif asked[g]:
@@ -352,11 +361,11 @@ def tile_row(tiles, label, members, owner, seat, value):
 
 
 class Mind(NamedTuple):
-    """The planner's scratch in the playout: block labels and sizes (fast.blocks_of) of the games it values,
-    their stack, touched blocks (placement_row's), a row of option values, and which games must slide."""
+    """The playout's players' scratch: the block labels and sizes (fast.blocks_of) of the game the planner values,
+    their stack, touched blocks (placement_row's), a row of option values, and which games slide."""
 
-    label: np.ndarray  # (B, 60)
-    members: np.ndarray  # (B, 60)
+    label: np.ndarray  # (60,)
+    members: np.ndarray  # (60,)
     stack: np.ndarray  # (60,)
     touched: np.ndarray  # (32,)
     values: np.ndarray  # (O * N * N,)
@@ -389,9 +398,9 @@ def keep_planned(t, stacks, spaces, chosen, asked, bonus, geo, mind, rng):
     value, present = mind.values[:STACK_TILES], np.zeros(STACK_TILES, np.bool_)
     for g in range(len(asked)):
         if asked[g]:
-            fast.blocks_of(t.board, t.orient, t.anchor, geo, g, mind.label[g], mind.members[g], mind.stack)
+            fast.blocks_of(t.board, t.orient, t.anchor, geo, g, mind.label, mind.members, mind.stack)
             tiles = stacks[g, chosen[g]]
-            tile_row(tiles, mind.label[g], mind.members[g], t.owner[g], t.seat, value)
+            tile_row(tiles, mind.label, mind.members, t.owner[g], t.seat, value)
             for i in range(STACK_TILES):
                 present[i] = tiles[i] >= 0
             tile = answered(best_allowed(value, present, draws[g]))
@@ -418,13 +427,7 @@ def slide_planned(t, sliding, chosen, stopped, asked, geo, w, which, found, nowh
     piece_draws = np.zeros(0) if everyone_stops else rng.random(len(asked))
     if not everyone_stops:
         rng.random(len(asked))  # Player.slide's draws of whether to slide, which a forced slide does not read
-    for g in range(len(asked)):
-        chosen[g] = -1
-        if mind.forced[g]:
-            fast.slides_of(t, g, YES, geo, w, which, found, nowhere, sliding)
-            chosen[g] = answered(nth_allowed(sliding[g, :PIECES], piece_draws[g]))
-        elif asked[g]:
-            stopped[g] = True
+    slide_or_stop(t, sliding, chosen, stopped, asked, mind.forced, piece_draws, geo, w, which, found, nowhere)
 
 
 @helper
@@ -456,8 +459,8 @@ def place_planned(t, spaces, chosen, from_placement, geo, w, rows, mind, rng):
         if chosen[g] >= 0:
             spots[:] = False
             fast.placements_of(t, g, chosen[g], geo, w, spots)
-            fast.blocks_of(t.board, t.orient, t.anchor, geo, g, mind.label[g], mind.members[g], mind.stack)
-            placement_row(t.board[g], mind.label[g], mind.members[g], chosen[g], spots, spaces[g, t.seat], NO, geo,
+            fast.blocks_of(t.board, t.orient, t.anchor, geo, g, mind.label, mind.members, mind.stack)
+            placement_row(t.board[g], mind.label, mind.members, chosen[g], spots, spaces[g, t.seat], NO, geo,
                           UNFIXED, value, mind.touched)
             fast.place_one(t.board, t.orient, t.anchor, t.owner, t.start_contact, g, chosen[g],
                            answered(best_allowed(value, spots, draws[g])), from_placement, geo)
