@@ -35,8 +35,11 @@ def experiments(results: Path) -> dict[str, tuple[Path, dict]]:
 
 def games_of(folder: Path, manifest: dict, players: int) -> pl.DataFrame:
     """The finished rows of one experiment at one player count."""
-    parts = [pl.read_parquet(folder / "parts" / f"{chunk}.parquet") for chunk in sorted(manifest["finished"])]
-    return pl.concat(parts, how="diagonal_relaxed").filter(pl.col("players") == players)
+    files = sorted((folder / "parts").rglob("*.parquet"))
+    if sorted(file.stem for file in files) != sorted(manifest["finished"]):
+        sys.exit(f"{folder}: the parts on disk are not the finished ones its manifest lists")
+    rows = pl.read_parquet(files, hive_partitioning=True)  # game and players are in the parts' paths
+    return rows.filter(pl.col("players") == players)
 
 
 def shares(rows: pl.DataFrame, compensation: dict, manifest: dict) -> pl.DataFrame:

@@ -2,14 +2,17 @@
 
 A results folder, `<out>/<experiment name>/`, holds:
 
-- `parts/<chunk id>.parquet`: the rows of one chunk (see `sim.runner` for the columns). A chunk id is
+- `parts/game=<game>/players=<n>/<chunk id>.parquet`: the rows of one chunk (see `sim.runner` for the columns), in
+  hive partitions: `game` and `players` are in the path, not in the file, so that `parts/` reads as one table with
+  pyarrow, pandas, polars (`parts/**/*.parquet`, `hive_partitioning=True`) and duckdb. A chunk id is
   `P{players}-c{group:05d}`, or `P{players}-c{group:05d}-l{piece:04d}` where the seatings of one group of deals
-  are split over several chunks.
+  are split over several chunks. Results written before the hive layout (no `layout` in the manifest) hold their
+  parts in `parts/` itself, whole rows; they are read as they are.
 - `manifest.json`: `experiment`, `config_hash`, `game`, `question` (what the experiment answers) and `headline`
   (whether it is the game's headline experiment), `title`, `lowest_wins`, `tie_breakers` (result columns
   that settle equal scores), `facts` (per player count, what the report needs to know of the rules), `seed`,
-  `resolved` (the experiment as `Experiment.resolved()`), `versions`, `plan` (per player count: `deals`,
-  `deals_per_chunk`, `chunks`, and `lineups_per_chunk` where seatings are split), `finished` (chunk id ->
+  `resolved` (the experiment as `Experiment.resolved()`), `versions`, `layout` ("hive"), `plan` (per player count:
+  `deals`, `deals_per_chunk`, `chunks`, and `lineups_per_chunk` where seatings are split), `finished` (chunk id ->
   `games`, `rows`, `bytes` and `sha256` of its part), `complete`, `games` (per player count), `started` and
   `finished_at` (UTC, ISO 8601; null until the run is complete).
 
@@ -33,11 +36,14 @@ import polars as pl
 
 MANIFEST = "manifest.json"
 PARTS = "parts"
-CHUNK_ID = re.compile(r"P\d+-c\d{5,}(-l\d{4,})?")
+CHUNK_ID = re.compile(r"P(\d+)-c\d{5,}(-l\d{4,})?")
+HIVE = "hive"  # the manifest's `layout` of results partitioned by game and players
+PARTITIONS = {"game": pl.String, "players": pl.Int8}  # the columns a hive layout keeps in the parts' paths
+GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")  # a game's name, as the registry writes it: safe in a path
 REQUIRED = {"experiment": str, "config_hash": str, "game": str, "finished": dict, "complete": bool}
 OPTIONAL = {"question": str, "headline": bool, "title": str, "lowest_wins": bool, "tie_breakers": list, "facts": dict,
-            "strategies": dict, "seed": int, "resolved": dict,
-            "versions": dict, "plan": dict, "games": dict, "started": str, "finished_at": (str, type(None))}
+            "strategies": dict, "seed": int, "resolved": dict, "versions": dict, "layout": str, "plan": dict,
+            "games": dict, "started": str, "finished_at": (str, type(None))}
 FINISHED = {"games": int, "rows": int, "bytes": int, "sha256": str}
 CONSTANT_COLUMNS = ("experiment", "game")  # the report joins rows to their manifest by these: they must agree
 _KIND = {str: "a string", dict: "an object", bool: "true or false", list: "a list", int: "a whole number",
@@ -53,9 +59,16 @@ def chunk_id(players: int, group: int, piece: int | None = None) -> str:
     return f"P{players}-c{group:05d}" + ("" if piece is None else f"-l{piece:04d}")
 
 
-def part_path(directory: Path, chunk: str) -> Path:
-    """Where the part of one chunk lives."""
-    return directory / PARTS / f"{chunk}.parquet"
+def part_path(directory: Path, manifest: dict[str, Any], chunk: str) -> Path:
+    """Where the part of one chunk lives, in the manifest's layout."""
+    if manifest.get("layout") != HIVE:
+        return directory / PARTS / f"{chunk}.parquet"
+    return directory / PARTS / f"game={manifest['game']}" / f"players={players_of(chunk)}" / f"{chunk}.parquet"
+
+
+def players_of(chunk: str) -> int:
+    """The player count a chunk id names."""
+    return int(CHUNK_ID.fullmatch(chunk).group(1))
 
 
 def fingerprint(data: bytes) -> dict[str, Any]:
@@ -86,13 +99,15 @@ class Part:
 
     @classmethod
     def of(cls, frame: pl.DataFrame) -> Part:
-        data = part_bytes(frame)
+        """The part of a chunk's rows in the hive layout: without the columns its path holds."""
+        data = part_bytes(frame.drop(*PARTITIONS))
         return cls(data, frame.height, fingerprint(data))
 
 
-def intact_part(directory: Path, chunk: str, recorded: dict[str, Any]) -> bytes | None:
+def intact_part(directory: Path, manifest: dict[str, Any], chunk: str) -> bytes | None:
     """The bytes of a finished part if they are on disk with the size and checksum the manifest records."""
-    path = part_path(directory, chunk)
+    recorded = manifest["finished"][chunk]
+    path = part_path(directory, manifest, chunk)
     try:
         if not path.is_file() or path.stat().st_size != recorded["bytes"]:
             return None
@@ -102,9 +117,9 @@ def intact_part(directory: Path, chunk: str, recorded: dict[str, Any]) -> bytes 
     return data if fingerprint(data) == {"bytes": recorded["bytes"], "sha256": recorded["sha256"]} else None
 
 
-def part_is_intact(directory: Path, chunk: str, recorded: dict[str, Any]) -> bool:
+def part_is_intact(directory: Path, manifest: dict[str, Any], chunk: str) -> bool:
     """Whether a finished part is on disk with the size and checksum the manifest records."""
-    return intact_part(directory, chunk, recorded) is not None
+    return intact_part(directory, manifest, chunk) is not None
 
 
 def find_experiments(root: Path) -> list[Path]:
@@ -166,6 +181,10 @@ def manifest_problem(manifest: Any) -> str | None:
         for key, kind in FINISHED.items():
             if not _is(recorded.get(key), kind):
                 return f"'finished' entry {chunk} needs '{key}' as {_KIND[kind]}, got {_short(recorded.get(key))}"
+    if manifest.get("layout", HIVE) != HIVE:
+        return f"'layout' must be {HIVE!r}, got {_short(manifest['layout'])}"
+    if manifest.get("layout") == HIVE and not GAME_NAME.fullmatch(manifest["game"]):
+        return f"'game' must be a game's name (lowercase letters, digits and '_'), got {_short(manifest['game'])}"
     if not all(isinstance(column, str) for column in manifest.get("tie_breakers", [])):
         return f"'tie_breakers' must name columns, got {_short(manifest['tie_breakers'])}"
     return None
@@ -176,13 +195,14 @@ def read_rows(directory: Path, manifest: dict[str, Any]) -> pl.DataFrame | None:
 
     ResultsError if a part is missing or damaged, or the rows disagree with the manifest: another experiment
     or game than it names, or a tie-breaker that is no column."""
+    _check_partitions(directory, manifest)
     frames = []
-    for chunk, recorded in sorted(manifest["finished"].items()):
-        data = intact_part(directory, chunk, recorded)
+    for chunk in sorted(manifest["finished"]):
+        data = intact_part(directory, manifest, chunk)
         if data is None:
             raise ResultsError(f"part {chunk} of {directory} is missing or damaged; run the experiment again to "
                                "recompute it")
-        frames.append(pl.read_parquet(io.BytesIO(data)))
+        frames.append(_whole_rows(pl.read_parquet(io.BytesIO(data)), manifest, chunk))
     if not frames:
         return None
     rows = pl.concat(frames, how="diagonal_relaxed")
@@ -190,8 +210,32 @@ def read_rows(directory: Path, manifest: dict[str, Any]) -> pl.DataFrame | None:
     return rows.sort("game_id", "seat")
 
 
+def _whole_rows(part: pl.DataFrame, manifest: dict[str, Any], chunk: str) -> pl.DataFrame:
+    """A part's rows with the columns its path holds put back in their place, after `config_hash`."""
+    if manifest.get("layout") != HIVE:
+        return part
+    if any(column in part.columns for column in PARTITIONS):
+        raise ResultsError(f"part {chunk} holds a column its path holds too: it was not written by atelier")
+    known = {"game": manifest["game"], "players": players_of(chunk)}
+    at = part.columns.index("config_hash") + 1 if "config_hash" in part.columns else 0
+    added = [pl.lit(known[column], dtype).alias(column) for column, dtype in PARTITIONS.items()]
+    columns = [pl.col(c) for c in part.columns]
+    return part.select(*columns[:at], *added, *columns[at:])
+
+
+def _check_partitions(directory: Path, manifest: dict[str, Any]) -> None:
+    """ResultsError if a hive layout's parts are of another game than the manifest names."""
+    parts = directory / PARTS
+    if manifest.get("layout") != HIVE or not parts.is_dir():
+        return
+    games = sorted(p.name.removeprefix("game=") for p in parts.iterdir() if p.name.startswith("game="))
+    if games and games != [manifest["game"]]:
+        raise ResultsError(f"the parts of {directory} hold game {', '.join(map(repr, games))}, not "
+                           f"{manifest['game']!r}: {_edited(directory)}")
+
+
 def _check_rows(directory: Path, manifest: dict[str, Any], rows: pl.DataFrame) -> None:
-    where = f"{directory / MANIFEST} was edited or belongs elsewhere; run the experiment again into a new folder"
+    where = _edited(directory)
     for column in CONSTANT_COLUMNS:
         values = rows[column].unique().to_list() if column in rows.columns else []
         if values != [manifest[column]]:
@@ -201,6 +245,10 @@ def _check_rows(directory: Path, manifest: dict[str, Any], rows: pl.DataFrame) -
     if missing:
         raise ResultsError(f"'tie_breakers' names {missing[0]!r}, which is no column of the parts of {directory}: "
                            f"{where}")
+
+
+def _edited(directory: Path) -> str:
+    return f"{directory / MANIFEST} was edited or belongs elsewhere; run the experiment again into a new folder"
 
 
 def _is(value: Any, kind: type | tuple[type, ...]) -> bool:

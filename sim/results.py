@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from sim.dataset import (
+    HIVE,
     MANIFEST,
     PARTS,
     Part,
@@ -57,16 +58,16 @@ class ResultStore:
         version of atelier), or is not a results folder.
         """
         manifest = check_target(directory, experiment.config_hash)
-        for leftover in [*directory.glob(".*.tmp"), *directory.glob(f"{PARTS}/.*.tmp")]:
+        for leftover in [*directory.glob(".*.tmp"), *directory.glob(f"{PARTS}/**/.*.tmp")]:
             leftover.unlink()
         if manifest is None:
             manifest = _new_manifest(experiment, plan)
-        elif manifest.get("plan") != plan:
-            raise AtelierError(f"{directory} holds this experiment cut into other chunks (by another version of "
-                               "atelier?); run it into a new --out")
+        elif manifest.get("plan") != plan or manifest.get("layout") != HIVE:
+            raise AtelierError(f"{directory} holds this experiment cut into other chunks or laid out otherwise (by "
+                               "another version of atelier); run it into a new --out")
         manifest |= _presentation(experiment)
-        manifest["finished"] = {chunk_id: recorded for chunk_id, recorded in sorted(manifest["finished"].items())
-                                if part_is_intact(directory, chunk_id, recorded)}
+        manifest["finished"] = {chunk: recorded for chunk, recorded in sorted(manifest["finished"].items())
+                                if part_is_intact(directory, manifest, chunk)}
         store = cls(directory, manifest)
         store._update()
         return store
@@ -78,8 +79,9 @@ class ResultStore:
 
     def write_part(self, chunk_id: str, games: int, part: Part) -> None:
         """Write one chunk's part, then record the chunk as finished in the manifest."""
-        (self.directory / PARTS).mkdir(exist_ok=True)
-        _atomic_write(part_path(self.directory, chunk_id), part.data)
+        path = part_path(self.directory, self.manifest, chunk_id)
+        _make_folders(path.parent)
+        _atomic_write(path, part.data)
         self.finished[chunk_id] = {"games": games, "rows": part.rows, **part.recorded}
         self._update()
 
@@ -93,9 +95,10 @@ class ResultStore:
         (self.directory / MANIFEST).unlink(missing_ok=True)
         parts = self.directory / PARTS
         if parts.is_dir():
-            for leftover in [*parts.glob(".*.tmp"), *parts.glob("*.parquet")]:
+            for leftover in [*parts.glob("**/.*.tmp"), *parts.glob("**/*.parquet")]:
                 leftover.unlink()
-            parts.rmdir()
+            for folder in sorted(parts.glob("**/"), key=lambda f: -len(f.parts)):  # deepest first, parts/ last
+                folder.rmdir()
         return 0
 
     def _update(self) -> None:
@@ -181,6 +184,7 @@ def _new_manifest(experiment: Experiment, plan: dict[str, Any]) -> dict[str, Any
         "seed": experiment.seed,
         "resolved": experiment.resolved(),
         "versions": _versions(),
+        "layout": HIVE,
         "plan": plan,
         "finished": {},
         "complete": False,

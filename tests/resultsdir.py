@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sim.dataset import digest, part_path
+from sim.dataset import HIVE, PARTITIONS, fingerprint, part_bytes, part_path
 from sim.registry import GAMES, get_game
 
 
@@ -37,22 +37,26 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                      title: str | None = None, lowest_wins: bool | None = None,
                      facts: Callable[[int], dict] | None = None, params: dict | None = None,
                      question: str = "", headline: bool = False, strategies: dict | None = None,
-                     ladder: list[str] | None = None) -> None:
-    """manifest.json and one finished Parquet part per frame; the config hash follows the experiment name.
+                     ladder: list[str] | None = None, layout: str | None = HIVE) -> None:
+    """manifest.json and one finished Parquet part per frame and player count; the config hash follows the experiment
+    name.
 
     title, lowest_wins and facts (a function of the player count) default to the game's own; params are the
     resolved Params recorded for every player count; question and headline say how the report presents the
     experiment, as an experiment file's keys of those names do; strategies, each strategy's one line, are recorded
-    where given; ladder, a skill ladder's rungs, is recorded as the runner records it."""
-    (directory / "parts").mkdir(parents=True)
+    where given; ladder, a skill ladder's rungs, is recorded as the runner records it. layout None writes the parts
+    as atelier did before the hive layout: whole rows in parts/ itself."""
     name = frames[0]["experiment"][0]
     rules = rules_of(game)
     finished = {}
-    for i, frame in enumerate(frames):
-        chunk_id = f"P{frame['players'][0]}-c{i:05d}"
-        frame.write_parquet(part_path(directory, chunk_id))
-        finished[chunk_id] = {"games": frame["game_id"].n_unique(), "rows": frame.height,
-                              **digest(part_path(directory, chunk_id))}
+    parts = [part for frame in frames for part in frame.partition_by("players", maintain_order=True)]  # as run
+    for i, frame in enumerate(parts):
+        chunk = f"P{frame['players'][0]}-c{i:05d}"
+        data = part_bytes(frame.drop(*PARTITIONS, strict=False) if layout else frame)  # hand-made rows may lack game
+        path = part_path(directory, {"game": game, "layout": layout}, chunk)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        finished[chunk] = {"games": frame["game_id"].n_unique(), "rows": frame.height, **fingerprint(data)}
     counts = sorted({int(p) for frame in frames for p in frame["players"].unique()})
     manifest = {"experiment": name, "config_hash": hashlib.sha256(name.encode()).hexdigest()[:12], "game": game,
                 "question": question, "headline": headline,
@@ -64,7 +68,8 @@ def write_experiment(directory: Path, frames: list[pl.DataFrame], game: str, com
                              **({"ladder": ladder} if ladder else {})},
                 "games": {str(p): sum(f.filter(pl.col("players") == p)["game_id"].n_unique() for f in frames)
                           for p in counts},
-                "finished": finished, "complete": complete, **({"strategies": strategies} if strategies else {})}
+                **({"layout": layout} if layout else {}), "finished": finished, "complete": complete,
+                **({"strategies": strategies} if strategies else {})}
     (directory / "manifest.json").write_text(json.dumps(manifest))
 
 

@@ -110,7 +110,7 @@ def test_a_killed_worker_keeps_the_finished_parts_and_the_resume_matches(write_t
     assert_user_error(result, "a worker process died", "finished part(s) kept in", "resumes the run", code=2)
     kept = manifest(tmp_path / "out" / "exp")["finished"]
     assert 0 < len(kept) < 10
-    assert sorted(p.stem for p in (tmp_path / "out" / "exp" / "parts").glob("*.parquet")) == sorted(kept)
+    assert sorted(p.stem for p in (tmp_path / "out" / "exp" / "parts").rglob("*.parquet")) == sorted(kept)
     assert run_dice(write_toml, tmp_path / "out", text).equals(whole)
 
 
@@ -263,7 +263,7 @@ def test_a_deck_edited_during_the_run_stops_it(monkeypatch, write_toml, tmp_path
 
 def test_a_damaged_part_is_refused_by_the_loader_and_played_again(write_toml, tmp_path: Path) -> None:
     whole = run_dice(write_toml, tmp_path / "out")
-    part = sorted((tmp_path / "out" / "exp" / "parts").iterdir())[3]
+    part = sorted((tmp_path / "out" / "exp" / "parts").rglob("*.parquet"))[3]
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
     with pytest.raises(ResultsError, match=f"part {part.stem} of .* is missing or damaged"):
         load(tmp_path / "out" / "exp")
@@ -309,7 +309,8 @@ def test_a_full_disk_stops_the_run_in_one_line_and_the_resume_matches(monkeypatc
     assert_user_error(result, "cannot write", "No space left on device")
     if parts:
         assert f"{parts} finished part(s) kept" in result.stderr
-        assert sorted(p.name for p in (out / "exp" / "parts").iterdir()) == [f"P2-c0000{i}.parquet" for i in (0, 1)]
+        files = sorted(p.name for p in (out / "exp" / "parts").rglob("*") if p.is_file())
+        assert files == [f"P2-c0000{i}.parquet" for i in (0, 1)]
         assert list(manifest(out / "exp")["finished"]) == ["P2-c00000", "P2-c00001"]
     else:
         assert not out.exists()

@@ -128,13 +128,22 @@ def test_an_experiment_name_from_results_never_writes_outside_out(tmp_path: Path
 
 @pytest.mark.parametrize("game", ["render", "build", "charts", "spec", "index", "../../x", "Mystery", "a.b"])
 def test_a_game_the_report_does_not_know_is_refused_in_one_line(tmp_path: Path, game: str) -> None:
-    source = results(tmp_path / "res", game=game, title="Crafted")
+    source = results(tmp_path / "res", game=game, title="Crafted", layout=None)  # a game's name in no path
     before = files_under(tmp_path)
     for args in (["--out", tmp_path / "d" / "report"], ["--json"]):
         result = invoke("report", source, *args)
         assert_user_error(result, f"is of game {game!r}, which the report does not know")
         assert result.stdout == ""
     assert files_under(tmp_path) == before
+
+
+@pytest.mark.parametrize("game", ["../../x", "Mystery", "a.b", "a/b"])
+def test_a_hive_layout_refuses_a_game_that_is_no_name_before_reading_a_path(tmp_path: Path, game: str) -> None:
+    source = results(tmp_path / "res", title="Crafted")
+    manifest = json.loads((source / "exp" / "manifest.json").read_text())
+    (source / "exp" / "manifest.json").write_text(json.dumps({**manifest, "game": game}))
+    result = invoke("report", source, "--json")
+    assert_user_error(result, f"'game' must be a game's name (lowercase letters, digits and '_'), got {game!r}")
 
 
 # --- A killed report is finished or undone by the next ----------------------------------------------------------

@@ -1,6 +1,8 @@
 """Experiment files, chunking, seeding, Parquet results and resume, on the fake dice game."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -225,7 +227,69 @@ def test_manifest(write_toml, tmp_path: Path) -> None:
     assert manifest["games"] == {"2": 60, "3": 60}
     assert set(manifest["versions"]) == {"atelier", "numpy", "polars", "python"}
     assert manifest["finished_at"] is not None
-    assert sorted(p.name for p in (directory / "parts").iterdir()) == [f"{c}.parquet" for c in manifest["finished"]]
+    assert sorted(p.relative_to(directory) for p in (directory / "parts").rglob("*.parquet")) == [
+        Path(f"parts/game=dice/players={c[1]}/{c}.parquet") for c in manifest["finished"]]
+
+
+def test_the_parts_read_as_one_hive_table_with_pyarrow_pandas_polars_and_duckdb(write_toml, tmp_path: Path) -> None:
+    import duckdb
+    import pandas as pd
+    import pyarrow.dataset
+
+    rows = run_dice(write_toml, tmp_path / "out")
+    parts = tmp_path / "out" / "exp" / "parts"
+    read = {
+        "pyarrow": pl.from_arrow(pyarrow.dataset.dataset(parts, partitioning="hive").to_table()),
+        "pandas": pl.from_pandas(pd.read_parquet(parts)),
+        "polars": pl.scan_parquet(parts / "**" / "*.parquet", hive_partitioning=True).collect(),
+        "duckdb": pl.from_arrow(duckdb.sql(f"select * from read_parquet('{parts}/**/*.parquet', "
+                                           "hive_partitioning = true)").arrow()),
+    }
+    assert set(rows["players"].unique()) == {2, 3}
+    for reader, table in read.items():
+        assert sorted(table.columns) == sorted(rows.columns), reader
+        table = table.select(rows.columns).with_columns(pl.col("game", "players").cast(pl.String)).cast(rows.schema)
+        assert table.sort("game_id", "seat").equals(rows), reader
+
+
+def test_results_of_the_layout_before_hive_are_read_but_not_resumed(write_toml, tmp_path: Path) -> None:
+    from resultsdir import write_experiment
+
+    rows = run_dice(write_toml, tmp_path / "hive")
+    frames = [rows.filter(pl.col("players") == p) for p in (2, 3)]
+    write_experiment(tmp_path / "flat" / "exp", frames, "dice", layout=None)
+    assert load(tmp_path / "flat" / "exp").equals(rows)
+    manifest = json.loads((tmp_path / "hive" / "exp" / "manifest.json").read_text())
+    manifest.pop("layout")
+    (tmp_path / "hive" / "exp" / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AtelierError, match="laid out otherwise"):
+        run_dice(write_toml, tmp_path / "hive")
+
+
+PEAK_RSS = """import resource, sys
+from sim.cli import app
+try:
+    app(sys.argv[1:])
+except SystemExit as end:
+    assert not end.code, end.code
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"""  # kB on Linux
+
+
+def peak_memory(path: Path, out: Path) -> int:
+    """The largest resident memory (bytes) of `atelier run PATH --jobs 1`: the driver plays, encodes and writes."""
+    ran = subprocess.run([sys.executable, "-c", PEAK_RSS, "run", path, "--out", out, "--jobs", "1", "--quiet"],
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    return int(ran.stdout.split()[-1]) * 1024
+
+
+def test_a_runs_peak_memory_does_not_grow_with_its_games(write_toml, tmp_path: Path) -> None:
+    kintsugi = 'game = "kintsugi"\nplayers = 3\nseed = 7\nchunk = 2000\npool = ["random+uniform"]\n'
+    small = peak_memory(write_toml(kintsugi + "games = 20000\n"), tmp_path / "small")
+    large = peak_memory(write_toml(kintsugi + "games = 400000\n"), tmp_path / "large")
+    held = load(tmp_path / "large" / "exp").estimated_size()  # what holding the rows would take: about 160 MB
+    assert held > 100e6
+    assert large - small < held / 3, (small, large)
 
 
 def interrupt_after(monkeypatch: pytest.MonkeyPatch, write_toml, out: Path, parts: int) -> Path:
@@ -271,7 +335,7 @@ def test_interrupted_run_resumes_to_the_same_data(monkeypatch, write_toml, tmp_p
 
 def test_missing_parts_are_played_again(monkeypatch, write_toml, tmp_path: Path) -> None:
     whole = run_dice(write_toml, tmp_path / "out")
-    parts = sorted((tmp_path / "out" / "exp" / "parts").iterdir())
+    parts = sorted((tmp_path / "out" / "exp" / "parts").rglob("*.parquet"))
     for part in parts[-2:]:
         part.unlink()
     played = count_chunks_played(monkeypatch)
@@ -296,7 +360,7 @@ def test_failed_resume_keeps_earlier_parts(monkeypatch, write_toml, tmp_path: Pa
     monkeypatch.setattr(runner, "play_chunk", broken)
     with pytest.raises(AtelierError, match="engine broke"):
         run_dice(write_toml, tmp_path / "out")
-    assert len(list((directory / "parts").glob("*.parquet"))) == 2
+    assert len(list((directory / "parts").rglob("*.parquet"))) == 2
 
 
 def test_a_different_experiment_is_refused(write_toml, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from reports.fmt import count, listing, num, num_ci
 from reports.kintsugi.guessing import with_policy_and_guesser, with_target_policy
 from reports.render import Chart, Finding, table
 from reports.spec import Measure, measure_records, measured
+from reports.stats import cluster_columns
 
 COLOURS = 4
 CHANCE_BRIER = 2 / 3  # (1 - 1/3)² + 2 (1/3)²: every colour but one's own alike
@@ -41,7 +42,8 @@ def belief_scores(data: GameData) -> dict | None:
         return None
     rows = with_target_policy(with_policy_and_guesser(with_brier(data.rows)))
     by = ["players", "guesser", "target_policy"]
-    turns = (rows.with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
+    kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id", "belief_entropy"])]  # a row per turn: few columns
+    turns = (rows.select(kept).with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
              .explode("belief_entropy", "turn").rename({"belief_entropy": "entropy"}).drop_nulls("turn")
              .filter(pl.col("entropy").is_not_nan()))  # a seat whose neighbour placed less often than another's
     entropy = measured(turns, [ENTROPY], [*by, "turn"], everyone=False) if turns.height else None
