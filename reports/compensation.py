@@ -9,7 +9,8 @@ gets 0: of all vectors that score alike, that one has the smallest total adjustm
 Search, per tie order: seat by seat, each seat gets the points that bring its share closest to 1/P given the
 others' (bisection on its re-scored share, which never falls as its points grow: handicap.SeatCurve), for at most
 ROUNDS rounds or until no seat's points change; then ±½ point steps, one seat at a time, while the largest
-|share − 1/P| falls. No grid bounds it, and its cost grows only with the logarithm of the score range.
+|share − 1/P| falls. No grid bounds it, and its cost grows only with the logarithm of the score range. It reads
+shares only, so it runs over the distinct rows of scores (handicap.distinct_games), weighted by their games.
 
 Choice: every seat's 95% interval (handicap.share_intervals) under no compensation, each tie order alone and each
 tie order's vector, and, where that vector evens the game, under fractions of it (k/FRACTIONS of each seat's
@@ -34,6 +35,7 @@ from reports.handicap import (
     Games,
     SeatCurve,
     cluster_sums,
+    distinct_games,
     prepare,
     scored_shares,
     share_intervals,
@@ -109,7 +111,7 @@ def tie_orders(players: int) -> list[tuple[int, ...] | None]:
 
 def distance(games: Games, steps: np.ndarray, tie_order: tuple[int, ...] | None) -> float:
     """The largest |share − 1/P| with these half-point steps in each seat's favour."""
-    shares = scored_shares(games, games.favour + steps, tie_order).mean(axis=0)
+    shares = games.mean(scored_shares(games, games.favour + steps, tie_order))
     return float(np.abs(shares - 1 / games.players).max())
 
 
@@ -177,7 +179,8 @@ def compensate(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, .
     """The compensation that evens every seat with the smallest total adjustment, or the closest (module doc), for
     the rows of one experiment at one player count."""
     games = prepare(rows, lowest_wins, tie_breakers)
-    searched = {order: balanced_steps(games, order) for order in tie_orders(games.players)}
+    distinct = distinct_games(games)  # the search reads shares only
+    searched = {order: balanced_steps(distinct, order) for order in tie_orders(games.players)}
     ends = [Compensation.of_steps(steps, order) for order, vector in searched.items()
             for steps in (0 * vector, vector)]
     candidates = evaluated(games, list(dict.fromkeys(ends)))

@@ -77,10 +77,19 @@ class Games:
     breakers: tuple[np.ndarray, ...]  # (G, P) int64 each: the tie-breaker columns, the most wins, in order
     cluster_by: str  # "deal" or "match_id"
     tie_breakers: tuple[str, ...]
+    weight: np.ndarray | None = None  # (G,) the recorded games each row stands for (distinct_games); None: one
 
     @property
     def players(self) -> int:
         return self.favour.shape[1]
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.ones(len(self.game_id)) if self.weight is None else self.weight
+
+    def mean(self, values: np.ndarray) -> np.ndarray:
+        """The mean over the recorded games of per-row values (G,) or (G, k)."""
+        return np.average(values, axis=0, weights=self.weights)
 
     @property
     def clusters(self) -> int:
@@ -117,6 +126,28 @@ def prepare(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...]
                  favour=2 * (-1 if lowest_wins else 1) * grid("score"),
                  breakers=tuple(grid(column) for column in tie_breakers), cluster_by=by,
                  tie_breakers=tuple(tie_breakers))
+
+
+def distinct_games(games: Games) -> Games:
+    """The games' distinct rows of scores and tie-breakers, each weighted by the games it stands for: every share
+    (a mean over the games) is the same, from far fewer rows; no cluster is kept, so no interval comes from them."""
+    keys = np.concatenate([games.favour, *games.breakers], axis=1)
+    _, first, inverse = np.unique(row_codes(keys), return_index=True, return_inverse=True)
+    rows, seats = keys[first], games.players
+    return Games(game_id=np.arange(len(rows)), cluster=np.zeros(len(rows), np.int64), favour=rows[:, :seats],
+                 breakers=tuple(rows[:, seats * k:seats * (k + 1)] for k in range(1, len(games.breakers) + 1)),
+                 cluster_by=games.cluster_by, tie_breakers=games.tie_breakers,
+                 weight=np.bincount(inverse.ravel(), weights=games.weights))
+
+
+def row_codes(keys: np.ndarray) -> np.ndarray:
+    """(G,) one number per row of keys (G, k), equal exactly where the rows are: the row's digits in a mixed radix
+    (each column's range), or its bytes where those overflow 62 bits."""
+    low = keys.min(axis=0)
+    span = keys.max(axis=0) - low + 1
+    if np.prod(span.astype(float)) >= 2**62:
+        return np.ascontiguousarray(keys).view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
+    return (keys - low) @ np.cumprod(np.concatenate([[1], span[:-1]]))
 
 
 # ---------------------------------------------------------------- re-scoring
@@ -192,8 +223,8 @@ class SeatCurve:
     """One seat's win share as a function of its own points, every other seat's compensation fixed.
 
     Game g is won outright with more than margin[g] half-point steps in the seat's favour, won tie_share[g] with
-    exactly margin[g] (the tie-breakers and tie order settle it) and lost with fewer; so any step's share is one
-    pass over the games, whatever the score range."""
+    exactly margin[g] (the tie-breakers and tie order settle it) and lost with fewer; so any step's share is two
+    searches in the sorted margins, whatever the score range."""
 
     def __init__(self, games: Games, seat: int, others: Compensation = NONE):
         self.games, self.seat = games, seat
@@ -204,13 +235,22 @@ class SeatCurve:
         tied[:, seat] = best_other
         self.tie_share = scored_shares(games, tied, others.tie_order)[:, seat]
         self.counts = cluster_sums(games, np.ones(len(games.game_id)))
+        order = np.argsort(self.margin)
+        self.sorted_margin = self.margin[order]
+        weights = games.weights[order]
+        self.weight_below = np.concatenate([[0.0], np.cumsum(weights)])  # [k]: of the k smallest margins
+        self.ties_below = np.concatenate([[0.0], np.cumsum(weights * self.tie_share[order])])
 
     def game_wins(self, step: int) -> np.ndarray:
         """(G,) the seat's win in every game with `step` half points in its favour."""
         return (self.margin < step) + (self.margin == step) * self.tie_share
 
     def share(self, step: int) -> float:
-        return float(self.game_wins(step).mean())
+        """The seat's win share with `step` half points in its favour: the games it wins outright (margin below the
+        step) and its share of those it ties (margin at it), from the sorted margins in two searches."""
+        below, at = np.searchsorted(self.sorted_margin, [step, step + 1])
+        won = self.weight_below[below] + self.ties_below[at] - self.ties_below[below]
+        return float(won / self.weight_below[-1])
 
     def wins(self, step: int) -> np.ndarray:
         """(C,) the seat's wins per cluster with `step` half points in its favour."""

@@ -11,9 +11,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reports.analysis import GameData
-from reports.compensation import Candidate, brief, compensate, compensation_records, phrase, preference
+from reports.compensation import (
+    Candidate,
+    balanced_steps,
+    brief,
+    compensate,
+    compensation_records,
+    phrase,
+    preference,
+    tie_orders,
+)
 from reports.generic.handicaps import handicap_finding, handicaps_of
-from reports.handicap import MAX_GRID, NONE, Compensation, fair_handicaps, handicap_findings, rescore, seat_handicaps
+from reports.handicap import (
+    MAX_GRID,
+    NONE,
+    Compensation,
+    SeatCurve,
+    distinct_games,
+    fair_handicaps,
+    handicap_findings,
+    prepare,
+    rescore,
+    row_codes,
+    seat_handicaps,
+)
 from reports.load import ResultsError
 from reports.overview import handicap_cell
 
@@ -107,6 +128,38 @@ def test_rescore_matches_a_game_by_game_reference(players, data, lowest_wins, br
     expected = [reference_wins(scores[g], [c[g] for c in columns.values()], lowest_wins, compensation)
                 for g in range(games)]
     assert np.allclose(wins(rows, compensation, lowest_wins, tuple(columns)), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(players=st.integers(2, 4), data=st.data(), lowest_wins=st.booleans(), breakers=st.integers(0, 1))
+def test_a_seats_share_and_the_search_are_the_same_over_the_distinct_games(players, data, lowest_wins, breakers):
+    games = data.draw(st.integers(1, 40))
+    scores = np.array(data.draw(st.lists(st.lists(st.integers(0, 4), min_size=players, max_size=players),
+                                         min_size=games, max_size=games)))
+    columns = {f"b{i}": np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=players,
+                                                             max_size=players), min_size=games, max_size=games)))
+               for i in range(breakers)}
+    recorded = prepare(make_rows(scores, breakers=columns, lowest_wins=lowest_wins), lowest_wins, tuple(columns))
+    distinct = distinct_games(recorded)
+    keys = np.concatenate([scores, *columns.values()], axis=1)
+    assert distinct.weights.sum() == games and len(distinct.game_id) == len(np.unique(keys, axis=0))
+    others = Compensation.of_steps(data.draw(st.lists(st.integers(-4, 4), min_size=players, max_size=players)),
+                                   data.draw(st.none() | st.permutations(range(players))))
+    for seat in range(players):
+        every, few = SeatCurve(recorded, seat, others), SeatCurve(distinct, seat, others)
+        for step in range(-12, 13):
+            assert every.share(step) == pytest.approx(every.game_wins(step).mean(), abs=1e-12)
+            assert few.share(step) == pytest.approx(every.share(step), abs=1e-12)
+    for order in tie_orders(players):
+        assert (balanced_steps(distinct, order) == balanced_steps(recorded, order)).all()
+
+
+@pytest.mark.parametrize("high", [3, 2**40])  # digits in 62 bits, and rows whose ranges overflow them
+def test_row_codes_are_equal_exactly_where_the_rows_are(high: int) -> None:
+    keys = np.random.default_rng(high).integers(-high, high, (400, 4))
+    keys[200:] = keys[:200][::-1]  # every row at least twice
+    codes = row_codes(keys)
+    assert ((codes[:, None] == codes[None, :]) == (keys[:, None, :] == keys[None, :, :]).all(axis=2)).all()
 
 
 def test_a_tie_order_settles_the_ties_on_score_that_remain():
