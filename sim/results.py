@@ -4,8 +4,11 @@ The format (the layout of `<out>/<experiment name>/`, the manifest's keys, chunk
 in sim/dataset.py, which reads it too.
 
 A file is written to a temporary name in its folder and renamed into place, so a killed run leaves
-either the old file or the new one, never half of one. The manifest is rewritten after every part, and a
-part counts as finished only while its size and checksum match the manifest: a damaged part is played again.
+either the old file or the new one, never half of one. The manifest is rewritten when a part is written and
+SAVE_EVERY seconds have passed since it last was, when the run is complete, and when it stops early (an error,
+Ctrl-C): rewriting it after every part would cost a long run time that grows with the square of its parts. A part
+counts as finished only while its size and checksum match the manifest: a part that a killed run wrote but had not
+recorded yet, or a damaged one, is played again.
 A run holds an exclusive lock on the experiment folder, so two runs never write into one folder at once.
 A file that cannot be written (a full disk) stops the run in one line.
 """
@@ -16,6 +19,7 @@ import fcntl
 import json
 import os
 import platform
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -41,6 +45,8 @@ from sim.errors import AtelierError
 from sim.experiment import Experiment
 from sim.registry import get_game
 
+SAVE_EVERY = 1.0  # seconds between rewrites of the manifest while parts are written
+
 
 class ResultStore:
     """The results folder of one experiment, open for writing parts."""
@@ -48,6 +54,8 @@ class ResultStore:
     def __init__(self, directory: Path, manifest: dict[str, Any]):
         self.directory = directory
         self.manifest = manifest
+        self.saved_at = -SAVE_EVERY  # time.monotonic() of the last rewrite of the manifest
+        self.recorded = 0  # the finished parts the manifest on disk lists
 
     @classmethod
     def open(cls, directory: Path, experiment: Experiment, plan: dict[str, Any]) -> ResultStore:
@@ -69,7 +77,7 @@ class ResultStore:
         manifest["finished"] = {chunk: recorded for chunk, recorded in sorted(manifest["finished"].items())
                                 if part_is_intact(directory, manifest, chunk)}
         store = cls(directory, manifest)
-        store._update()
+        store.save()
         return store
 
     @property
@@ -78,20 +86,38 @@ class ResultStore:
         return self.manifest["finished"]
 
     def write_part(self, chunk_id: str, games: int, part: Part) -> None:
-        """Write one chunk's part, then record the chunk as finished in the manifest."""
+        """Write one chunk's part, then record the chunk as finished in the manifest (on disk, once SAVE_EVERY
+        seconds have passed since the manifest was last written, or the experiment is complete)."""
         path = part_path(self.directory, self.manifest, chunk_id)
         _make_folders(path.parent)
         _atomic_write(path, part.data)
         self.finished[chunk_id] = {"games": games, "rows": part.rows, **part.recorded}
-        self._update()
+        if time.monotonic() - self.saved_at >= SAVE_EVERY or self._complete():
+            self.save()
 
-    def discard_if_empty(self) -> int:
-        """Remove the manifest and parts folder if no part is finished; return the number of finished parts.
+    def save(self) -> None:
+        """Write the manifest with every part finished so far."""
+        manifest = self.manifest
+        manifest["finished"] = dict(sorted(manifest["finished"].items()))
+        manifest["complete"] = self._complete()
+        manifest["finished_at"] = _now() if manifest["complete"] else None
+        _atomic_write(self.directory / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+        self.saved_at, self.recorded = time.monotonic(), len(self.finished)
 
-        The parts folder then holds nothing that counts: temporary files, or a part whose manifest entry could
-        not be written."""
-        if self.finished:
-            return len(self.finished)
+    def close(self) -> int:
+        """End writing early: record every finished part in the manifest, or remove the manifest and parts folder if
+        none is recorded; return the number of recorded parts. A manifest that cannot be written (a full disk)
+        leaves the parts it would have recorded to be played again.
+
+        The parts folder then holds nothing that counts: temporary files, or parts whose manifest entry could not
+        be written."""
+        if len(self.finished) > self.recorded:
+            try:
+                self.save()
+            except AtelierError:
+                pass
+        if self.recorded:
+            return self.recorded
         (self.directory / MANIFEST).unlink(missing_ok=True)
         parts = self.directory / PARTS
         if parts.is_dir():
@@ -101,12 +127,8 @@ class ResultStore:
                 folder.rmdir()
         return 0
 
-    def _update(self) -> None:
-        manifest = self.manifest
-        manifest["finished"] = dict(sorted(manifest["finished"].items()))
-        manifest["complete"] = len(manifest["finished"]) == sum(p["chunks"] for p in manifest["plan"].values())
-        manifest["finished_at"] = _now() if manifest["complete"] else None
-        _atomic_write(self.directory / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+    def _complete(self) -> bool:
+        return len(self.finished) == sum(p["chunks"] for p in self.manifest["plan"].values())
 
 
 @contextmanager

@@ -208,7 +208,7 @@ def run_all(experiments: list[Experiment], out_root: Path, jobs: int = 1, progre
             try:
                 _play_all(experiments, stores, jobs, progress, backend)
             except BaseException as error:
-                explained = _explained(error, {store.directory: store.discard_if_empty() for store in stores})
+                explained = _explained(error, {store.directory: store.close() for store in stores})
                 if explained is None:
                     raise
                 raise explained from None
@@ -228,7 +228,7 @@ def _open_stores(experiments: list[Experiment], out_root: Path, held: ExitStack)
             stores.append(ResultStore.open(directory, experiment, plan_summary(experiment)))
     except BaseException:
         for store in stores:
-            store.discard_if_empty()
+            store.close()
         raise
     return stores
 

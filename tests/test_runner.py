@@ -309,6 +309,21 @@ def interrupt_after(monkeypatch: pytest.MonkeyPatch, write_toml, out: Path, part
     return out / "exp"
 
 
+def test_the_manifest_is_written_at_the_start_at_the_end_and_at_a_stop_not_after_every_part(monkeypatch, write_toml,
+                                                                                           tmp_path: Path) -> None:
+    saved, save = [], runner.ResultStore.save
+    monkeypatch.setattr(runner.results, "SAVE_EVERY", 3600.0)
+    monkeypatch.setattr(runner.ResultStore, "save", lambda store: (saved.append(len(store.finished)), save(store))[1])
+    whole = run_dice(write_toml, tmp_path / "whole")
+    assert saved == [0, 10]
+    assert len(json.loads((tmp_path / "whole" / "exp" / "manifest.json").read_text())["finished"]) == 10
+    saved.clear()
+    directory = interrupt_after(monkeypatch, write_toml, tmp_path / "out", parts=3)
+    assert saved == [0, 3]
+    assert len(json.loads((directory / "manifest.json").read_text())["finished"]) == 3
+    assert run_dice(write_toml, tmp_path / "out").equals(whole)
+
+
 def count_chunks_played(monkeypatch: pytest.MonkeyPatch) -> list:
     """Record every chunk that the runner plays in this process."""
     played = []
