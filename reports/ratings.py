@@ -56,9 +56,10 @@ def seat_tables(rows: pl.DataFrame, *names: str) -> list[np.ndarray]:
 def pairwise(rows: pl.DataFrame) -> Pairwise:
     """Pairwise wins of every strategy over every other in these rows (one experiment, one player count), in total
     and per cluster: all in a few array operations per pair of seats, none per game or cluster."""
-    strategies, code = np.unique(rows["strategy"].to_numpy().astype(str), return_inverse=True)
+    strategies = rows["strategy"].unique().sort().to_list()
+    code = rows["strategy"].cast(pl.Enum(strategies)).to_physical()  # each strategy's place in sorted order
     cluster, n_clusters = cluster_codes(rows)
-    coded = rows.with_columns(_code=pl.Series(code.ravel()), _cluster=pl.Series(cluster))
+    coded = rows.with_columns(_code=code.cast(pl.Int64), _cluster=pl.Series(cluster))
     strategy, rank, game_cluster = seat_tables(coded, "_code", "rank", "_cluster")
     s = len(strategies)
     cells, won = [], []
@@ -71,7 +72,7 @@ def pairwise(rows: pl.DataFrame) -> Pairwise:
     per_cluster = np.bincount(np.concatenate(cells), np.concatenate(won), n_clusters * s * s).reshape(-1, s, s)
     present = np.zeros((len(strategy), s))
     np.put_along_axis(present, strategy, 1.0, axis=1)
-    return Pairwise(list(strategies), per_cluster.sum(axis=0), (present.T @ present).astype(np.int64), per_cluster)
+    return Pairwise(strategies, per_cluster.sum(axis=0), (present.T @ present).astype(np.int64), per_cluster)
 
 
 def bradley_terry(wins: np.ndarray) -> np.ndarray:

@@ -12,7 +12,9 @@ from reports.stats import (
     METHODS,
     cluster_ratio_interval,
     clusters,
+    dense_codes,
     difference_interval,
+    group_codes,
     holm,
     holm_min,
     mean_interval,
@@ -21,6 +23,7 @@ from reports.stats import (
     paired_mean_intervals,
     paired_ratio,
     ratio_p_values,
+    sorted_columns,
     wilson,
 )
 
@@ -145,6 +148,41 @@ def test_clusters_are_deals_or_in_match_mode_matches():
     assert difference["clusters"] == 2 and difference["method"] == "paired_cluster_t"
     # deal 0 and deal 1 split the games 4 : 4; the matches split them 6 : 2, so the standard errors differ
     assert difference["se"] != paired_difference(TINY, pl.col("seat") == 0, pl.lit(True))["se"]
+
+
+@pytest.mark.parametrize(("players", "deals"), [((2, 3, 5), 50), ((3,), 10**9), ((0,), 7)])
+def test_dense_codes_are_the_ranks_of_the_distinct_values(players, deals) -> None:
+    rng = np.random.default_rng(deals)
+    values = rng.choice(players, 500).astype(np.int64) * 2**32 + rng.integers(0, deals, 500)
+    distinct, ranks = np.unique(values, return_inverse=True)
+    codes, count = dense_codes(values)
+    assert count == len(distinct) and (codes == ranks.ravel()).all()
+    codes, count = dense_codes(values - 2**40)  # below zero: sorted instead
+    assert count == len(distinct) and (codes == ranks.ravel()).all()
+
+
+def test_group_codes_are_the_sorted_groups_of_every_kind_of_column() -> None:
+    rng = np.random.default_rng(7)
+    n = 400
+    rows = pl.DataFrame({
+        "name": pl.Series(rng.choice(np.array(["b", "a", "ç", "ab", None], object), n).tolist(), dtype=pl.String),
+        "count": pl.Series(rng.choice(np.array([3, -1, 7, None], object), n).tolist(), dtype=pl.Int16),
+        "share": rng.choice([0.5, -2.0, 1.25], n),
+        "flag": rng.random(n) < 0.5,
+        "kind": pl.Series(rng.choice(["z", "y"], n), dtype=pl.Enum(["z", "y"])),  # enum order, not the alphabet
+    })
+    for by in (["name"], ["count", "name"], ["kind", "share", "flag"], list(rows.columns)):
+        expected = rows.select(by).unique().sort(by)
+        groups, codes = group_codes(rows, by)
+        assert groups.equals(expected), by
+        assert groups[codes].equals(rows.select(by)), by
+
+
+def test_sorted_columns_is_lexsorts_order() -> None:
+    rng = np.random.default_rng(3)
+    columns = [rng.integers(0, 4, 300), rng.integers(0, 3, 300), rng.integers(0, 5, 300) / 4, rng.random(300)]
+    order = np.lexsort(columns[::-1])
+    assert all((got == column[order]).all() for got, column in zip(sorted_columns(*columns), columns))
 
 
 def test_paired_ratio_matches_a_hand_computation():

@@ -20,6 +20,8 @@ def mixed_games(rows: pl.DataFrame) -> pl.DataFrame:
     """The rows of the games where at least two strategies meet: a table of one strategy says nothing of strength.
     All rows when no game mixes strategies (the strategy finding then says there is nothing to compare)."""
     kinds = rows.group_by(GAME_KEY).agg(pl.col("strategy").n_unique().alias("kinds"))
+    if kinds.filter(pl.col("kinds") == 1).is_empty():
+        return rows
     mixed = rows.join(kinds.filter(pl.col("kinds") > 1).select(GAME_KEY), on=GAME_KEY, how="semi")
     return rows if mixed.is_empty() else mixed
 
