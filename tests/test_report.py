@@ -10,13 +10,13 @@ import resultsdir
 from resultsdir import assert_start_advantage_above_zero, finding, game_data, section, write_experiment
 from test_cli import KINTSUGI_EXPERIMENT, invoke
 
-from reports.analysis import GameData
+from reports.analysis import GAME_KEY, GameData
 from reports.build import build_report, check_results
 from reports.findings import UNITS
 from reports.fmt import p_value, pp, pp_ci
 from reports.generic.matchups import head_to_head
 from reports.generic.seats import seat_analysis, seat_tables
-from reports.kintsugi.guessing import WINNER_CHANGES, guess_accuracy
+from reports.kintsugi.guessing import WINNER_CHANGES, guess_accuracy, with_policy_and_guesser, with_target_policy
 from reports.kintsugi.matches import match_finding, matches
 from reports.load import ResultsError, load_results
 from reports.stats import cluster_unit, wilson
@@ -342,6 +342,18 @@ def test_guess_accuracy_resamples_deals_not_guesses():
     lo, hi = wilson(accuracy["correct"], accuracy["guesses"])
     # about √4 = 2 times the width of guesses as trials
     assert accuracy["accuracy_hi"] - accuracy["accuracy_lo"] > 1.7 * (hi - lo)
+
+
+def test_the_guessed_players_policy_is_the_next_seats_in_any_row_order():
+    rows = with_policy_and_guesser(pl.concat([synthetic_games(3, 200, seed=8), synthetic_games(4, 200, seed=9)]))
+    ordered = with_target_policy(rows)  # each game's seats one after another: read a few rows on
+    shuffled = with_target_policy(rows.sample(fraction=1.0, shuffle=True, seed=3))  # joined
+    next_seat = rows.select(*GAME_KEY, target_seat=pl.col("seat"), expected=pl.col("policy"))
+    for found in (ordered, shuffled):
+        checked = found.join(next_seat, on=[*GAME_KEY, "target_seat"])
+        assert checked.height == rows.height and (checked["target_policy"] == checked["expected"]).all()
+        assert (found["target_seat"] == (found["seat"] + 1) % found["players"]).all()
+    assert ordered.select(rows.columns).equals(rows)
 
 
 def test_kintsugi_intervals_resample_deals_or_matches(numbers):

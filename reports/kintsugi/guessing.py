@@ -5,6 +5,7 @@ Rows carry `pieces` (score before guessing), `guess_correct` and the `guess_chan
 strategies are named "policy+guesser", e.g. "camouflage@0.8+bayes". Every interval is cluster-robust over deals
 (matches in match mode; spec.measured): the guesses of one game share its board, so they are not independent."""
 
+import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
@@ -27,10 +28,16 @@ def with_policy_and_guesser(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def with_target_policy(rows: pl.DataFrame) -> pl.DataFrame:
-    """Each row joined with the placement policy of the player it guessed: the next seat in the same game."""
+    """Each row with the placement policy of the player it guessed: the next seat in the same game. Where each
+    game's seats lie one after another in order (as results load), it is read a few rows on; else joined."""
+    rows = rows.with_columns(target_seat=(pl.col("seat") + 1) % pl.col("players"))
+    seat, target = (rows[c].cast(pl.Int64).to_numpy() for c in ("seat", "target_seat"))
+    index = np.arange(rows.height) - seat + target
+    if rows.height and 0 <= index.min() and index.max() < rows.height and (seat[index] == target).all() and all(
+            (rows[c].gather(index) == rows[c]).all() for c in GAME_KEY):
+        return rows.with_columns(target_policy=rows["policy"].gather(index))
     targets = rows.select(*GAME_KEY, pl.col("seat").alias("target_seat"), pl.col("policy").alias("target_policy"))
-    return rows.with_columns(target_seat=(pl.col("seat") + 1) % pl.col("players")).join(
-        targets, on=[*GAME_KEY, "target_seat"])
+    return rows.join(targets, on=[*GAME_KEY, "target_seat"])
 
 
 def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
