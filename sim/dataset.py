@@ -207,7 +207,13 @@ def read_rows(directory: Path, manifest: dict[str, Any]) -> pl.DataFrame | None:
         return None
     rows = pl.concat(frames, how="diagonal_relaxed")
     _check_rows(directory, manifest, rows)
-    return rows.sort("game_id", "seat")
+    return rows if _in_order(rows) else rows.sort("game_id", "seat")
+
+
+def _in_order(rows: pl.DataFrame) -> bool:
+    """Whether the rows are sorted by game_id, seat already (parts in chunk order usually are): a sort copies them."""
+    game, seat = pl.col("game_id").diff(), pl.col("seat").cast(pl.Int64).diff()
+    return bool(rows.select(((game > 0) | ((game == 0) & (seat > 0))).slice(1).all()).item())
 
 
 def _whole_rows(part: pl.DataFrame, manifest: dict[str, Any], chunk: str) -> pl.DataFrame:

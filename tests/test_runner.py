@@ -252,6 +252,21 @@ def test_the_parts_read_as_one_hive_table_with_pyarrow_pandas_polars_and_duckdb(
         assert table.sort("game_id", "seat").equals(rows), reader
 
 
+@pytest.mark.parametrize("order", ["as played", "reversed", "interleaved"])
+def test_loaded_rows_are_sorted_by_game_and_seat_whatever_the_order_of_the_parts(write_toml, tmp_path: Path,
+                                                                                order: str) -> None:
+    from resultsdir import write_experiment
+
+    rows = run_dice(write_toml, tmp_path / "run")
+    frames = [rows.filter(pl.col("game_id") // 20 == k) for k in range(6)]
+    if order == "reversed":
+        frames = frames[::-1]
+    if order == "interleaved":  # a part holding games on both sides of another's, as split seatings do
+        frames = [pl.concat(frames[0::2]), pl.concat(frames[1::2])]
+    write_experiment(tmp_path / "out" / "exp", frames, "dice")
+    assert load(tmp_path / "out" / "exp").equals(rows)
+
+
 def test_results_of_the_layout_before_hive_are_read_but_not_resumed(write_toml, tmp_path: Path) -> None:
     from resultsdir import write_experiment
 

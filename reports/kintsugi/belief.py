@@ -43,10 +43,12 @@ def belief_scores(data: GameData) -> dict | None:
     rows = with_target_policy(with_policy_and_guesser(with_brier(data.rows)))
     by = ["players", "guesser", "target_policy"]
     kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id", "belief_entropy"])]  # a row per turn: few columns
-    turns = (rows.select(kept).with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
+    named = {c: pl.Enum(sorted(rows[c].unique().to_list())) for c in ("guesser", "target_policy")}  # 4 bytes a row
+    turns = (rows.select(kept).cast(named).with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
              .explode("belief_entropy", "turn").rename({"belief_entropy": "entropy"}).drop_nulls("turn")
              .filter(pl.col("entropy").is_not_nan()))  # a seat whose neighbour placed less often than another's
-    entropy = measured(turns, [ENTROPY], [*by, "turn"], everyone=False) if turns.height else None
+    entropy = (measured(turns, [ENTROPY], [*by, "turn"], everyone=False).cast(dict.fromkeys(named, pl.String))
+               if turns.height else None)
     return {"brier": measured(rows, [BRIER], by, everyone=False),
             "guessers": measured(rows, [BRIER], ["players", "guesser"], everyone=False), "entropy": entropy}
 
