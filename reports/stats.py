@@ -268,6 +268,9 @@ def column_codes(column: pl.Series) -> tuple[pl.Series | None, np.ndarray | None
     """A column's distinct values as `sort` orders them (null first) and every row's place among them, for strings,
     enums, numbers and booleans; (None, None) for other kinds."""
     distinct = column.unique().sort()
+    if column.dtype.is_integer() and not column.null_count():  # places counted, not sorted
+        codes, _ = dense_codes(column.to_numpy().astype(np.int64) - int(distinct[0]))
+        return distinct, codes
     if column.dtype == pl.String:
         key = column.cast(pl.Enum(distinct.drop_nulls().to_list())).to_physical()  # sorted strings: places already
     elif isinstance(column.dtype, pl.Enum) or column.dtype.is_numeric() or column.dtype == pl.Boolean:
@@ -275,8 +278,9 @@ def column_codes(column: pl.Series) -> tuple[pl.Series | None, np.ndarray | None
         key = key.rank("dense") - 1
     else:
         return None, None
-    nulls = int(distinct.null_count() > 0)
-    return distinct, (key.cast(pl.Int64) + nulls).fill_null(0).to_numpy()
+    if not distinct.null_count():
+        return distinct, key.cast(pl.Int64).to_numpy()
+    return distinct, (key.cast(pl.Int64) + 1).fill_null(0).to_numpy()
 
 
 def per_cluster(cluster: np.ndarray, n_clusters: int, group: np.ndarray, n_groups: int, values) -> np.ndarray:

@@ -333,9 +333,9 @@ def _dask_workers(scheduler: str | None, jobs: int) -> Iterator[tuple[Any, int]]
         with _signals_held():  # the cluster and the client start whole, or are closed
             if scheduler is None:
                 with _interrupts_ignored():  # by the worker processes it starts, which inherit that
-                    cluster = held.enter_context(LocalCluster(
-                        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                        silence_logs=logging.ERROR))
+                    cluster = held.enter_context(LocalCluster(  # its HTTP server on a free loopback port:
+                        n_workers=jobs, threads_per_worker=1, processes=True,  # 8787 may be another's (a warning)
+                        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
             try:
                 client = held.enter_context(Client(scheduler or cluster, set_as_default=False, timeout="10s"))
             except OSError as error:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -84,3 +87,23 @@ def test_a_dask_worker_killed_mid_run_loses_no_data(tmp_path: Path, loky_parts: 
         killer.join()
     assert killed, "no worker was killed mid-run: the test did not test"
     assert parts(tmp_path / "results") == loky_parts
+
+
+def test_a_local_cluster_beside_another_says_nothing(tmp_path: Path) -> None:
+    """A LocalCluster's HTTP server listens on a free loopback port: distributed's default, 8787, may be another
+    cluster's (another run, a notebook), and it would warn about it on stderr."""
+    taken = socket.socket()
+    try:
+        taken.bind(("0.0.0.0", 8787))
+        taken.listen()
+    except OSError:
+        pass  # someone else holds it: as good
+    try:
+        name = experiments(tmp_path)[0].name
+        ran = subprocess.run([sys.executable, "-c", "from sim.cli import app; app()", "run", tmp_path / f"{name}.toml",
+                              "--out", tmp_path / "out", "--jobs", "2", "--quiet", "--backend", "dask"],
+                             capture_output=True, text=True, timeout=300)
+    finally:
+        taken.close()
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr == ""

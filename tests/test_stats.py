@@ -169,9 +169,10 @@ def test_group_codes_are_the_sorted_groups_of_every_kind_of_column() -> None:
         "count": pl.Series(rng.choice(np.array([3, -1, 7, None], object), n).tolist(), dtype=pl.Int16),
         "share": rng.choice([0.5, -2.0, 1.25], n),
         "flag": rng.random(n) < 0.5,
+        "turn": pl.Series(rng.choice([9, -3, 2**40], n), dtype=pl.Int64),
         "kind": pl.Series(rng.choice(["z", "y"], n), dtype=pl.Enum(["z", "y"])),  # enum order, not the alphabet
     })
-    for by in (["name"], ["count", "name"], ["kind", "share", "flag"], list(rows.columns)):
+    for by in (["name"], ["count", "name"], ["kind", "share", "flag"], ["turn", "kind"], list(rows.columns)):
         expected = rows.select(by).unique().sort(by)
         groups, codes = group_codes(rows, by)
         assert groups.equals(expected), by
