@@ -38,6 +38,7 @@ from reports.load import ResultsError, load_results
 from reports.overview import glossary, headlines, overview_opening, overview_row, rule_holes
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
 from reports.spec import GameReport
+from sim.dataset import GAME_NAME  # a game's name as the registry writes it: also its page's
 
 GENERAL_CAVEATS = [
     "Intervals are 95% intervals that cover sampling noise only, not modelling choices. Win shares, rates, means "
@@ -49,7 +50,6 @@ GENERAL_CAVEATS = [
 
 
 MARKER = ".atelier-report"  # written last into every report: the names of the files the report wrote, as JSON
-GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")  # a game's name as the registry writes it: also its page's
 PARALLEL_ROWS = 200_000  # fewer result rows are analysed in this process: starting workers would cost more
 
 

@@ -10,7 +10,7 @@ from reports.spec import GameReport
 
 def game_report(game: str) -> GameReport:
     """The game's declared report; an empty one (the generic analyses alone) where reports/ has none. `game` is a
-    name games have (build.GAME_NAME): no dots, no path."""
+    name games have (sim.dataset.GAME_NAME): no dots, no path."""
     if find_spec(f"reports.{game}") is None:
         return GameReport()
     report = getattr(import_module(f"reports.{game}"), "REPORT", None)
