@@ -122,6 +122,10 @@ class Component:
     def observe(self, obs, actions: np.ndarray) -> None:
         """Called after every placement by any seat; obs is the table before it."""
 
+    def adopt(self, other: Component, games: np.ndarray) -> None:
+        """Take what `other` (of the same kind) made of the placements it watched in its games `games`, as if this
+        one had watched them: nothing a component keeps of them depends on its own colour."""
+
 
 class Belief(Component):
     """Posterior over one seat's colour from its placements, under a noisy-greedy opponent model."""
@@ -131,8 +135,14 @@ class Belief(Component):
     def __init__(self, *, target: int, **context):
         super().__init__(**context)
         self.target = target
-        self.log_post = np.zeros((self.n, N_COLORS))
-        self.log_post[np.arange(self.n), self.colors] = -np.inf  # colours are all different
+        self.evidence = np.zeros((self.n, N_COLORS))  # the log-likelihood of the target's placements, by colour
+
+    @property
+    def log_post(self) -> np.ndarray:
+        """The log-posterior (up to a constant): the evidence, its own colour ruled out (colours are all different)."""
+        log_post = self.evidence.copy()
+        log_post[np.arange(self.n), self.colors] = -np.inf
+        return log_post
 
     def observe(self, obs, actions):
         if obs.seat != self.target:
@@ -143,10 +153,14 @@ class Belief(Component):
         # so no beta overflows the exponential (deltas lie in -16..16, their excess over the best in 0..32).
         best = deltas.min(axis=1)
         weights = np.exp(-self.knob * np.arange(33, dtype=np.float32))[deltas - best[:, None, :]]
-        self.log_post += -self.knob * (chosen - best) - np.log(weights.sum(axis=1))
+        self.evidence += -self.knob * (chosen - best) - np.log(weights.sum(axis=1))
+
+    def adopt(self, other: Belief, games: np.ndarray) -> None:
+        self.evidence = other.evidence[games]
 
     def probabilities(self) -> np.ndarray:
-        post = np.exp(self.log_post - self.log_post.max(axis=1, keepdims=True))
+        log_post = self.log_post
+        post = np.exp(log_post - log_post.max(axis=1, keepdims=True))
         return post / post.sum(axis=1, keepdims=True)
 
 
@@ -185,6 +199,9 @@ class SpoilerPolicy(Component):
     def observe(self, obs, actions):
         self.belief.observe(obs, actions)
 
+    def adopt(self, other: SpoilerPolicy, games: np.ndarray) -> None:
+        self.belief.adopt(other.belief, games)
+
     def place(self, obs, rng):
         deltas = self.deltas(obs)
         critic_gain = (deltas * self.belief.probabilities()[:, None, :]).sum(axis=2)
@@ -212,6 +229,9 @@ class TrackerGuesser(Component):
         if obs.seat == (self.seat + 1) % self.players:
             self.reduced -= self.deltas(obs)[np.arange(self.n), actions[self.idx]]
 
+    def adopt(self, other: TrackerGuesser, games: np.ndarray) -> None:
+        self.reduced = other.reduced[games]
+
     def guess(self, rng):
         allowed = np.arange(N_COLORS) != self.colors[:, None]
         return pick_best(-self.reduced, allowed, rng, lowest=True)
@@ -229,7 +249,8 @@ class BayesGuesser(Belief):
         super().__init__(**context, target=(context["seat"] + 1) % context["players"])
 
     def guess(self, rng):
-        return pick_best(-self.log_post, np.isfinite(self.log_post), rng, lowest=True)
+        log_post = self.log_post
+        return pick_best(-log_post, np.isfinite(log_post), rng, lowest=True)
 
 
 POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy, "camouflage": CamouflagePolicy,
@@ -258,6 +279,12 @@ class Player:
 
     def guess(self, obs, rng):
         return self.guesser.guess(rng)
+
+    def adopt(self, other: Player, games: np.ndarray) -> None:
+        """Take what another player of the same strategy (at the same seat, of other colours) made of the placements
+        it watched in its games `games`: a search's rollouts start from it instead of watching the game so far again."""
+        self.policy.adopt(other.policy, games)
+        self.guesser.adopt(other.guesser, games)
 
     def written(self) -> dict[str, np.ndarray]:
         entropy = np.stack(self.entropy, axis=1) if self.entropy else np.zeros((self.guesser.n, 0))

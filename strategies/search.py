@@ -135,15 +135,25 @@ class Search:
         self.seat, self.params, self.games = seat, params, games
         self.rest = catalogue.make(knobs.policy, seat=seat, params=params, games=games, secret=secret)
         self.history: list[tuple[str, Any, np.ndarray]] = []  # what the table has shown, where the policy watches
+        self.shadow: Table | None = None  # the policy at every seat of the whole batch, watching the game so far
         if hasattr(self.rest, "observe"):
             self.observe = self.watch
         self.stream: np.random.Generator | None = None
 
     def watch(self, kind: str, public: Any, choices: np.ndarray) -> None:
         """Keep what every seat learns from a decision, for the rollouts' watching players, and show it to the
-        policy's player that answers for this one."""
-        self.history.append((kind, public, choices))
+        policy's player that answers for this one. Where the policy's players can adopt what another watched
+        (`adopt`), a shadow table of them watches instead, once for every rollout."""
         self.rest.observe(kind, public, choices)
+        if not hasattr(self.rest, "adopt"):
+            self.history.append((kind, public, choices))
+            return
+        if self.shadow is None:
+            batch, players = len(choices), self.params.players
+            self.shadow = Table(self.catalogue, self.params, np.full((batch, players), self.knobs.policy),
+                                np.zeros((batch, players), np.int64))  # no colour changes what they keep
+        for player in self.shadow.watchers:
+            player.observe(kind, public, choices)
 
     def decide(self, decision: Decision, rng: np.random.Generator) -> np.ndarray:
         """One choice per game of its own: searched where the decision asks and offers more than one option."""
@@ -262,6 +272,9 @@ class Search:
         lineups = np.full((len(games), self.params.players), self.knobs.policy)
         table = Table(self.catalogue, self.params, lineups, self.rules.secrets(world))
         if table.watchers:
+            if self.shadow is not None:  # every seat one player, of all the worlds
+                for seat, [(_, player)] in enumerate(table.seats):
+                    player.adopt(self.shadow.seats[seat][0][1], games)
             shown = [(kind, rows_of(public, games), choices[games]) for kind, public, choices in self.history]
             now = self.rules.engine.decision(self.params, world)
             if options is not None and now.public is not None:

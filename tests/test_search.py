@@ -16,6 +16,7 @@ from sim.experiment import load_experiment
 from sim.game import Worlds, evolve
 from sim.registry import get_game
 from sim.runner import plan, play_chunk, run
+from strategies import kintsugi
 from strategies.kintsugi import piece_deltas
 from strategies.search import Tree, _descend, knobs, margins, rows_of
 
@@ -220,3 +221,18 @@ def test_a_chunk_with_search_players_plays_the_same_games_twice(write_toml) -> N
                                             'chunk = 12\nladder = ["completer", "search@2"]\n'))
     chunk = next(iter(plan(experiment)))
     assert play_chunk(experiment, spec, chunk).equals(play_chunk(experiment, spec, chunk))
+
+
+@pytest.mark.parametrize("policy", ["spoiler+bayes", "greedy+tracker"])
+def test_kintsugis_rollouts_start_from_what_a_shadow_table_watched_as_if_they_had_watched_the_game(
+        monkeypatch, write_toml, policy: str) -> None:
+    """A search's rollout players adopt what the search's shadow table of its policy made of the game so far (a
+    guesser's evidence, a spoiler's belief of its critic, a tracker's reductions), instead of watching it again:
+    the very games watching it again gives."""
+    spec = get_game("kintsugi")
+    experiment = load_experiment(write_toml(f'game = "kintsugi"\nplayers = [3]\ngames = 12\nseed = 31\nchunk = 12\n'
+                                            f'pool = ["search@4:{policy}", "{policy}"]\n'))
+    chunk = next(iter(plan(experiment)))
+    adopted = play_chunk(experiment, spec, chunk)
+    monkeypatch.delattr(kintsugi.Player, "adopt")  # the search keeps the history and replays it to every rollout
+    assert play_chunk(experiment, spec, chunk).equals(adopted)
