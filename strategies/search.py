@@ -143,7 +143,8 @@ class Search:
     def watch(self, kind: str, public: Any, choices: np.ndarray) -> None:
         """Keep what every seat learns from a decision, for the rollouts' watching players, and show it to the
         policy's player that answers for this one. Where the policy's players can adopt what another watched
-        (`adopt`), a shadow table of them watches instead, once for every rollout."""
+        (`adopt`), a shadow table of them (the policy at every seat of the whole batch, shown only what every seat
+        is shown) watches it instead, once for all the rollouts to come."""
         self.rest.observe(kind, public, choices)
         if not hasattr(self.rest, "adopt"):
             self.history.append((kind, public, choices))
