@@ -10,7 +10,7 @@ Search, per tie order: seat by seat, each seat gets the points that bring its sh
 others' (bisection on its re-scored share, which never falls as its points grow: handicap.SeatCurve), for at most
 ROUNDS rounds or until no seat's points change; then ±½ point steps, one seat at a time, while the largest
 |share − 1/P| falls. No grid bounds it, and its cost grows only with the logarithm of the score range. It reads
-shares only, so it runs over the distinct rows of scores (handicap.distinct_games), weighted by their games.
+shares only, so it runs over the distinct rows of scores (handicap.distinct_scores), weighted by their games.
 
 Choice: every seat's 95% interval (handicap.share_intervals) under no compensation, each tie order alone and each
 tie order's vector, and, where that vector evens the game, under fractions of it (k/FRACTIONS of each seat's
@@ -35,7 +35,7 @@ from reports.handicap import (
     Games,
     SeatCurve,
     cluster_sums,
-    distinct_games,
+    distinct_scores,
     prepare,
     scored_shares,
     share_intervals,
@@ -179,7 +179,7 @@ def compensate(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, .
     """The compensation that evens every seat with the smallest total adjustment, or the closest (module doc), for
     the rows of one experiment at one player count."""
     games = prepare(rows, lowest_wins, tie_breakers)
-    distinct = distinct_games(games)  # the search reads shares only
+    distinct = distinct_scores(games)  # the search reads shares only
     searched = {order: balanced_steps(distinct, order) for order in tie_orders(games.players)}
     ends = [Compensation.of_steps(steps, order) for order, vector in searched.items()
             for steps in (0 * vector, vector)]

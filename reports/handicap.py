@@ -77,19 +77,15 @@ class Games:
     breakers: tuple[np.ndarray, ...]  # (G, P) int64 each: the tie-breaker columns, the most wins, in order
     cluster_by: str  # "deal" or "match_id"
     tie_breakers: tuple[str, ...]
-    weight: np.ndarray | None = None  # (G,) the recorded games each row stands for (distinct_games); None: one
+    weight: np.ndarray  # (G,) the recorded games each row stands for: 1, or more where merged (distinct_scores)
 
     @property
     def players(self) -> int:
         return self.favour.shape[1]
 
-    @property
-    def weights(self) -> np.ndarray:
-        return np.ones(len(self.game_id)) if self.weight is None else self.weight
-
     def mean(self, values: np.ndarray) -> np.ndarray:
         """The mean over the recorded games of per-row values (G,) or (G, k)."""
-        return np.average(values, axis=0, weights=self.weights)
+        return np.average(values, axis=0, weights=self.weight)
 
     @property
     def clusters(self) -> int:
@@ -125,10 +121,10 @@ def prepare(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...]
     return Games(game_id=grid("game_id")[:, 0], cluster=cluster.ravel(),
                  favour=2 * (-1 if lowest_wins else 1) * grid("score"),
                  breakers=tuple(grid(column) for column in tie_breakers), cluster_by=by,
-                 tie_breakers=tuple(tie_breakers))
+                 tie_breakers=tuple(tie_breakers), weight=np.ones(count))
 
 
-def distinct_games(games: Games) -> Games:
+def distinct_scores(games: Games) -> Games:
     """The games' distinct rows of scores and tie-breakers, each weighted by the games it stands for: every share
     (a mean over the games) is the same, from far fewer rows; no cluster is kept, so no interval comes from them."""
     keys = np.concatenate([games.favour, *games.breakers], axis=1)
@@ -137,7 +133,7 @@ def distinct_games(games: Games) -> Games:
     return Games(game_id=np.arange(len(rows)), cluster=np.zeros(len(rows), np.int64), favour=rows[:, :seats],
                  breakers=tuple(rows[:, seats * k:seats * (k + 1)] for k in range(1, len(games.breakers) + 1)),
                  cluster_by=games.cluster_by, tie_breakers=games.tie_breakers,
-                 weight=np.bincount(inverse.ravel(), weights=games.weights))
+                 weight=np.bincount(inverse.ravel(), weights=games.weight))
 
 
 def row_codes(keys: np.ndarray) -> np.ndarray:
@@ -237,7 +233,7 @@ class SeatCurve:
         self.counts = cluster_sums(games, np.ones(len(games.game_id)))
         order = np.argsort(self.margin)
         self.sorted_margin = self.margin[order]
-        weights = games.weights[order]
+        weights = games.weight[order]
         self.weight_below = np.concatenate([[0.0], np.cumsum(weights)])  # [k]: of the k smallest margins
         self.ties_below = np.concatenate([[0.0], np.cumsum(weights * self.tie_share[order])])
 

@@ -27,7 +27,7 @@ from reports.handicap import (
     NONE,
     Compensation,
     SeatCurve,
-    distinct_games,
+    distinct_scores,
     fair_handicaps,
     handicap_findings,
     prepare,
@@ -132,7 +132,7 @@ def test_rescore_matches_a_game_by_game_reference(players, data, lowest_wins, br
 
 @settings(max_examples=60, deadline=None)
 @given(players=st.integers(2, 4), data=st.data(), lowest_wins=st.booleans(), breakers=st.integers(0, 1))
-def test_a_seats_share_and_the_search_are_the_same_over_the_distinct_games(players, data, lowest_wins, breakers):
+def test_a_seats_share_and_the_search_are_the_same_over_the_distinct_scores(players, data, lowest_wins, breakers):
     games = data.draw(st.integers(1, 40))
     scores = np.array(data.draw(st.lists(st.lists(st.integers(0, 4), min_size=players, max_size=players),
                                          min_size=games, max_size=games)))
@@ -140,9 +140,9 @@ def test_a_seats_share_and_the_search_are_the_same_over_the_distinct_games(playe
                                                              max_size=players), min_size=games, max_size=games)))
                for i in range(breakers)}
     recorded = prepare(make_rows(scores, breakers=columns, lowest_wins=lowest_wins), lowest_wins, tuple(columns))
-    distinct = distinct_games(recorded)
+    distinct = distinct_scores(recorded)
     keys = np.concatenate([scores, *columns.values()], axis=1)
-    assert distinct.weights.sum() == games and len(distinct.game_id) == len(np.unique(keys, axis=0))
+    assert distinct.weight.sum() == games and len(distinct.game_id) == len(np.unique(keys, axis=0))
     others = Compensation.of_steps(data.draw(st.lists(st.integers(-4, 4), min_size=players, max_size=players)),
                                    data.draw(st.none() | st.permutations(range(players))))
     for seat in range(players):
