@@ -7,13 +7,14 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 from playback import assert_playout_is_stepping
 
 from sim.witkacy import collection as col
-from sim.witkacy import fast, rules
+from sim.witkacy import fast, layings, rules
 from sim.witkacy.collection import Placed
 from strategies import witkacy as players
 
@@ -74,12 +75,12 @@ def every_laying(board, wanted, found):
     code, top = fast.scratch_grids()
     n = board.size[0, 0]
     r0, c0, rows, cols = fast.paint(board.stack[0, 0], n, board.cards, code, top)
-    painted = players.Painted(code, top, np.empty((4, 9), np.int64), rows, cols, n, board.stack[0, 0], r0, c0)
+    painted = layings.Painted(code, top, np.empty((4, 9), np.int64), rows, cols, n, board.stack[0, 0], r0, c0)
     for k in range(wanted.faces.shape[1]):
         found.value[0, k, 0], found.value[0, k, 1] = -np.inf, -np.inf
         for gr in range(fast.MARGIN - 1, fast.MARGIN + rows + 1):
             for gc in range(fast.MARGIN - 1, fast.MARGIN + cols + 1):
-                players._try(players.Candidate(0, k, gr, gc, 0, 0, -1), painted, wanted, found)
+                layings._try(layings.Candidate(0, k, gr, gc, 0, 0, -1), painted, wanted, found)
     fast.wipe(board.stack[0, 0], n, r0, c0, code, top)
 
 
@@ -90,17 +91,17 @@ def test_the_pruned_search_finds_the_best_laying(stack, hand, sign, correction, 
     """The best worth found, whole (the tie-breaker is under 0.5), and clipped at 0: a laying that gains nothing
     is as good as none. With Correction, a card lying entirely on the collection is wanted only to complete a
     painting, so there only completions are compared."""
-    board = players.Board(*as_arrays(stack), CARDS)
+    board = layings.Board(*as_arrays(stack), CARDS)
     faces = players._faces(CARDS, np.array([hand], np.int8))
-    wanted = players.Wanted(np.array([0]), np.array([0]), faces, np.array([correction]), np.ones((1, 5)),
+    wanted = layings.Wanted(np.array([0]), np.array([0]), faces, np.array([correction]), np.ones((1, 5)),
                             np.array([seed]), 1, by_card, sign, True, sign > 0)
-    found, best = (players.Found(np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)) for _ in range(2))
-    players._layings(board, wanted, found)
+    found, best = (layings.Found(np.empty((1, 6, 2)), np.empty((1, 6, 2, 2), np.int64)) for _ in range(2))
+    layings.layings(board, wanted, found)
     every_laying(board, wanted, best)
     for slot in range(1 + correction):
         pruned, full = (np.maximum(np.floor(v.value[0, :, slot].max()), 0) for v in (found, best))
         if slot == 1:
-            pruned, full = (x if x >= players.COPY else 0 for x in (pruned, full))
+            pruned, full = (x if x >= layings.COPY else 0 for x in (pruned, full))
         assert pruned == full
 
 
@@ -108,7 +109,7 @@ def worth_by_reading(shown: dict, row: int, column: int) -> float:
     """A block's worth to the strategies, from the cells that show: COPY for a completed painting, 1 for three of a
     painting's quarters in place."""
     in_place = [sum(shown.get((row + q // 2, column + q % 2)) == 4 * p + q for q in range(4)) for p in range(5)]
-    return players.COPY if max(in_place) == 4 else 1.0 if max(in_place) == 3 else 0.0
+    return layings.COPY if max(in_place) == 4 else 1.0 if max(in_place) == 3 else 0.0
 
 
 @settings(max_examples=60, deadline=None)
@@ -120,7 +121,7 @@ def test_the_strategies_value_blocks_as_the_rules_read(stack):
     shown = col.visible(stack, CARDS)
     for r in range(fast.MARGIN - 1, fast.MARGIN + rows + 1):
         for c in range(fast.MARGIN - 1, fast.MARGIN + cols + 1):
-            painting, worth = players._block(code, r, c, np.ones(5))
+            painting, worth = layings._block(code, r, c, np.ones(5))
             row, column = r - fast.MARGIN + r0, c - fast.MARGIN + c0
             assert worth == worth_by_reading(shown, row, column)
             assert (painting >= 0) == ((painting, row, column) in col.copies(stack, CARDS))
@@ -143,6 +144,45 @@ def test_the_random_playout_ends_where_stepping_random_players_ends(players, rea
 
     params = get_game("witkacy").make_params(players, readings)
     assert_playout_is_stepping("witkacy", params, seed, stepped, also=("active", "asked"))
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from([2, 3, 4]), st.fixed_dictionaries({k: st.sampled_from(v) for k, v in READINGS.items()}),
+       st.integers(0, 2**32), st.integers(0, 60), st.sampled_from(["completer", "popular"]))
+def test_the_completers_playout_ends_where_stepping_completers_ends(players, readings, seed, stepped, strategy):
+    """engine.completer_playout (popular_playout: Catalogue.fused) under every reading of the rules, from the set-up
+    or after `stepped` questions answered at random, against stepping a table of the strategy from there (players
+    who begin to remember there, as a search's rollout players do): the same final State, the same rng state."""
+    from sim.registry import get_game
+
+    params = get_game("witkacy").make_params(players, readings)
+    assert_playout_is_stepping("witkacy", params, seed, stepped, games=12, also=("active", "asked"), strategy=strategy,
+                               opening="random" if stepped else None)
+
+
+@pytest.mark.parametrize("phase", ["action", "stash_discard", "solvent", "gift", "gift_where", "gift_z", "where", "z",
+                                   "expand_again"])
+def test_the_completers_playout_starts_at_any_question(phase: str) -> None:
+    """completer_playout from a question a completer never reaches on its own (a Gift's, a Solvent's, where and z
+    of a card another chose: a search's rollout starts there after the option it tries), or reaches only with what
+    it kept from the turn's earlier questions: as stepping completers from there."""
+    from sim.registry import get_game
+
+    spec = get_game("witkacy")
+    params, engine = spec.make_params(3, {"rush_both": "optional"}), spec.rules.engine
+    for seed in range(40):  # stepped as playback.opened steps them, a question at a time
+        deal = spec.rules.deal(params, np.random.default_rng(seed), 1)
+        state, rng = engine.init(params, deal), np.random.default_rng(seed + 1)
+        choose = spec.table(params, np.full((1, 3), "random"), deal).choose
+        for stepped in range(300):
+            if engine.terminal(params, state):
+                break
+            if state.phase == phase:
+                assert_playout_is_stepping("witkacy", params, seed, stepped, games=1, also=("active", "asked"),
+                                           strategy="completer", opening="random")
+                return
+            state = engine.step(params, state, choose(engine.decision(params, state), rng))
+    raise AssertionError(f"no game of 40 reached {phase}")
 
 
 # ---------------------------------------------------------------------------------------------- determinize

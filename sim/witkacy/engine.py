@@ -217,14 +217,30 @@ def step(params: Params, state: State, choice: np.ndarray) -> State:
 def random_playout(params: Params, state: State, rng: np.random.Generator) -> State:
     """Every game played to its end with uniformly random legal answers: the State, and the rng's, that stepping the
     batch with the `random` player at every seat ends in, in one compiled loop (sim/witkacy/playout.py)."""
+    return _played_out(params, state, playout.random_playout, rng)
+
+
+def completer_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """Every game played to its end by strategies.witkacy's completer at every seat, from players that begin to
+    remember where the playout begins (as a search's rollout players do): the State, and the rng's, that stepping
+    such a table ends in (sim/witkacy/playout.py)."""
+    return _played_out(params, state, playout.completer_playout, rng, playout.COMPLETER)
+
+
+def popular_playout(params: Params, state: State, rng: np.random.Generator) -> State:
+    """completer_playout with strategies.witkacy's popular at every seat."""
+    return _played_out(params, state, playout.completer_playout, rng, playout.POPULAR)
+
+
+def _played_out(params: Params, state: State, kernel, rng: np.random.Generator, *policy: int) -> State:
     if terminal(params, state):
         return state
     changed = {name: getattr(state, name).copy() for name in PLAYED}
     flags = np.array([params.advanced, params.entirely == "card", params.stash_draw == "deck",
                       params.rush_draw == "deck", params.rush_both == "optional",
                       params.gift_from == "display_and_deck", params.end_count == "deck_and_display"])
-    turn = playout.random_playout(*changed.values(), params.cards, params.players, flags, state.turn,
-                                  CYCLE.index(state.phase), rng)
+    turn = kernel(*changed.values(), params.cards, params.players, flags, state.turn, CYCLE.index(state.phase), rng,
+                  *policy)
     ended = changed["ended"]
     return evolve(state, **changed, phase="over", turn=turn, active=~ended, asked=~ended)
 
