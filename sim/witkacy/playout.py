@@ -8,6 +8,12 @@ game of the batch, one `rng.random(B)`; a game asked takes the nth of its option
 options) (strategies.common.pick_any), a game with a single option takes it, a game the question does not concern
 is skipped. So a batch played here ends in the State, and with the rng in the state, that stepping it with
 `random` everywhere gives; tests/test_witkacy.py holds the two against each other.
+
+The completer's playout (`completer_playout`, below) plays the same questions with strategies/witkacy.py's
+completer (or popular) at every seat: at each question, the games it asks are found first, then answered as the
+Completer method for that question answers them, its draws in the same order (a tie-breakers' seed per game whose
+layings are sought, a pick_best draw per game asked), with what it remembers from one question to the next kept
+by game (`Memory`); tests/test_witkacy_properties.py holds it against stepping completers.
 """
 
 from __future__ import annotations
@@ -311,7 +317,6 @@ def refill(g, slot, deck, drawn, up, display, in_deck):
         drawn[g] += 1
     else:
         display[g, slot] = -1
-
 
 
 # ---------------------------------------------------------------------------------------------- the completer
