@@ -38,7 +38,8 @@ class Catalogue:
     # `random_playout` as pick_any over the legal options, drawing nothing else and watching nothing: a batch they
     # play at every seat may be played on by it, draw for draw the same games
     fused: dict[str, str] = field(default_factory=dict)  # strategy -> the name of the engine's compiled playout
-    # that plays it at every seat draw for draw (Kaleido's greedy: engine.greedy_playout), where it has one
+    # that plays it at every seat draw for draw (Kaleido's greedy: engine.greedy_playout), where it has one; a
+    # strategy that remembers from one question to the next (Witkacy's completer) begins to remember there
     searched: frozenset[str] | None = None  # the decision kinds a search player searches (None: every kind); it
     # leaves the others to its rollout policy (Kintsugi's guesses, which end the game)
     believed: Callable[[Any, Any, np.ndarray, np.random.Generator], Any] | None = None  # (player, worlds, its
