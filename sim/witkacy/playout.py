@@ -325,7 +325,8 @@ def refill(g, slot, deck, drawn, up, display, in_deck):
 class Memory(NamedTuple):
     """What the completers remember from one question to the next (strategies.witkacy.Completer.memory), by game:
     one set for the table, since in a game only the seat to act thinks, and a seat reads back only what it kept at
-    this turn's questions."""
+    this turn's questions (but a Gift's where and z at a rollout's start, which read a fresh player's empty plan,
+    as a seat's own would be)."""
 
     plan: np.ndarray  # (2, B) int64: the where and z of the laying chosen
     face: np.ndarray  # (B,) int64: the card * 2 + side it lays (NO_PLAN: none made yet)
