@@ -21,6 +21,7 @@ from scipy.stats import t as student_t
 
 Z_95 = 1.959963984540054
 LEVEL = 0.95
+ROUNDING = 1e-12  # a cluster's residual this small, relative to its sums, is rounding: every cluster at one rate
 
 METHODS = {
     "count": "a count of what the games recorded, or a share of such counts that describes the games played (who sat "
@@ -97,28 +98,45 @@ def holm_min(p_values) -> float:
 
 
 def ratio_interval(sum_v: np.ndarray, sum_w: np.ndarray, bounded, level: float = LEVEL) -> dict[str, np.ndarray]:
-    """The estimate sum(v) / sum(w) of each of k groups and its interval, from per-cluster sums (C, k).
+    """The estimate sum(v) / sum(w) of each of k groups and its interval, from per-cluster sums (C, k): cell_interval
+    over every (cluster, group) cell."""
+    sum_v, sum_w = np.asarray(sum_v, float), np.asarray(sum_w, float)
+    clusters, k = sum_v.shape
+    return cell_interval(np.tile(np.arange(k), clusters), sum_v.ravel(), sum_w.ravel(), k, bounded, level)
+
+
+def cell_interval(group: np.ndarray, sum_v: np.ndarray, sum_w: np.ndarray, n_groups: int, bounded,
+                  level: float = LEVEL) -> dict[str, np.ndarray]:
+    """The estimate sum(v) / sum(w) of each group and its interval, from the sums of its clusters: a cell per
+    (cluster, group) with `group` its group's code, in any order; a cell with no value and no weight is absent.
 
     A group's clusters are those where it has a value or a weight (G). Standard error by linearisation:
     se = sqrt(G / (G - 1) * sum_c (V_c - r W_c)^2) / W, and lo, hi = r -+ t se, t on G - 1 degrees of freedom
     (method cluster_t). A group of one cluster gets nan.
 
-    `bounded` (k,) marks proportions, groups whose rows all lie in [0, weight]. Where such a group's interval
+    `bounded` (n_groups,) marks proportions, groups whose rows all lie in [0, weight]. Where such a group's interval
     would have zero width (every cluster at the same rate, above all 0 of n or n of n) or leave [0, 1], it is
     Wilson's score interval on the effective sample size n_eff = r (1 - r) / se^2 (the trials, sum(w), where the
     design effect makes n_eff exceed them), with the same t quantile (still method cluster_t). Where se = 0
     n_eff is the trials: the rows show no variation between clusters to measure a design effect from, and a
     rate of exactly 0 or 1 is where that matters least; it gives 0 of 9,000 an upper bound of about t² / 9,000.
-    Returns estimate, lo, hi, se, n_eff (nan for unbounded groups), clusters, method (ids). The clusters may come
-    in any order: each group's are summed in one order, so the same sums give the same floats."""
-    sum_v, sum_w = canonical_order(np.asarray(sum_v, float), np.asarray(sum_w, float))
+    A residual within rounding of zero (ROUNDING) is zero, so that clusters at one rate give se = 0 whatever order
+    their rows were summed in. Returns estimate, lo, hi, se, n_eff (nan for unbounded groups), clusters, method
+    (ids). Each group's cells are summed in the order of their sums, so the same cells give the same floats in any
+    order."""
+    group, sum_v, sum_w = np.asarray(group, np.int64), np.asarray(sum_v, float), np.asarray(sum_w, float)
     present = (sum_v != 0) | (sum_w != 0)
-    g = present.sum(axis=0)
-    total_v, total_w = sum_v.sum(axis=0), sum_w.sum(axis=0)
+    group, sum_v, sum_w = group[present], sum_v[present], sum_w[present]
+    order = np.lexsort((sum_w, sum_v, group))
+    group, sum_v, sum_w = group[order], sum_v[order], sum_w[order]
+    g = np.bincount(group, minlength=n_groups)
+    total_v, total_w = np.bincount(group, sum_v, n_groups), np.bincount(group, sum_w, n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = total_v / total_w
-        residual = np.where(present, sum_v - estimate * sum_w, 0.0)
-        se = np.sqrt(g / (g - 1) * (residual**2).sum(axis=0)) / np.abs(total_w)
+        expected = estimate[group] * sum_w
+        residual = sum_v - expected
+        residual[np.abs(residual) <= ROUNDING * (np.abs(sum_v) + np.abs(expected))] = 0.0  # a constant is constant
+        se = np.sqrt(g / (g - 1) * np.bincount(group, residual**2, n_groups)) / np.abs(total_w)
         q = t_quantile(g, level)
         lo, hi = estimate - q * se, estimate + q * se
         n_eff = np.where(se > 0, np.minimum(estimate * (1 - estimate) / se**2, total_w), total_w)
@@ -182,9 +200,17 @@ CLUSTER_COLUMN = {"match": "match_id", "deal": "deal"}
 CLUSTER_PLURAL = {"match": "matches", "deal": "deals"}  # a cluster in words
 
 
-def cluster_unit(rows: pl.DataFrame) -> str:
+def cluster_unit(rows: pl.DataFrame | pl.LazyFrame) -> str:
     """What a cluster is in these rows: "match" in match mode (a match_id column, filled), else "deal"."""
-    return "match" if "match_id" in rows.columns and rows["match_id"].null_count() == 0 else "deal"
+    if "match_id" not in rows.collect_schema().names():
+        return "deal"
+    return "match" if rows.lazy().select(pl.col("match_id").null_count() == 0).collect().item() else "deal"
+
+
+def cluster_keys(rows: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    """The columns whose values are a row's cluster (clusters): its player count, where the rows have one, and its
+    match in match mode, else its deal."""
+    return [c for c in ("players", CLUSTER_COLUMN[cluster_unit(rows)]) if c in rows.collect_schema().names()]
 
 
 def cluster_columns(rows: pl.DataFrame) -> list[str]:
@@ -289,17 +315,10 @@ def per_cluster(cluster: np.ndarray, n_clusters: int, group: np.ndarray, n_group
     return flat.reshape(n_clusters, n_groups)
 
 
-def distinct_games(rows: pl.DataFrame, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """The number of distinct games in each group."""
-    counts = (pl.DataFrame({"group": group, "game": rows["game_id"]}).group_by("group")
-              .agg(pl.col("game").n_unique()))
-    return np.bincount(counts["group"].to_numpy(), counts["game"].to_numpy(), n_groups).astype(np.int64)
-
-
-def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[str], min_clusters: int = 2,
-                 level: float = LEVEL) -> pl.DataFrame:
+def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, by: list[str],
+                 min_clusters: int = 2, level: float = LEVEL) -> pl.DataFrame:
     """Per group of `by`: estimate = sum(value) / sum(weight), with its cluster-robust interval (lo, hi; see
-    ratio_interval: cluster_t, Wilson on the effective sample for a proportion near 0 or 1), its standard error se,
+    cell_interval: cluster_t, Wilson on the effective sample for a proportion near 0 or 1), its standard error se,
     n_eff and clusters.
 
     Seat win shares: value win, weight 1, by ["seat"]; strategy win shares: by ["strategy"] (a strategy at several
@@ -307,22 +326,37 @@ def paired_ratio(rows: pl.DataFrame, value: pl.Expr, weight: pl.Expr, by: list[s
     are paired (see paired_difference). A group is a proportion where every row's value lies in [0, weight].
     lo_unpaired, hi_unpaired: the interval as if rows were independent trials, Wilson for a proportion, else the
     normal interval of a ratio. games: the distinct games of the group. Fewer than min_clusters (at least 2)
-    clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of METHODS."""
-    cluster, n_clusters = cluster_codes(rows)
-    groups, group = group_codes(rows, by)
+    clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of METHODS. The rows
+    may be lazy: they are summed by cluster and group as they are read (cluster_cells), never collected."""
+    cells = cluster_cells(rows, value, weight, by)
+    groups, group = group_codes(cells, by)
     n_groups = groups.height
-    v, w = columns(rows, value, weight)
-    games = distinct_games(rows, group, n_groups)
-    cluster, group, v, w = sorted_columns(cluster, group, v, w)  # sums in one order whatever the rows': the same floats
-    bounded = np.bincount(group, (v < 0) | (v > w), n_groups) == 0
-    found = ratio_interval(*(per_cluster(cluster, n_clusters, group, n_groups, x) for x in (v, w)), bounded, level)
+    bounded = np.bincount(group, cells["out"].to_numpy(), n_groups) == 0
+    found = cell_interval(group, cells["v"].to_numpy(), cells["w"].to_numpy(), n_groups, bounded, level)
     too_few = found["clusters"] < max(min_clusters, 2)
-    lo_u, hi_u, method_u = unpaired_ratio(v, w, group, n_groups)
+    lo_u, hi_u, method_u = unpaired_ratio(cells, group, n_groups)
+    games = np.bincount(group, cells["games"].to_numpy(), n_groups).astype(np.int64)
     return pl.DataFrame({**groups.to_dict(), "estimate": found["estimate"],
                          "lo": np.where(too_few, np.nan, found["lo"]), "hi": np.where(too_few, np.nan, found["hi"]),
                          "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
                          "lo_unpaired": lo_u, "hi_unpaired": hi_u, "games": games,
                          "method": found["method"], "method_unpaired": method_u})
+
+
+def cluster_cells(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
+    """One row per cluster and group of `by` that holds rows: the cluster's columns, `by`, and over its rows the sums
+    of value and weight (v, w) and of v², v w and w² (vv, vw, ww), its distinct games and its rows whose value
+    leaves [0, weight] (out). Each sum adds its rows in the order of (value, weight), so the same rows give the same
+    floats in any order. Lazy rows are read by polars' streaming engine: only the cells are held."""
+    keys = [*dict.fromkeys([*cluster_keys(rows), *by])]
+    zeros = pl.repeat(0.0, pl.len())  # broadcasts a literal value or weight
+    v, w = pl.col("_v"), pl.col("_w")
+    ordered = {"v": v, "w": w, "vv": v * v, "vw": v * w, "ww": w * w}
+    return (rows.lazy().select(*dict.fromkeys([*keys, "game_id"]), _v=zeros + value.cast(pl.Float64),
+                               _w=zeros + weight.cast(pl.Float64))
+            .group_by(keys).agg(**{name: x.sort_by(v, w).sum() for name, x in ordered.items()},
+                                games=pl.col("game_id").n_unique(), out=((v < 0) | (v > w)).sum())
+            .collect(engine="streaming"))
 
 
 def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]) -> pl.DataFrame:
@@ -356,15 +390,19 @@ def ratio_p_values(estimate, se, n_eff, clusters, null) -> np.ndarray:
         return np.where(g >= 2, 2 * student_t.sf(statistic, np.where(g >= 2, g - 1, 1)), np.nan)
 
 
-def unpaired_ratio(v: np.ndarray, w: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, ...]:
-    """The interval (lo, hi) of sum(v) / sum(w) in each group with rows as independent trials, and its method."""
-    sum_v, sum_w = np.bincount(group, v, n_groups), np.bincount(group, w, n_groups)
-    if np.all((v >= 0) & (v <= w)):
+def unpaired_ratio(cells: pl.DataFrame, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, ...]:
+    """The interval (lo, hi) of sum(v) / sum(w) in each group with rows as independent trials, and its method, from
+    the sums of its cells (cluster_cells), added in the order of their values: Wilson's where every row's value lies
+    in [0, weight], else the normal interval, sqrt(sum (v - r w)²) = sqrt(vv - 2 r vw + r² ww) over the rows."""
+    names = ["v", "w", "vv", "vw", "ww"]
+    order = np.lexsort([cells[c].to_numpy() for c in reversed(names)] + [group])
+    sum_v, sum_w, vv, vw, ww = (np.bincount(group[order], cells[c].to_numpy()[order], n_groups) for c in names)
+    if cells["out"].sum() == 0:
         lo, hi = wilson(sum_v, sum_w)
         return np.atleast_1d(lo), np.atleast_1d(hi), "wilson"
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = sum_v / sum_w
-        spread = Z_95 * np.sqrt(np.bincount(group, (v - ratio[group] * w) ** 2, n_groups)) / sum_w
+        spread = Z_95 * np.sqrt(np.maximum(vv - 2 * ratio * vw + ratio**2 * ww, 0.0)) / sum_w
     return ratio - spread, ratio + spread, "normal"
 
 

@@ -292,6 +292,28 @@ def test_the_same_rows_in_any_order_give_the_same_floats():
         assert str(call(rows)) == str(call(shuffled))
 
 
+def test_clusters_at_one_rate_have_no_spread_in_any_row_order():
+    """A value every row shares (2/3, which floats do not sum exactly) is one rate in every cluster: se 0 and
+    Wilson's interval on the trials, never an interval of rounding noise, whatever order the rows come in."""
+    rng = np.random.default_rng(5)
+    rows = pl.DataFrame({"players": 3, "deal": rng.integers(0, 300, 5000), "game_id": np.arange(5000),
+                         "value": np.full(5000, 2 / 3)})
+    q = student_t.ppf(0.975, rows["deal"].n_unique() - 1)
+    for order in range(3):
+        shuffled = rows.sample(fraction=1.0, shuffle=True, seed=order)
+        found = paired_ratio(shuffled, pl.col("value"), pl.lit(1.0), []).row(0, named=True)
+        assert found["se"] == 0 and found["estimate"] == pytest.approx(2 / 3)
+        assert (found["lo"], found["hi"]) == pytest.approx(wilson(2 / 3 * 5000, 5000, q))
+
+
+def test_paired_ratio_reads_lazy_rows_as_it_reads_collected_ones():
+    rows = pool_games(np.random.default_rng(15), 20, [("A", "B", "C"), ("C", "A", "B"), ("B", "C", "A")],
+                      {"A": 0.3, "B": 0.0, "C": -0.3}, deal_spread=0.5)
+    for by in (["strategy"], ["seat"], []):
+        assert paired_ratio(rows.lazy(), pl.col("win"), pl.lit(1), by).equals(
+            paired_ratio(rows, pl.col("win"), pl.lit(1), by))
+
+
 def test_paired_ratio_counts_a_strategy_at_several_seats_of_one_game_once_per_game():
     rank = np.array([[1, 2, 2], [3, 1, 2]])
     rows = frame_of(rank, np.array([["A", "A", "B"], ["A", "B", "A"]]), np.array([0, 1]))
