@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from reports.findings import rounded, unit_of
@@ -161,6 +162,33 @@ def opponent_share(rows: pl.DataFrame, player: str, opponent: pl.Expr) -> float:
     seats = rows.select("strategy", met=held.sum().over(GAME_KEY) - held, opponents=pl.col("players") - 1)
     mine = seats.filter(pl.col("strategy") == player)
     return float(mine["met"].sum() / mine["opponents"].sum())
+
+
+def seat_rows(rows: pl.DataFrame, seats: np.ndarray) -> np.ndarray | None:
+    """The row of seat `seats[i]` of row i's game, for every row i, counted where each game's rows lie together in
+    seat order (as results load); None where they do not."""
+    seat = rows["seat"].cast(pl.Int64).to_numpy()
+    index = np.arange(rows.height) - seat + seats
+    if rows.height and 0 <= index.min() and index.max() < rows.height and (seat[index] == seats).all() and all(
+            (rows[c].gather(index) == rows[c]).all() for c in GAME_KEY):
+        return index
+    return None
+
+
+def seat_pairs(rows: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    """Every ordered pair of two seats of one game: a row's `columns` beside another seat's, suffixed _b."""
+    mine = rows.select(columns)
+    theirs = rows.select(pl.col(c).alias(f"{c}_b") for c in columns)
+    seated = "seat" in rows.columns
+    seat, players = (rows[c].cast(pl.Int64).to_numpy() if seated else None for c in ("seat", "players"))
+    found = [(k, seat_rows(rows, (seat + k) % players)) for k in range(1, int(players.max(initial=0)))] if seated \
+        else [(0, None)]
+    if any(index is None for _, index in found):  # joined, each row with every other of its game
+        both = rows.select(*dict.fromkeys([*GAME_KEY, *columns])).with_row_index("_row")
+        return (both.join(both, on=GAME_KEY, suffix="_b").filter(pl.col("_row") != pl.col("_row_b"))
+                .select(*columns, *(pl.col(c if c in GAME_KEY else f"{c}_b").alias(f"{c}_b") for c in columns)))
+    return pl.concat([pl.concat([mine, theirs[index]], how="horizontal").filter(k < players) for k, index in found]
+                     or [pl.concat([mine, theirs], how="horizontal").clear()])
 
 
 def groups(rows: pl.DataFrame, by: list[str]):

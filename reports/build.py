@@ -71,13 +71,15 @@ def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Pa
     check_results(rows)
     check_games(manifests)
     check_report_folder(out_dir)
+    games = game_data(rows, manifests, out_dir)  # slices of rows: the table is held once
+    del rows
     created = make_parents(out_dir)
     staging = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.tmp")
     try:
         staging.mkdir()
         with locked(staging):
             with quiet_numpy():
-                report, numbers = assemble_report(rows, manifests, staging, progress)
+                report, numbers = assemble_report(games, manifests, staging, progress)
             (staging / "summary.md").write_text(render_markdown(report), encoding="utf-8")
             for page in report.pages:
                 (staging / page.file).write_text(render_html(page, report), encoding="utf-8")
@@ -223,7 +225,10 @@ def move_into_place(staging: Path, out_dir: Path) -> None:
 
 def check_results(rows: pl.DataFrame) -> None:
     """Raise ResultsError unless every game has one row per seat and its win shares sum to 1."""
-    games = rows.group_by(GAME_KEY).agg(seats=pl.len(), players=pl.col("players").first(), win=pl.col("win").sum())
+    games = (rows.lazy().group_by(GAME_KEY).agg(seats=pl.len(), players=pl.col("players").first(),
+                                                win=pl.col("win").sum())
+             .filter((pl.col("seats") != pl.col("players")) | ((pl.col("win") - 1).abs() > 1e-6))
+             .collect(engine="streaming").sort(GAME_KEY))  # the wrong games only
     wrong_size = games.filter(pl.col("seats") != pl.col("players"))
     if wrong_size.height:
         first = wrong_size.row(0, named=True)
@@ -254,6 +259,7 @@ def report_numbers(results_dir: Path) -> dict:
     check_results(rows)
     check_games(manifests)
     games = game_data(rows, manifests, Path("."))
+    del rows
     with quiet_numpy():
         sections = analysed(games, draw=False)
         numbers = [game_numbers(name, experiments, sections[name]) for name, experiments in games.items()]
@@ -262,14 +268,24 @@ def report_numbers(results_dir: Path) -> dict:
 
 def game_data(rows: pl.DataFrame, manifests: list[dict], out_dir: Path) -> dict[str, list[GameData]]:
     """Per game, in order of title: one GameData per experiment, the headline ones first, then by name."""
-    out = {}
-    for game in rows["game"].unique().to_list():
-        mine = [m for m in manifests if m["game"] == game]
-        rows_of = rows.filter(pl.col("game") == game).partition_by("experiment", as_dict=True)
-        experiments = [GameData(game, rows_of[(m["experiment"],)], [m], out_dir)
-                       for m in mine if (m["experiment"],) in rows_of]
-        out[game] = sorted(experiments, key=lambda d: (not d.headline, d.experiment))
+    rows_of = by_experiment(rows)
+    out: dict[str, list[GameData]] = {}
+    for manifest in manifests:
+        if manifest["experiment"] in rows_of:
+            data = GameData(manifest["game"], rows_of[manifest["experiment"]], [manifest], out_dir)
+            out.setdefault(data.name, []).append(data)
+    for experiments in out.values():
+        experiments.sort(key=lambda d: (not d.headline, d.experiment))
     return dict(sorted(out.items(), key=lambda item: item[1][0].title))
+
+
+def by_experiment(rows: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """Each experiment's rows: a slice of rows, not a copy, where its rows lie together (as results load)."""
+    runs = rows.select(pl.col("experiment").rle()).unnest("experiment")
+    if runs["value"].is_unique().all():
+        starts = runs["len"].cum_sum() - runs["len"]
+        return {name: rows.slice(start, length) for name, start, length in zip(runs["value"], starts, runs["len"])}
+    return {name: frame for (name,), frame in rows.partition_by("experiment", as_dict=True).items()}
 
 
 def game_numbers(game: str, experiments: list[GameData], sections: list[Section]) -> list[dict]:
@@ -279,12 +295,13 @@ def game_numbers(game: str, experiments: list[GameData], sections: list[Section]
                                         for n in (own(data) if own else [])]
 
 
-def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, progress: bool = False
+def assemble_report(games: dict[str, list[GameData]], manifests: list[dict], out_dir: Path, progress: bool = False
                     ) -> tuple[Report, list[dict]]:
-    """Run every analysis, draw the charts into out_dir and collect the pages and the numbers. The sections
-    (one per experiment, one per game comparing its experiments) are analysed side by side, one worker process per
-    core, the largest first; `progress` shows a bar on stderr."""
-    games = game_data(rows, manifests, out_dir)
+    """Run every analysis of every game's experiments (game_data), draw the charts into out_dir and collect the pages
+    and the numbers. The sections (one per experiment, one per game comparing its experiments) are analysed side by
+    side, one worker process per core, the largest first; `progress` shows a bar on stderr."""
+    for data in (d for experiments in games.values() for d in experiments):
+        data.out_dir = out_dir
     sections = analysed(games, progress)
     pages, numbers, overview_rows, holes = [], [], [], {}
     for name, experiments in games.items():
@@ -297,9 +314,10 @@ def assemble_report(rows: pl.DataFrame, manifests: list[dict], out_dir: Path, pr
     with matplotlib.rc_context(chart_style()):
         opening = overview_opening(overview_rows, holes, glossaries, out_dir)
     caveats = GENERAL_CAVEATS + incomplete_experiment_caveats(manifests)
-    played = f"{count(rows.select(GAME_KEY).unique().height)} simulated games from {len(manifests)} experiment(s)."
+    sizes = experiment_sizes(games)
+    played = f"{count(sum(s['games'] for s in sizes.values()))} simulated games from {len(manifests)} experiment(s)."
     overview = Page("index.html", "Balance report: " + ", ".join(d[0].title for d in games.values()), opening,
-                    caveats=caveats, provenance=[played, experiments_table(rows, manifests)])
+                    caveats=caveats, provenance=[played, experiments_table(sizes, manifests)])
     return Report(overview.title, [overview, *pages]), numbers
 
 
@@ -406,12 +424,15 @@ def what_was_played(data: GameData) -> Finding:
                    f"{data.pools()[data.experiment]}.", numbers=tuple(numbers))
 
 
-def experiments_table(rows: pl.DataFrame, manifests: list[dict]):
+def experiment_sizes(games: dict[str, list[GameData]]) -> dict[str, dict]:
+    """Per experiment: its games and its player counts."""
+    return {d.experiment: {"games": d.rows["game_id"].n_unique(), "players": d.player_counts}
+            for experiments in games.values() for d in experiments}
+
+
+def experiments_table(sizes: dict[str, dict], manifests: list[dict]):
     """One line per experiment: game, player counts, games, seed, config hash, completeness."""
-    sizes = rows.group_by("experiment").agg(games=pl.col("game_id").n_unique(),
-                                            players=pl.col("players").unique().sort())
-    by_name = {r["experiment"]: r for r in sizes.iter_rows(named=True)}
-    records = [{**m, **by_name.get(str(m["experiment"]), {"games": 0, "players": []})} for m in manifests]
+    records = [{**m, **sizes.get(str(m["experiment"]), {"games": 0, "players": []})} for m in manifests]
     return table("Experiments", records, ("Experiment", "experiment"), ("Game", "game"),
                  ("Players", "players", lambda p: ", ".join(map(str, p))), ("Games", "games", count),
                  ("Seed", lambda m: str(m.get("seed", "?"))), ("Config hash", "config_hash", lambda h: str(h)[:12]),

@@ -213,9 +213,9 @@ def cluster_keys(rows: pl.DataFrame | pl.LazyFrame) -> list[str]:
     return [c for c in ("players", CLUSTER_COLUMN[cluster_unit(rows)]) if c in rows.collect_schema().names()]
 
 
-def cluster_columns(rows: pl.DataFrame) -> list[str]:
+def cluster_columns(rows: pl.DataFrame | pl.LazyFrame) -> list[str]:
     """The columns that name a row's cluster (clusters): players, deal, and match_id in match mode."""
-    return [c for c in ("players", "deal", "match_id") if c in rows.columns]
+    return [c for c in ("players", "deal", "match_id") if c in rows.collect_schema().names()]
 
 
 def clustered_method(rows: pl.DataFrame, what: str) -> str:
@@ -359,13 +359,15 @@ def cluster_cells(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.
             .collect(engine="streaming"))
 
 
-def clustered(rows: pl.DataFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]) -> pl.DataFrame:
+def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]
+              ) -> pl.DataFrame:
     """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
     and NAME_hi, its cluster-robust interval (paired_ratio); with the group's games and the method of the first
-    measure. The one clustered computation of the game analyses: a new measure is a line of `measures`."""
+    measure. The one clustered computation of the game analyses: a new measure is a line of `measures`. Lazy rows
+    stay lazy: a row per measure and row is summed as it is made, never held."""
     keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
     named = pl.Enum(list(measures))  # an Enum groups faster than a string
-    long = pl.concat([rows.select(*keys, measure=pl.lit(name, named), value=value.cast(pl.Float64),
+    long = pl.concat([rows.lazy().select(*keys, measure=pl.lit(name, named), value=value.cast(pl.Float64),
                                   weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
     found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
     frame = None

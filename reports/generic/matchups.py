@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, GameData, record
+from reports.analysis import GameData, record, seat_pairs
 from reports.charts import new_figure, save_chart
 from reports.fmt import count, pct
 from reports.generic.strategies import mixed_games
@@ -74,8 +74,8 @@ def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
     (matches in match mode): the meetings of one deal, in one game or several, count together.
 
     Uses rank, so it works whether a game counts high or low scores as better."""
-    players = rows.select(*dict.fromkeys([*GAME_KEY, *cluster_columns(rows)]), "strategy", "rank")
-    pairs = (players.join(players.select(*GAME_KEY, "strategy", "rank"), on=GAME_KEY, suffix="_b")
+    pairs = (seat_pairs(rows, [*dict.fromkeys([*cluster_columns(rows), "game_id", "strategy", "rank"])])
+             .select(*cluster_columns(rows), "game_id", "strategy", "strategy_b", "rank", "rank_b")
              .filter(pl.col("strategy") != pl.col("strategy_b"))
              .with_columns(ahead=(pl.col("rank") < pl.col("rank_b")).cast(pl.Float64)
                            + 0.5 * (pl.col("rank") == pl.col("rank_b"))))

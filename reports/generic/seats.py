@@ -25,7 +25,7 @@ from reports.fmt import (
     yes,
 )
 from reports.render import Chart, Finding, est, share_ci, table
-from reports.stats import holm_min, paired_ratio, ratio_p_values
+from reports.stats import cluster_columns, holm_min, paired_ratio, ratio_p_values
 
 SIGNIFICANCE = 0.05  # of the seat tests
 
@@ -39,9 +39,10 @@ def seat_win_shares(rows: pl.DataFrame, by: tuple[str, ...] = ()) -> pl.DataFram
 
 def paired_shares(rows: pl.DataFrame, within: list[str], of: str) -> pl.DataFrame:
     """The win share of each value of `of` (seat, strategy) inside every group of `within`, with the intervals of
-    stats.paired_ratio, each group on its own."""
+    stats.paired_ratio, each group on its own (its clusters are matches where its games were played in matches)."""
+    needed = rows.select(*dict.fromkeys([*within, of, "win", "game_id", *cluster_columns(rows)]))
     parts = [paired_ratio(group, pl.col("win"), pl.lit(1.0), [of]).with_columns(
-             **{k: pl.lit(v, rows.schema[k]) for k, v in key.items()}) for key, group in groups(rows, within)]
+             **{k: pl.lit(v, rows.schema[k]) for k, v in key.items()}) for key, group in groups(needed, within)]
     shares = pl.concat(parts, how="diagonal_relaxed").rename({"estimate": "share"})
     return (shares.with_columns(fair=1 / pl.col("players"), wins=pl.col("share") * pl.col("games"))
             .select(*within, of, "games", "wins", "share", "fair", "lo", "hi", "lo_unpaired", "hi_unpaired",

@@ -29,26 +29,28 @@ ENTROPY = Measure("entropy", "Entropy (bits)", pl.col("entropy"), metric="belief
 
 def with_brier(rows: pl.DataFrame) -> pl.DataFrame:
     """rows with `brier`: the Brier score of the row's belief at the guess against its neighbour's true colour."""
-    belief = rows["belief"].list.to_array(COLOURS).to_numpy().astype(np.float64)
-    truth = np.arange(COLOURS) == rows["target_color"].to_numpy()[:, None]
-    return rows.with_columns(brier=pl.Series(((belief - truth) ** 2).sum(axis=1)))
+    belief = pl.col("belief").list
+    squares = [(belief.get(k).cast(pl.Float64) - (pl.col("target_color") == k)) ** 2 for k in range(COLOURS)]
+    return rows.with_columns(brier=pl.sum_horizontal(squares))
 
 
 def belief_scores(data: GameData) -> dict | None:
     """Per player count, guesser and placement policy guessed: the mean Brier score and the mean entropy after each
     of the neighbour's placements (turn 1 the first), with cluster-robust intervals; None for results that
-    predate the belief columns."""
+    predate the belief columns. The turns, a row per placement watched, are summed as they are made (lazily)."""
     if "belief" not in data.rows.columns or data.rows["belief"].null_count():
         return None
     rows = with_target_policy(with_policy_and_guesser(with_brier(data.rows)))
     by = ["players", "guesser", "target_policy"]
-    kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id", "belief_entropy"])]  # a row per turn: few columns
+    kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id", "belief_entropy"])]
     named = {c: pl.Enum(sorted(rows[c].unique().to_list())) for c in ("guesser", "target_policy")}  # 4 bytes a row
-    turns = (rows.select(kept).cast(named).with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
+    turns = (rows.lazy().select(kept).cast(named)
+             .with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
              .explode("belief_entropy", "turn").rename({"belief_entropy": "entropy"}).drop_nulls("turn")
              .filter(pl.col("entropy").is_not_nan()))  # a seat whose neighbour placed less often than another's
+    any_turn = turns.select(pl.len() > 0).collect().item()
     entropy = (measured(turns, [ENTROPY], [*by, "turn"], everyone=False).cast(dict.fromkeys(named, pl.String))
-               if turns.height else None)
+               if any_turn else None)
     return {"brier": measured(rows, [BRIER], by, everyone=False),
             "guessers": measured(rows, [BRIER], ["players", "guesser"], everyone=False), "entropy": entropy}
 

@@ -5,11 +5,10 @@ Rows carry `pieces` (score before guessing), `guess_correct` and the `guess_chan
 strategies are named "policy+guesser", e.g. "camouflage@0.8+bayes". Every interval is cluster-robust over deals
 (matches in match mode; spec.measured): the guesses of one game share its board, so they are not independent."""
 
-import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, seat_rows
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, by_phrase, count, pct, pct_ci, pp, spread
 from reports.render import Chart, Finding, table
@@ -31,10 +30,8 @@ def with_target_policy(rows: pl.DataFrame) -> pl.DataFrame:
     """Each row with the placement policy of the player it guessed: the next seat in the same game. Where each
     game's seats lie one after another in order (as results load), it is read a few rows on; else joined."""
     rows = rows.with_columns(target_seat=(pl.col("seat") + 1) % pl.col("players"))
-    seat, target = (rows[c].cast(pl.Int64).to_numpy() for c in ("seat", "target_seat"))
-    index = np.arange(rows.height) - seat + target
-    if rows.height and 0 <= index.min() and index.max() < rows.height and (seat[index] == target).all() and all(
-            (rows[c].gather(index) == rows[c]).all() for c in GAME_KEY):
+    index = seat_rows(rows, rows["target_seat"].cast(pl.Int64).to_numpy())
+    if index is not None:
         return rows.with_columns(target_policy=rows["policy"].gather(index))
     targets = rows.select(*GAME_KEY, pl.col("seat").alias("target_seat"), pl.col("policy").alias("target_policy"))
     return rows.join(targets, on=[*GAME_KEY, "target_seat"])
