@@ -119,7 +119,9 @@ class GameData:
         if missing:
             raise ResultsError(f"the manifests of {self.title} lack the fact(s) {', '.join(missing)} that the "
                                "report needs: run the experiments again with this version of atelier")
-        return rows.join(self.facts.select("experiment", "players", *names), on=["experiment", "players"], how="left")
+        keys = ["experiment", "players"]
+        facts = rows.select(keys).join(self.facts.select(*keys, *names), on=keys, how="left", maintain_order="left")
+        return rows.with_columns(facts.drop(keys))  # the rows' own columns are not copied
 
     def fact(self, name: str, players: int) -> Any:
         """A fact at a player count, which must be the same in every experiment that played it."""
@@ -138,7 +140,7 @@ class GameData:
     def pools(self) -> dict[str, str]:
         """Each experiment's strategies, in order of first appearance: {'kaleido_rotation': 'greedy, rotator'}."""
         return {e: ", ".join(g["strategy"].unique(maintain_order=True).to_list())
-                for (e,), g in sorted(self.rows.partition_by("experiment", as_dict=True).items())}
+                for (e,), g in partitions(self.rows.select("experiment", "strategy"), "experiment")}
 
 
 def record(data: GameData, players: int, metric: str, estimate: float, low: float, high: float, games: int,
@@ -196,8 +198,17 @@ def groups(rows: pl.DataFrame, by: list[str]):
     if not by:
         yield {}, rows
         return
-    for key, group in sorted(rows.partition_by(by, as_dict=True).items()):
+    for key, group in partitions(rows, *by):
         yield dict(zip(by, key)), group
+
+
+def partitions(rows: pl.DataFrame, *by: str) -> list[tuple[tuple, pl.DataFrame]]:
+    """(key, rows) pairs of every value of the columns `by`, in sorted key order; a single group is the rows
+    themselves, not a copy (an experiment at one player count)."""
+    keys = rows.select(by).unique()
+    if keys.height == 1:
+        return [(keys.row(0), rows)]
+    return sorted(rows.partition_by(*by, as_dict=True).items())
 
 
 def with_all(rows: pl.DataFrame, by: str = "players") -> list[tuple[dict, pl.DataFrame]]:

@@ -107,7 +107,9 @@ def prepare(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...]
     every seat 0..P-1 of every game present once."""
     if rows.is_empty() or rows["players"].n_unique() != 1 or rows["experiment"].n_unique() != 1:
         raise ResultsError("a handicap needs the rows of one experiment at one player count")
-    ordered = rows.sort("game_id", "seat")
+    by = cluster_column(rows)
+    ordered = rows.select(*dict.fromkeys(["game_id", "seat", "players", "score", by, *tie_breakers])).sort("game_id",
+                                                                                                          "seat")
     players, count = int(ordered["players"][0]), ordered["game_id"].n_unique()
     seats = ordered["seat"].to_numpy()
     if ordered.height != count * players or (seats.reshape(count, players) != np.arange(players)).any():
@@ -116,7 +118,6 @@ def prepare(rows: pl.DataFrame, lowest_wins: bool, tie_breakers: tuple[str, ...]
     def grid(column: str) -> np.ndarray:
         return ordered[column].to_numpy().astype(np.int64).reshape(count, players)
 
-    by = cluster_column(rows)
     _, cluster = np.unique(grid(by)[:, 0], return_inverse=True)
     return Games(game_id=grid("game_id")[:, 0], cluster=cluster.ravel(),
                  favour=2 * (-1 if lowest_wins else 1) * grid("score"),

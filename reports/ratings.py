@@ -48,7 +48,7 @@ class Pairwise:
 def seat_tables(rows: pl.DataFrame, *names: str) -> list[np.ndarray]:
     """(games, seats) for each named column of the rows: one game per line, seats in order (every game has every
     seat)."""
-    ordered = rows.sort("game_id", "seat")
+    ordered = rows.select(*dict.fromkeys(["game_id", "seat", *names])).sort("game_id", "seat")
     seats = ordered.height // ordered["game_id"].n_unique()
     return [ordered[name].to_numpy().reshape(-1, seats) for name in names]
 
@@ -147,12 +147,12 @@ def one_sided_bound(pairs: Pairwise, i: int, finite: np.ndarray, log_strength: n
     return float((low + high) / 2)
 
 
-def ratings(rows: pl.DataFrame, level: float = LEVEL) -> pl.DataFrame:
+def ratings(rows: pl.DataFrame | Pairwise, level: float = LEVEL) -> pl.DataFrame:
     """The Bradley–Terry rating of every strategy on the Elo scale (mean 0 over the finite ones), with its
     cluster-robust interval (lo, hi), the games it sat in, clusters, level and the method (a stats.METHODS key).
     A strategy that never wins: rating and lo -inf, hi its one-sided bound, never_wins; one that never loses
-    likewise at +inf. Best first."""
-    pairs = pairwise(rows)
+    likewise at +inf. Best first. `rows` may be their pairwise comparisons, computed already."""
+    pairs = rows if isinstance(rows, Pairwise) else pairwise(rows)
     never_wins, never_loses = finite_strategies(pairs.wins)
     finite = ~(never_wins | never_loses)
     log_strength, lo, hi = np.full(len(finite), np.nan), np.full(len(finite), np.nan), np.full(len(finite), np.nan)
@@ -193,15 +193,15 @@ def leg_intervals(pairs: Pairwise, level: float) -> dict[str, np.ndarray]:
         "above": above.reshape(s, s)}
 
 
-def cycles(rows: pl.DataFrame, level: float = LEVEL) -> list[dict]:
+def cycles(rows: pl.DataFrame | Pairwise, level: float = LEVEL) -> list[dict]:
     """Intransitive triples: A beats B, B beats C and C beats A in head-to-head share (A's pairwise wins over B /
     their comparisons, over the games where both sat), each leg with its cluster-robust interval. Both
     orientations of every triple are looked at.
 
     verdict "clear": every leg's interval lies above 0.5; "likely": every estimate is above 0.5 but some interval
     reaches 0.5. support: the smallest one-sided confidence of a leg that its share exceeds 0.5. Weaker cycles are
-    left out; none gives []. Clear cycles first, then by support."""
-    pairs = pairwise(rows)
+    left out; none gives []. Clear cycles first, then by support. `rows` may be their pairwise comparisons."""
+    pairs = rows if isinstance(rows, Pairwise) else pairwise(rows)
     share, legs_found = head_to_head(pairs.wins), leg_intervals(pairs, level)
     lo, hi, above = legs_found["lo"], legs_found["hi"], legs_found["above"]
     names, found = pairs.strategies, []

@@ -74,10 +74,11 @@ def measured(rows: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
     return found.join(sizes, on=by, nulls_equal=True, maintain_order="left").sort(order)
 
 
-def per_game(rows: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
+def per_game(rows: pl.DataFrame | pl.LazyFrame, **columns: pl.Expr) -> pl.DataFrame:
     """One row per game: its cluster columns and `columns` (expressions over its rows), for measures of games
     (a comeback, a stall) rather than of players."""
-    return rows.group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(), **columns)
+    return (rows.lazy().group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(), **columns)
+            .collect(engine="streaming"))
 
 
 def measure_records(data: GameData, frame: pl.DataFrame, measures: Sequence[Measure], **about: str) -> list[dict]:

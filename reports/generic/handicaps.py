@@ -7,7 +7,7 @@ honours them."""
 
 import polars as pl
 
-from reports.analysis import GameData
+from reports.analysis import GameData, partitions
 from reports.charts import finished_chart, palette, panels
 from reports.compensation import amount, changes, compensate, compensation_records, phrase
 from reports.fmt import listing, pct, pct_ci, seat_name, yes
@@ -25,7 +25,7 @@ def handicaps(data: GameData) -> dict[int, dict]:
 
 def handicaps_of(data: GameData) -> dict[int, dict]:
     out = {}
-    for (players,), rows in sorted(data.rows.partition_by("players", as_dict=True).items()):
+    for (players,), rows in partitions(data.rows, "players"):
         out[players] = {"grid": seat_handicaps(rows, data.lowest_wins, data.tie_breakers),
                         "compensation": compensate(rows, data.lowest_wins, data.tie_breakers)}
     return out

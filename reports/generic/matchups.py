@@ -6,11 +6,11 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GameData, record, seat_pairs
+from reports.analysis import GameData, partitions, record, seat_pairs
 from reports.charts import new_figure, save_chart
 from reports.fmt import count, pct
 from reports.generic.strategies import mixed_games
-from reports.ratings import cycles, ratings
+from reports.ratings import cycles, pairwise, ratings
 from reports.render import Chart, Finding, share_ci, table
 from reports.spec import ONE
 from reports.stats import cluster_columns, paired_ratio
@@ -25,8 +25,8 @@ def ratings_of(data: GameData) -> dict[int, dict] | None:
     rows = mixed_games(data.rows)
     if rows["strategy"].n_unique() < 2:
         return None
-    return {players: {"ratings": ratings(group), "cycles": cycles(group)}
-            for (players,), group in sorted(rows.partition_by("players", as_dict=True).items())}
+    compared = {players: pairwise(group) for (players,), group in partitions(rows, "players")}
+    return {players: {"ratings": ratings(pairs), "cycles": cycles(pairs)} for players, pairs in compared.items()}
 
 
 def rating_finding(result: dict[int, dict], data: GameData) -> Finding:

@@ -68,10 +68,9 @@ def versus_chance(r: dict) -> str:
 def changed_games(data: GameData) -> pl.DataFrame:
     """One row per game: whether its winner set differs from the winners by pieces alone (`changed`), and whether
     any of its guesses was correct (`any_correct`)."""
-    rows = data.rows.with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY),
-                                  actual_winner=pl.col("win") > 0)
+    rows = data.rows.lazy().with_columns(pieces_winner=pl.col("pieces") == pl.col("pieces").min().over(GAME_KEY))
     return per_game(rows, any_correct=pl.col("guess_correct").any(),
-                    changed=(pl.col("pieces_winner") != pl.col("actual_winner")).any())
+                    changed=(pl.col("pieces_winner") != (pl.col("win") > 0)).any())
 
 
 def guessing(data: GameData) -> dict:
