@@ -340,11 +340,28 @@ def _dask_workers(scheduler: str | None, jobs: int) -> Iterator[tuple[Any, int]]
                 client = held.enter_context(Client(scheduler or cluster, set_as_default=False, timeout="10s"))
             except OSError as error:
                 raise AtelierError(f"no dask scheduler answers at {scheduler} ({error})") from None
+            if scheduler is None:  # and every worker of it ignores Ctrl-C, whatever its process inherited
+                client.register_plugin(_interrupts_ignored_plugin())
         executor = client.get_executor(pure=False)
         try:
             yield executor, max(1, sum(client.nthreads().values()))
         finally:
             executor.shutdown(wait=False)  # cancels what is still pending
+
+
+def _interrupts_ignored_plugin() -> Any:
+    """A dask worker plugin by which a worker ignores SIGINT from its setup on (in its main thread, where its event
+    loop runs): a worker that a LocalCluster's nanny starts anew inherits no ignored signal from the driver."""
+    from distributed import WorkerPlugin
+
+    class InterruptsIgnored(WorkerPlugin):
+        name = "atelier-interrupts-ignored"
+
+        def setup(self, worker: Any) -> None:
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    return InterruptsIgnored()
 
 
 @contextmanager
