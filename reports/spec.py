@@ -63,15 +63,14 @@ class Measure:
 def measured(rows: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
              by: Sequence[str] = ("players", "strategy"), everyone: bool = True) -> pl.DataFrame:
     """Per group of `by`: each measure with its interval, the group's player results (`n`), games and method id;
-    with `everyone`, also each group of every strategy together (strategy 'all', first). The rows may be lazy; they
-    are read twice, and never held whole."""
+    with `everyone`, also each group of every strategy together (strategy 'all', first). The rows may be lazy: they
+    are summed as they are read, never held whole."""
     by, rows = list(by), rows.lazy()
     if everyone:
         rows = pl.concat([rows.with_columns(strategy=pl.lit(EVERYONE)), rows])
     found = clustered(rows, {m.name: (m.value, m.weight) for m in measures}, by)
-    sizes = rows.group_by(by).agg(n=pl.len()).collect(engine="streaming")
     order = [key for c in by for key in ((pl.col(c) != EVERYONE, pl.col(c)) if c == "strategy" else (pl.col(c),))]
-    return found.join(sizes, on=by, nulls_equal=True, maintain_order="left").sort(order)
+    return found.select(*by, *(c for c in found.columns if c not in (*by, "n")), "n").sort(order)
 
 
 def per_game(rows: pl.DataFrame | pl.LazyFrame, **columns: pl.Expr) -> pl.DataFrame:

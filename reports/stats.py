@@ -325,9 +325,10 @@ def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.E
     seats of one game is still one cluster). Every group is summed over the same clusters, so their differences
     are paired (see paired_difference). A group is a proportion where every row's value lies in [0, weight].
     lo_unpaired, hi_unpaired: the interval as if rows were independent trials, Wilson for a proportion, else the
-    normal interval of a ratio. games: the distinct games of the group. Fewer than min_clusters (at least 2)
-    clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of METHODS. The rows
-    may be lazy: they are summed by cluster and group as they are read (cluster_cells), never collected."""
+    normal interval of a ratio. games: the distinct games of the group; rows: its rows. Fewer than min_clusters
+    (at least 2) clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of
+    METHODS. The rows may be lazy: they are summed by cluster and group as they are read (cluster_cells), never
+    collected."""
     cells = cluster_cells(rows, value, weight, by)
     groups, group = group_codes(cells, by)
     n_groups = groups.height
@@ -335,19 +336,19 @@ def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.E
     found = cell_interval(group, cells["v"].to_numpy(), cells["w"].to_numpy(), n_groups, bounded, level)
     too_few = found["clusters"] < max(min_clusters, 2)
     lo_u, hi_u, method_u = unpaired_ratio(cells, group, n_groups)
-    games = np.bincount(group, cells["games"].to_numpy(), n_groups).astype(np.int64)
+    games, n = (np.bincount(group, cells[c].to_numpy(), n_groups).astype(np.int64) for c in ("games", "n"))
     return pl.DataFrame({**groups.to_dict(), "estimate": found["estimate"],
                          "lo": np.where(too_few, np.nan, found["lo"]), "hi": np.where(too_few, np.nan, found["hi"]),
                          "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
-                         "lo_unpaired": lo_u, "hi_unpaired": hi_u, "games": games,
+                         "lo_unpaired": lo_u, "hi_unpaired": hi_u, "games": games, "rows": n,
                          "method": found["method"], "method_unpaired": method_u})
 
 
 def cluster_cells(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
     """One row per cluster and group of `by` that holds rows: the cluster's columns, `by`, and over its rows the sums
-    of value and weight (v, w) and of v², v w and w² (vv, vw, ww), its distinct games and its rows whose value
-    leaves [0, weight] (out). Each sum adds its rows in the order of (value, weight), so the same rows give the same
-    floats in any order. Lazy rows are read by polars' streaming engine: only the cells are held."""
+    of value and weight (v, w) and of v², v w and w² (vv, vw, ww), its rows (n), its distinct games and its rows whose
+    value leaves [0, weight] (out). Each sum adds its rows in the order of (value, weight), so the same rows give the
+    same floats in any order. Lazy rows are read by polars' streaming engine: only the cells are held."""
     keys = [*dict.fromkeys([*cluster_keys(rows), *by])]
     zeros = pl.repeat(0.0, pl.len())  # broadcasts a literal value or weight
     v, w = pl.col("_v"), pl.col("_w")
@@ -355,15 +356,15 @@ def cluster_cells(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.
     return (rows.lazy().select(*dict.fromkeys([*keys, "game_id"]), _v=zeros + value.cast(pl.Float64),
                                _w=zeros + weight.cast(pl.Float64))
             .group_by(keys).agg(**{name: x.sort_by(v, w).sum() for name, x in ordered.items()},
-                                games=pl.col("game_id").n_unique(), out=((v < 0) | (v > w)).sum())
+                                n=pl.len(), games=pl.col("game_id").n_unique(), out=((v < 0) | (v > w)).sum())
             .collect(engine="streaming"))
 
 
 def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]
               ) -> pl.DataFrame:
     """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
-    and NAME_hi, its cluster-robust interval (paired_ratio); with the group's games and the method of the first
-    measure. The one clustered computation of the game analyses: a new measure is a line of `measures`. Lazy rows
+    and NAME_hi, its cluster-robust interval (paired_ratio); with the group's games, rows (n) and the method of the
+    first measure. The one clustered computation of the game analyses: a new measure is a line of `measures`. Lazy rows
     stay lazy: a row per measure and row is summed as it is made, never held."""
     keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
     named = pl.Enum(list(measures))  # an Enum groups faster than a string
@@ -372,9 +373,9 @@ def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Ex
     found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
     frame = None
     for name in measures:
-        one = found.filter(pl.col("measure") == name).select(*by, "games", "method", **{
+        one = found.filter(pl.col("measure") == name).select(*by, "games", "method", n="rows", **{
             name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"})
-        frame = one if frame is None else frame.join(one.drop("games", "method"), on=by, maintain_order="left",
+        frame = one if frame is None else frame.join(one.drop("games", "method", "n"), on=by, maintain_order="left",
                                                      nulls_equal=True)
     return frame
 

@@ -194,7 +194,7 @@ def test_paired_ratio_matches_a_hand_computation():
     assert by_seat[0] == pytest.approx({"seat": 0, "estimate": 0.625, "lo": wilson(2.5, 4, T_1)[0],
                                         "hi": wilson(2.5, 4, T_1)[1], "se": 0.125, "n_eff": 4.0, "clusters": 2,
                                         "level": 0.95, "lo_unpaired": wilson(2.5, 4)[0],
-                                        "hi_unpaired": wilson(2.5, 4)[1], "games": 4, "method": "cluster_t",
+                                        "hi_unpaired": wilson(2.5, 4)[1], "games": 4, "rows": 4, "method": "cluster_t",
                                         "method_unpaired": "wilson"})
     assert (by_seat[1]["estimate"], by_seat[1]["lo"], by_seat[1]["hi"]) == pytest.approx(
         (0.375, *wilson(1.5, 4, T_1)))
