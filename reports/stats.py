@@ -364,19 +364,18 @@ def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Ex
               ) -> pl.DataFrame:
     """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
     and NAME_hi, its cluster-robust interval (paired_ratio); with the group's games, rows (n) and the method of the
-    first measure. The one clustered computation of the game analyses: a new measure is a line of `measures`. Lazy rows
-    stay lazy: a row per measure and row is summed as it is made, never held."""
-    keys = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
-    named = pl.Enum(list(measures))  # an Enum groups faster than a string
-    long = pl.concat([rows.lazy().select(*keys, measure=pl.lit(name, named), value=value.cast(pl.Float64),
-                                  weight=weight.cast(pl.Float64)) for name, (value, weight) in measures.items()])
-    found = paired_ratio(long, pl.col("value"), pl.col("weight"), [*by, "measure"])
+    first measure. The one clustered computation of the game analyses: a new measure is a line of `measures`. Each
+    measure is summed on its own, as its rows are read."""
     frame = None
-    for name in measures:
-        one = found.filter(pl.col("measure") == name).select(*by, "games", "method", n="rows", **{
+    for name, (value, weight) in measures.items():
+        one = paired_ratio(rows, value, weight, by).select(*by, "games", "method", n="rows", **{
             name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"})
-        frame = one if frame is None else frame.join(one.drop("games", "method", "n"), on=by, maintain_order="left",
-                                                     nulls_equal=True)
+        if frame is None:
+            frame = one
+        elif by:
+            frame = frame.join(one.drop("games", "method", "n"), on=by, maintain_order="left", nulls_equal=True)
+        else:
+            frame = pl.concat([frame, one.drop("games", "method", "n")], how="horizontal")
     return frame
 
 

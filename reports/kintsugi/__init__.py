@@ -38,9 +38,12 @@ def key_finding(numbers: list[dict], players: int) -> str | None:
 
 def with_colour_names(data: GameData) -> pl.DataFrame:
     """The rows with their secret colour's name from the facts (its index where the facts name none)."""
-    return (data.with_facts(data.rows, "colours")
-            .with_columns(colour=pl.col("colours").list.get(pl.col("color").cast(pl.Int64), null_on_oob=True)
-                          .fill_null(pl.col("color").cast(pl.String))))
+    keys = ["experiment", "players", "color"]
+    names = (data.with_facts(data.facts.select("experiment", "players"), "colours")
+             .select("experiment", "players", colour="colours", color=pl.int_ranges(pl.col("colours").list.len()))
+             .explode("colour", "color").cast({"color": data.rows.schema["color"]}))
+    colour = data.rows.select(keys).join(names, on=keys, how="left", maintain_order="left")["colour"]
+    return data.rows.with_columns(colour=colour.fill_null(data.rows["color"].cast(pl.String)))
 
 
 def colour_sentence(shares: pl.DataFrame, data: GameData) -> str:

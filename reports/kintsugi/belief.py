@@ -37,22 +37,31 @@ def with_brier(rows: pl.DataFrame) -> pl.DataFrame:
 def belief_scores(data: GameData) -> dict | None:
     """Per player count, guesser and placement policy guessed: the mean Brier score and the mean entropy after each
     of the neighbour's placements (turn 1 the first), with cluster-robust intervals; None for results that
-    predate the belief columns. The turns, a row per placement watched, are summed as they are made (lazily)."""
+    predate the belief columns."""
     if "belief" not in data.rows.columns or data.rows["belief"].null_count():
         return None
     rows = with_target_policy(with_policy_and_guesser(with_brier(data.rows)))
     by = ["players", "guesser", "target_policy"]
-    kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id", "belief_entropy"])]
-    named = {c: pl.Enum(sorted(rows[c].unique().to_list())) for c in ("guesser", "target_policy")}  # 4 bytes a row
-    turns = (rows.lazy().select(kept).cast(named)
-             .with_columns(turn=pl.int_ranges(1, pl.col("belief_entropy").list.len() + 1))
-             .explode("belief_entropy", "turn").rename({"belief_entropy": "entropy"}).drop_nulls("turn")
-             .filter(pl.col("entropy").is_not_nan()))  # a seat whose neighbour placed less often than another's
-    any_turn = turns.select(pl.len() > 0).collect().item()
-    entropy = (measured(turns, [ENTROPY], [*by, "turn"], everyone=False).cast(dict.fromkeys(named, pl.String))
-               if any_turn else None)
     return {"brier": measured(rows, [BRIER], by, everyone=False),
-            "guessers": measured(rows, [BRIER], ["players", "guesser"], everyone=False), "entropy": entropy}
+            "guessers": measured(rows, [BRIER], ["players", "guesser"], everyone=False),
+            "entropy": entropy_by_turn(rows, by)}
+
+
+def entropy_by_turn(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame | None:
+    """ENTROPY per group of `by` and turn: each turn's entropies (the t-th of every row's list, where its neighbour
+    placed t times) summed as they are read, a turn at a time (each turn's groups are its own); None where no
+    neighbour placed."""
+    kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
+    named = {c: pl.Enum(sorted(rows[c].unique().to_list())) for c in ("guesser", "target_policy")}  # 4 bytes a row
+    entropy = pl.col("belief_entropy").list.get(pl.col("turn") - 1, null_on_oob=True)
+    turns = int(rows["belief_entropy"].list.len().max() or 0)
+    found = [measured(rows.lazy().select(*kept, "belief_entropy").cast(named).with_columns(turn=pl.lit(turn, pl.Int64))
+                      .select(*kept, "turn", entropy=entropy)
+                      .filter(pl.col("entropy").is_not_null() & pl.col("entropy").is_not_nan()),  # a seat whose
+                      [ENTROPY], [*by, "turn"], everyone=False)  # neighbour placed less often than another's
+             for turn in range(1, turns + 1)]
+    found = [frame for frame in found if frame.height]
+    return pl.concat(found).sort([*by, "turn"]).cast(dict.fromkeys(named, pl.String)) if found else None
 
 
 def last_entropy(result: dict) -> pl.DataFrame | None:
