@@ -351,7 +351,8 @@ def _dask_workers(scheduler: str | None, jobs: int) -> Iterator[tuple[Any, int]]
 
 def _interrupts_ignored_plugin() -> Any:
     """A dask worker plugin by which a worker ignores SIGINT from its setup on (in its main thread, where its event
-    loop runs): a worker that a LocalCluster's nanny starts anew inherits no ignored signal from the driver."""
+    loop runs), after importing polars (_ignore_interrupts): what a LocalCluster's worker inherits from the driver
+    lasts only until polars is imported, and a worker that a nanny starts anew inherits nothing."""
     from distributed import WorkerPlugin
 
     class InterruptsIgnored(WorkerPlugin):
@@ -359,9 +360,17 @@ def _interrupts_ignored_plugin() -> Any:
 
         def setup(self, worker: Any) -> None:
             if threading.current_thread() is threading.main_thread():
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                _ignore_interrupts()
 
     return InterruptsIgnored()
+
+
+def _ignore_interrupts() -> None:
+    """Ignore SIGINT in this process (from its main thread), in polars' queries too: polars installs its own SIGINT
+    handler when it is imported, in place of an ignored SIGINT that the process inherited, and raises
+    KeyboardInterrupt in the query that runs when one arrives; this module imports polars, so here it is imported
+    already (tests/test_faults.py::test_a_worker_ignores_ctrl_c_inside_polars_queries_too)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager
@@ -430,7 +439,7 @@ def _start_worker(driver: int) -> None:
     """In a worker: Ctrl-C reaches the whole process group, and the driver alone answers it, stopping the workers.
     A driver killed by SIGKILL (an out-of-memory kill, `kill -9`) stops nothing, so the worker watches for itself.
     And loky's check for leaks is off (below)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _ignore_interrupts()
     threading.Thread(target=_end_with, args=(driver,), name="end-with-driver", daemon=True).start()
     # Where psutil is installed (dask brings it), loky restarts a worker whose memory grew by 300 MB since its first
     # task, as a leak; ours grow by what they compile and load for each game, and a restart loads it all again.

@@ -134,6 +134,36 @@ def test_ctrl_c_to_the_process_group_keeps_the_finished_parts(write_toml, tmp_pa
     assert run_dice(write_toml, out, text).equals(whole)
 
 
+IGNORING_WORKER = """
+import os, signal, threading, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a worker inherits it from the driver
+import numpy as np, polars as pl
+from sim.runner import _ignore_interrupts
+_ignore_interrupts()
+frame = pl.DataFrame({"a": np.arange(2_000_000) % 100_003, "b": np.arange(2_000_000)})
+done = threading.Event()
+def interrupt():
+    while not done.is_set():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)
+threading.Thread(target=interrupt, daemon=True).start()
+end = time.monotonic() + 1.5
+while time.monotonic() < end:
+    frame.group_by("a").agg(pl.col("b").sum())
+done.set()
+print("kept on")
+"""
+
+
+def test_a_worker_ignores_ctrl_c_inside_polars_queries_too() -> None:
+    """polars installs its own SIGINT handler when it is imported, over an ignored SIGINT, and raises
+    KeyboardInterrupt in the query running when one comes: a dask worker, which inherits SIGINT ignored and imports
+    polars with its first task, printed a traceback now and then when Ctrl-C reached the process group. SIGINT
+    sent every 10 ms to such a process querying for 1.5 s."""
+    ran = subprocess.run([sys.executable, "-c", IGNORING_WORKER], capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stdout.strip(), ran.stderr) == (0, "kept on", "")
+
+
 def test_sigterm_before_any_part_leaves_nothing_as_ctrl_c_does(write_toml, tmp_path: Path) -> None:
     path, out = write_toml(DICE_EXPERIMENT + "[params]\ndelay = 3.0\n"), tmp_path / "out"
     process = atelier_process("run", path, "--out", out, "--jobs", "2", "--quiet")
