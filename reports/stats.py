@@ -8,7 +8,9 @@ times G / (G - 1)) and a t quantile on G - 1 degrees of freedom, G the clusters 
 clusters the t quantile, not the normal one, is what keeps 95% coverage (tests/test_calibration.py measures it at
 10, 30 and 300 deals). Near 0% or 100% that interval degenerates (zero width at 0 of n) or leaves [0, 1]; there a
 proportion gets Wilson's score interval on the effective sample size (see ratio_interval). Nothing is drawn at
-random: the same rows give the same floats, in any row order.
+random: the same rows in the same order give the same floats, every call (the report reads its rows in one order:
+by game and seat); the clusters are combined in the order of their sums, so only the few rows within a cluster are
+added in the order they come.
 
 Every function that returns an interval names its method by a key of METHODS, with its `level` and `clusters`.
 """
@@ -316,7 +318,7 @@ def per_cluster(cluster: np.ndarray, n_clusters: int, group: np.ndarray, n_group
 
 
 def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, by: list[str],
-                 min_clusters: int = 2, level: float = LEVEL) -> pl.DataFrame:
+                 min_clusters: int = 2, level: float = LEVEL, unpaired: bool = True) -> pl.DataFrame:
     """Per group of `by`: estimate = sum(value) / sum(weight), with its cluster-robust interval (lo, hi; see
     cell_interval: cluster_t, Wilson on the effective sample for a proportion near 0 or 1), its standard error se,
     n_eff and clusters.
@@ -328,36 +330,55 @@ def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.E
     normal interval of a ratio. games: the distinct games of the group; rows: its rows. Fewer than min_clusters
     (at least 2) clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of
     METHODS. The rows may be lazy: they are summed by cluster and group as they are read (cluster_cells), never
-    collected."""
+    collected. `unpaired` False leaves the unpaired interval out (its normal interval reads the rows again)."""
     cells = cluster_cells(rows, value, weight, by)
     groups, group = group_codes(cells, by)
     n_groups = groups.height
     bounded = np.bincount(group, cells["out"].to_numpy(), n_groups) == 0
     found = cell_interval(group, cells["v"].to_numpy(), cells["w"].to_numpy(), n_groups, bounded, level)
     too_few = found["clusters"] < max(min_clusters, 2)
-    lo_u, hi_u, method_u = unpaired_ratio(cells, group, n_groups)
     games, n = (np.bincount(group, cells[c].to_numpy(), n_groups).astype(np.int64) for c in ("games", "n"))
-    return pl.DataFrame({**groups.to_dict(), "estimate": found["estimate"],
-                         "lo": np.where(too_few, np.nan, found["lo"]), "hi": np.where(too_few, np.nan, found["hi"]),
-                         "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
-                         "lo_unpaired": lo_u, "hi_unpaired": hi_u, "games": games, "rows": n,
-                         "method": found["method"], "method_unpaired": method_u})
+    found = pl.DataFrame({**groups.to_dict(), "estimate": found["estimate"],
+                          "lo": np.where(too_few, np.nan, found["lo"]), "hi": np.where(too_few, np.nan, found["hi"]),
+                          "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
+                          "lo_unpaired": np.nan, "hi_unpaired": np.nan, "games": games, "rows": n,
+                          "method": found["method"], "method_unpaired": ""})
+    if not unpaired:
+        return found.drop("lo_unpaired", "hi_unpaired", "method_unpaired")
+    lo_u, hi_u, method_u = unpaired_ratio(rows, value, weight, cells, groups, group)
+    return found.with_columns(lo_unpaired=lo_u, hi_unpaired=hi_u, method_unpaired=pl.lit(method_u))
 
 
 def cluster_cells(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
     """One row per cluster and group of `by` that holds rows: the cluster's columns, `by`, and over its rows the sums
-    of value and weight (v, w) and of v², v w and w² (vv, vw, ww), its rows (n), its distinct games and its rows whose
-    value leaves [0, weight] (out). Each sum adds its rows in the order of (value, weight), so the same rows give the
-    same floats in any order. Lazy rows are read by polars' streaming engine: only the cells are held."""
+    of value and weight (v, w), its rows (n), its distinct games and its rows whose value leaves [0, weight] (out).
+    A missing value or weight makes its cell's sum nan, as numpy's sums did. Each cell's rows are added one after
+    another in their order (a cumulative sum's last: polars' own sums split large groups among its threads, and its
+    streaming engine splits every group, so that their floats vary from call to call), so the same rows in the same
+    order give the same floats every time; lazy rows are read in the columns needed only."""
     keys = [*dict.fromkeys([*cluster_keys(rows), *by])]
-    zeros = pl.repeat(0.0, pl.len())  # broadcasts a literal value or weight
     v, w = pl.col("_v"), pl.col("_w")
-    ordered = {"v": v, "w": w, "vv": v * v, "vw": v * w, "ww": w * w}
-    return (rows.lazy().select(*dict.fromkeys([*keys, "game_id"]), _v=zeros + value.cast(pl.Float64),
-                               _w=zeros + weight.cast(pl.Float64))
-            .group_by(keys).agg(**{name: x.sort_by(v, w).sum() for name, x in ordered.items()},
-                                n=pl.len(), games=pl.col("game_id").n_unique(), out=((v < 0) | (v > w)).sum())
-            .collect(engine="streaming"))
+    return (rows.lazy().select(*dict.fromkeys([*keys, "game_id"]), _v=as_float(value), _w=as_float(weight))
+            .group_by(keys).agg(v=in_order(v), w=total_weight(weight), n=pl.len(),
+                                games=pl.col("game_id").n_unique(), out=((v < 0) | (v > w)).sum())
+            .collect(engine="in-memory"))
+
+
+def total_weight(weight: pl.Expr) -> pl.Expr:
+    """A cell's sum of weights: its rows times a literal weight (1 for a mean: exact, and cheap), else in_order."""
+    if weight.meta.is_literal():
+        return pl.len() * pl.select(weight.cast(pl.Float64)).item()
+    return in_order(pl.col("_w"))
+
+
+def in_order(expr: pl.Expr) -> pl.Expr:
+    """The sum of expr's values added one after another, in the rows' order (cluster_cells)."""
+    return expr.cum_sum().last()
+
+
+def as_float(expr: pl.Expr) -> pl.Expr:
+    """expr as a float per row (a literal broadcast), a missing value as nan."""
+    return (pl.repeat(0.0, pl.len()) + expr.cast(pl.Float64)).fill_null(float("nan"))
 
 
 def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Expr, pl.Expr]], by: list[str]
@@ -368,7 +389,7 @@ def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Ex
     measure is summed on its own, as its rows are read."""
     frame = None
     for name, (value, weight) in measures.items():
-        one = paired_ratio(rows, value, weight, by).select(*by, "games", "method", n="rows", **{
+        one = paired_ratio(rows, value, weight, by, unpaired=False).select(*by, "games", "method", n="rows", **{
             name: "estimate", f"{name}_lo": "lo", f"{name}_hi": "hi"})
         if frame is None:
             frame = one
@@ -392,20 +413,37 @@ def ratio_p_values(estimate, se, n_eff, clusters, null) -> np.ndarray:
         return np.where(g >= 2, 2 * student_t.sf(statistic, np.where(g >= 2, g - 1, 1)), np.nan)
 
 
-def unpaired_ratio(cells: pl.DataFrame, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, ...]:
-    """The interval (lo, hi) of sum(v) / sum(w) in each group with rows as independent trials, and its method, from
-    the sums of its cells (cluster_cells), added in the order of their values: Wilson's where every row's value lies
-    in [0, weight], else the normal interval, sqrt(sum (v - r w)²) = sqrt(vv - 2 r vw + r² ww) over the rows."""
-    names = ["v", "w", "vv", "vw", "ww"]
-    order = np.lexsort([cells[c].to_numpy() for c in reversed(names)] + [group])
-    sum_v, sum_w, vv, vw, ww = (np.bincount(group[order], cells[c].to_numpy()[order], n_groups) for c in names)
+def unpaired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, cells: pl.DataFrame,
+                   groups: pl.DataFrame, group: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The interval (lo, hi) of sum(v) / sum(w) in each of the groups with rows as independent trials, and its
+    method: Wilson's where every row's value lies in [0, weight] (from the cells' sums), else the normal interval,
+    r -+ z sqrt(sum (v - r w)²) / sum(w), the squares summed over the rows in a second pass."""
+    v, w = cells["v"].to_numpy(), cells["w"].to_numpy()
+    order = np.lexsort((w, v, group))  # the cells come in any order: each group's are added in one
+    sum_v, sum_w = (np.bincount(group[order], x[order], groups.height) for x in (v, w))
     if cells["out"].sum() == 0:
         lo, hi = wilson(sum_v, sum_w)
         return np.atleast_1d(lo), np.atleast_1d(hi), "wilson"
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = sum_v / sum_w
-        spread = Z_95 * np.sqrt(np.maximum(vv - 2 * ratio * vw + ratio**2 * ww, 0.0)) / sum_w
+        spread = Z_95 * np.sqrt(squared_residuals(rows, value, weight, groups, ratio)) / sum_w
     return ratio - spread, ratio + spread, "normal"
+
+
+def squared_residuals(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, groups: pl.DataFrame,
+                      ratio: np.ndarray) -> np.ndarray:
+    """Per group (in the order of `groups`): sum (v - r w)² over its rows, r its ratio."""
+    by = groups.columns
+    if not by:
+        found = rows.lazy().select(in_order((as_float(value) - float(ratio[0]) * as_float(weight)) ** 2).alias("s"))
+        return found.collect(engine="in-memory")["s"].to_numpy()
+    ratios = groups.with_columns(_r=pl.Series(ratio)).lazy()
+    residual = (pl.col("_v") - pl.col("_r") * pl.col("_w")) ** 2
+    found = (rows.lazy().select(*by, _v=as_float(value), _w=as_float(weight))
+             .join(ratios, on=by, how="left", nulls_equal=True, maintain_order="left").group_by(by)
+             .agg(s=in_order(residual))
+             .collect(engine="in-memory"))
+    return groups.join(found, on=by, how="left", nulls_equal=True, maintain_order="left")["s"].to_numpy()
 
 
 def newcombe(won_a: float, n_a: float, won_b: float, n_b: float) -> tuple[float, float]:

@@ -306,6 +306,32 @@ def test_clusters_at_one_rate_have_no_spread_in_any_row_order():
         assert (found["lo"], found["hi"]) == pytest.approx(wilson(2 / 3 * 5000, 5000, q))
 
 
+def test_paired_ratio_gives_the_same_floats_every_call():
+    """Scores whose sums round: polars' streaming engine adds a group's rows in an order that varies from call to
+    call, so its cluster sums (and every interval) varied in their last bits; the in-memory engine's do not."""
+    rng = np.random.default_rng(21)
+    n = 600_000
+    rows = pl.DataFrame({"players": 3, "deal": rng.integers(0, 20_000, n), "game_id": np.arange(n) // 3,
+                         "strategy": rng.choice(["a", "b", "c"], n), "score": rng.normal(50, 10, n) * 0.37})
+    first = paired_ratio(rows, pl.col("score"), pl.lit(1.0), ["strategy"])
+    assert all(paired_ratio(rows.lazy(), pl.col("score"), pl.lit(1.0), ["strategy"]).equals(first) for _ in range(4))
+
+
+def test_a_missing_value_makes_its_group_nan():
+    rows = TINY.with_columns(score=pl.when(pl.col("seat") == 1).then(None).otherwise(pl.col("win")))
+    found = paired_ratio(rows, pl.col("score"), pl.lit(1.0), ["seat"])
+    assert not np.isnan(found["estimate"][0]) and np.isnan(found["estimate"][1])
+
+
+def test_the_unpaired_interval_of_a_constant_has_no_width():
+    """sqrt(sum v² - 2 r sum v w + r² sum w²) would leave rounding noise of about 1e-5 around 1234.56; the squares
+    of the residuals leave none."""
+    rows = TINY.with_columns(score=pl.lit(1234.56))
+    found = paired_ratio(rows, pl.col("score"), pl.lit(1.0), []).row(0, named=True)
+    assert found["method_unpaired"] == "normal"
+    assert found["lo_unpaired"] == found["hi_unpaired"] == pytest.approx(1234.56)
+
+
 def test_paired_ratio_reads_lazy_rows_as_it_reads_collected_ones():
     rows = pool_games(np.random.default_rng(15), 20, [("A", "B", "C"), ("C", "A", "B"), ("B", "C", "A")],
                       {"A": 0.3, "B": 0.0, "C": -0.3}, deal_spread=0.5)
