@@ -63,8 +63,8 @@ class Measure:
 def measured(rows: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
              by: Sequence[str] = ("players", "strategy"), everyone: bool = True) -> pl.DataFrame:
     """Per group of `by`: each measure with its interval, the group's player results (`n`), games and method id;
-    with `everyone`, also each group of every strategy together (strategy 'all', first). The rows may be lazy: they
-    are summed as they are read, never held whole."""
+    with `everyone`, also each group of every strategy together (strategy 'all', first). The rows may be lazy: only
+    the columns the sums need are collected."""
     by, rows = list(by), rows.lazy()
     if everyone:
         rows = pl.concat([rows.with_columns(strategy=pl.lit(EVERYONE)), rows])

@@ -329,8 +329,8 @@ def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.E
     lo_unpaired, hi_unpaired: the interval as if rows were independent trials, Wilson for a proportion, else the
     normal interval of a ratio. games: the distinct games of the group; rows: its rows. Fewer than min_clusters
     (at least 2) clusters give nan. One row per group, sorted by `by`; method and method_unpaired are keys of
-    METHODS. The rows may be lazy: they are summed by cluster and group as they are read (cluster_cells), never
-    collected. `unpaired` False leaves the unpaired interval out (its normal interval reads the rows again)."""
+    METHODS. The rows may be lazy: only the columns that cluster_cells sums are collected.
+    `unpaired` False leaves the unpaired interval out (its normal interval reads the rows again)."""
     cells = cluster_cells(rows, value, weight, by)
     groups, group = group_codes(cells, by)
     n_groups = groups.height
@@ -386,7 +386,7 @@ def clustered(rows: pl.DataFrame | pl.LazyFrame, measures: dict[str, tuple[pl.Ex
     """Per group of `by`, each measure NAME: (value, weight) as sum(value) / sum(weight), in columns NAME, NAME_lo
     and NAME_hi, its cluster-robust interval (paired_ratio); with the group's games, rows (n) and the method of the
     first measure. The one clustered computation of the game analyses: a new measure is a line of `measures`. Each
-    measure is summed on its own, as its rows are read."""
+    measure is summed on its own."""
     frame = None
     for name, (value, weight) in measures.items():
         one = paired_ratio(rows, value, weight, by, unpaired=False).select(*by, "games", "method", n="rows", **{

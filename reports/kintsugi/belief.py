@@ -49,7 +49,7 @@ def belief_scores(data: GameData) -> dict | None:
 
 def entropy_by_turn(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame | None:
     """ENTROPY per group of `by` and turn: each turn's entropies (the t-th of every row's list, where its neighbour
-    placed t times) summed as they are read, a turn at a time (each turn's groups are its own); None where no
+    placed t times) summed a turn at a time (each turn's groups are its own); None where no
     neighbour placed."""
     kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
     named = {c: pl.Enum(sorted(rows[c].unique().to_list())) for c in ("guesser", "target_policy")}  # 4 bytes a row
