@@ -338,15 +338,13 @@ def paired_ratio(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.E
     found = cell_interval(group, cells["v"].to_numpy(), cells["w"].to_numpy(), n_groups, bounded, level)
     too_few = found["clusters"] < max(min_clusters, 2)
     games, n = (np.bincount(group, cells[c].to_numpy(), n_groups).astype(np.int64) for c in ("games", "n"))
-    found = pl.DataFrame({**groups.to_dict(), "estimate": found["estimate"],
-                          "lo": np.where(too_few, np.nan, found["lo"]), "hi": np.where(too_few, np.nan, found["hi"]),
-                          "se": found["se"], "n_eff": found["n_eff"], "clusters": found["clusters"], "level": level,
-                          "lo_unpaired": np.nan, "hi_unpaired": np.nan, "games": games, "rows": n,
-                          "method": found["method"], "method_unpaired": ""})
-    if not unpaired:
-        return found.drop("lo_unpaired", "hi_unpaired", "method_unpaired")
-    lo_u, hi_u, method_u = unpaired_ratio(rows, value, weight, cells, groups, group)
-    return found.with_columns(lo_unpaired=lo_u, hi_unpaired=hi_u, method_unpaired=pl.lit(method_u))
+    columns = {**groups.to_dict(), "estimate": found["estimate"], "lo": np.where(too_few, np.nan, found["lo"]),
+               "hi": np.where(too_few, np.nan, found["hi"]), "se": found["se"], "n_eff": found["n_eff"],
+               "clusters": found["clusters"], "level": level, "games": games, "rows": n, "method": found["method"]}
+    if unpaired:
+        lo_u, hi_u, method_u = unpaired_ratio(rows, value, weight, cells, groups, group)
+        columns |= {"lo_unpaired": lo_u, "hi_unpaired": hi_u, "method_unpaired": method_u}
+    return pl.DataFrame(columns)
 
 
 def cluster_cells(rows: pl.DataFrame | pl.LazyFrame, value: pl.Expr, weight: pl.Expr, by: list[str]) -> pl.DataFrame:
