@@ -324,7 +324,8 @@ def _dask_workers(scheduler: str | None, jobs: int) -> Iterator[tuple[Any, int]]
     """The workers of the dask cluster at `scheduler`, or of a LocalCluster of `jobs` single-threaded processes on
     this machine, through the client's concurrent.futures executor. A task lost with a worker that died is played
     again by the scheduler on another (dask's `allowed-failures`); the run's tasks still pending when it stops are
-    cancelled, and a LocalCluster is closed."""
+    cancelled, and a LocalCluster is closed. A LocalCluster's processes log only what is critical: the run says what
+    went wrong in one line, and a worker whose heartbeat meets the scheduler closing under Ctrl-C logs an error."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -335,7 +336,7 @@ def _dask_workers(scheduler: str | None, jobs: int) -> Iterator[tuple[Any, int]]
                 with _interrupts_ignored():  # by the worker processes it starts, which inherit that
                     cluster = held.enter_context(LocalCluster(  # its HTTP server on a free loopback port:
                         n_workers=jobs, threads_per_worker=1, processes=True,  # 8787 may be another's (a warning)
-                        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
+                        dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL))
             try:
                 client = held.enter_context(Client(scheduler or cluster, set_as_default=False, timeout="10s"))
             except OSError as error:
