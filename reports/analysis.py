@@ -178,19 +178,19 @@ def seat_rows(rows: pl.DataFrame, seats: np.ndarray) -> np.ndarray | None:
 
 
 def seat_pairs(rows: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
-    """Every ordered pair of two seats of one game: a row's `columns` beside another seat's, suffixed _b."""
-    mine = rows.select(columns)
+    """Every ordered pair of two seats of one game: a row's `columns` beside another seat's, suffixed _b. Gathered
+    seat by seat where each game's rows lie together in seat order (as results load), else joined."""
     theirs = rows.select(pl.col(c).alias(f"{c}_b") for c in columns)
-    seated = "seat" in rows.columns
-    seat, players = (rows[c].cast(pl.Int64).to_numpy() if seated else None for c in ("seat", "players"))
-    found = [(k, seat_rows(rows, (seat + k) % players)) for k in range(1, int(players.max(initial=0)))] if seated \
-        else [(0, None)]
-    if any(index is None for _, index in found):  # joined, each row with every other of its game
-        both = rows.select(*dict.fromkeys([*GAME_KEY, *columns])).with_row_index("_row")
-        return (both.join(both, on=GAME_KEY, suffix="_b").filter(pl.col("_row") != pl.col("_row_b"))
-                .select(*columns, *(pl.col(c if c in GAME_KEY else f"{c}_b").alias(f"{c}_b") for c in columns)))
-    return pl.concat([pl.concat([mine, theirs[index]], how="horizontal").filter(k < players) for k, index in found]
-                     or [pl.concat([mine, theirs], how="horizontal").clear()])
+    if "seat" in rows.columns:
+        seat, players = (rows[c].cast(pl.Int64).to_numpy() for c in ("seat", "players"))
+        found = [(k, seat_rows(rows, (seat + k) % players)) for k in range(1, int(players.max(initial=0)))]
+        if all(index is not None for _, index in found):
+            mine = rows.select(columns)
+            return pl.concat([pl.concat([mine, theirs[index]], how="horizontal").filter(k < players)
+                              for k, index in found] or [pl.concat([mine, theirs], how="horizontal").clear()])
+    both = rows.select(*dict.fromkeys([*GAME_KEY, *columns])).with_row_index("_row")
+    return (both.join(both, on=GAME_KEY, suffix="_b").filter(pl.col("_row") != pl.col("_row_b"))
+            .select(*columns, *(pl.col(c if c in GAME_KEY else f"{c}_b").alias(f"{c}_b") for c in columns)))
 
 
 def groups(rows: pl.DataFrame, by: list[str]):

@@ -71,10 +71,10 @@ def build_report(results_dir: Path, out_dir: Path, progress: bool = False) -> Pa
     check_results(rows)
     check_games(manifests)
     check_report_folder(out_dir)
-    games = game_data(rows, manifests, out_dir)  # slices of rows: the table is held once
+    staging = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.tmp")
+    games = game_data(rows, manifests, staging)  # slices of rows: the table is held once
     del rows
     created = make_parents(out_dir)
-    staging = out_dir.with_name(f".{out_dir.name}.{secrets.token_hex(4)}.tmp")
     try:
         staging.mkdir()
         with locked(staging):
@@ -297,11 +297,10 @@ def game_numbers(game: str, experiments: list[GameData], sections: list[Section]
 
 def assemble_report(games: dict[str, list[GameData]], manifests: list[dict], out_dir: Path, progress: bool = False
                     ) -> tuple[Report, list[dict]]:
-    """Run every analysis of every game's experiments (game_data), draw the charts into out_dir and collect the pages
-    and the numbers. The sections (one per experiment, one per game comparing its experiments) are analysed side by
-    side, one worker process per core, the largest first; `progress` shows a bar on stderr."""
-    for data in (d for experiments in games.values() for d in experiments):
-        data.out_dir = out_dir
+    """Run every analysis of every game's experiments (game_data: their charts go to its out_dir), draw the
+    overview's chart into out_dir and collect the pages and the numbers. The sections (one per experiment, one per
+    game comparing its experiments) are analysed side by side, one worker process per core, the largest first;
+    `progress` shows a bar on stderr."""
     sections = analysed(games, progress)
     pages, numbers, overview_rows, holes = [], [], [], {}
     for name, experiments in games.items():

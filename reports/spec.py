@@ -76,8 +76,7 @@ def measured(rows: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
 def per_game(rows: pl.DataFrame | pl.LazyFrame, **columns: pl.Expr) -> pl.DataFrame:
     """One row per game: its cluster columns and `columns` (expressions over its rows), for measures of games
     (a comeback, a stall) rather than of players."""
-    return (rows.lazy().group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(), **columns)
-            .collect())
+    return rows.lazy().group_by(GAME_KEY).agg(pl.col(*cluster_columns(rows)).first(), **columns).collect()
 
 
 def measure_records(data: GameData, frame: pl.DataFrame, measures: Sequence[Measure], **about: str) -> list[dict]:
