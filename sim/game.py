@@ -316,9 +316,23 @@ def checked_columns(rules: GameRules, columns: dict[str, Any], rows: int) -> dic
 
 
 def list_column(name: str, rows: np.ndarray) -> pl.Series:
-    """An Outcome column of one equal-length list per row (n, k), built as an Arrow list without copying rows."""
-    offsets = np.arange(rows.shape[0] + 1, dtype=np.int32) * rows.shape[1]
-    return pl.Series(name, pa.ListArray.from_arrays(offsets, np.ascontiguousarray(rows).ravel()))
+    """An Outcome column of one equal-length list per row (n, k)."""
+    fixed = pl.Series(name, np.ascontiguousarray(rows))  # an Array column, (n,) of k
+    return fixed.cast(pl.List(fixed.dtype.inner))
+
+
+def ragged_column(name: str, offsets: np.ndarray, values: np.ndarray) -> pl.Series:
+    """An Outcome column whose row i is the list values[offsets[i]:offsets[i + 1]] (numbers, not booleans), built
+    from Arrow buffers without copying: pyarrow.array would import pandas, a sixth of a second in every process."""
+    lists = pa.ListArray.from_arrays(_arrow(offsets.astype(np.int32)), _arrow(values))
+    return pl.Series(name, lists)
+
+
+def _arrow(values: np.ndarray) -> pa.Array:
+    if values.dtype == np.bool_:
+        raise TypeError("Arrow packs booleans in bits: make a ragged column of numbers")
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
 def play(engine: Engine, params: Any, deal: Any, choose: Choose, rng: np.random.Generator):

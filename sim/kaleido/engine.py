@@ -31,9 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
-from sim.game import Decision, Outcome, evolve
+from sim.game import Decision, Outcome, evolve, ragged_column
 from sim.kaleido import fast, playout
 from sim.kaleido.rules import DIRECTIONS, EMPTY, STARTING_BOARDS, WHITE, Deal, Params
 from sim.scoring import standings
@@ -327,8 +326,7 @@ def board_positions(params: Params, state: State) -> dict[str, pl.Series]:
     order = np.argsort(row, kind="stable")  # each (game, seat) row's boards, still in id order
     offsets = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=batch * players))]).astype(np.int32)
     at = geo.qr[state.cell[games, boards][order]].astype(np.int8)
-    return {name: pl.Series(name, pa.ListArray.from_arrays(offsets, at[:, axis]))
-            for axis, name in enumerate(("board_q", "board_r"))}
+    return {name: ragged_column(name, offsets, at[:, axis]) for axis, name in enumerate(("board_q", "board_r"))}
 
 
 def _advance(params: Params, state: State, last: str) -> State:

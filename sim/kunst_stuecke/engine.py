@@ -17,10 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import polars as pl
-import pyarrow as pa
 
-from sim.game import Decision, Outcome, evolve, list_column
+from sim.game import Decision, Outcome, evolve, list_column, ragged_column
 from sim.kunst_stuecke import fast, playout
 from sim.kunst_stuecke.rules import DISCARD, NO_LOOK, PIECES, STACK_TILES, STACKS, STOP, TILES, Deal, Params
 from sim.scoring import standings
@@ -399,8 +397,7 @@ def outcome(params: Params, state: State) -> Outcome:
         "chips_left": state.chips.astype(np.int16),
         "discards": state.discards.astype(np.int8),
         "first_look": state.first_look.astype(np.int16),
-        "aimed_sizes": pl.Series("aimed_sizes", pa.ListArray.from_arrays(offsets, aims[taken.reshape(aims.shape)]
-                                                                         .astype(np.int8))),
+        "aimed_sizes": ragged_column("aimed_sizes", offsets, aims[taken.reshape(aims.shape)].astype(np.int8)),
         "space_sizes": list_column("space_sizes", aims.astype(np.int8)),
         "space_correct": list_column("space_correct", (points > 0).reshape(batch * players, count)),
     }
