@@ -26,7 +26,7 @@ from playback import assert_playout_is_stepping
 from sim import registry
 from sim.errors import AtelierError, IllegalMove
 from sim.experiment import build_experiment
-from sim.game import Decision, Outcome, games_of, play, take
+from sim.game import Decision, Outcome, games_of, list_column, play, ragged_column, take
 from sim.registry import get_game
 from sim.runner import Chunk, play_chunk
 
@@ -345,6 +345,16 @@ def test_the_manifest_facts_are_plain_data(name: str) -> None:
     for players in rules.player_counts:
         facts = rules.facts(rules.make_params(players, {}))
         assert json.loads(json.dumps(facts)) == facts and facts
+
+
+def test_list_columns_hold_their_rows_empty_ones_too() -> None:
+    rows = np.array([[True, False], [False, False]])
+    assert list_column("x", rows).to_list() == [[True, False], [False, False]]
+    offsets, values = np.array([0, 2, 2, 3]), np.array([4, 5, 6], dtype=np.int8)
+    ragged = ragged_column("y", offsets, values)
+    assert ragged.to_list() == [[4, 5], [], [6]] and ragged.dtype == pl.List(pl.Int8)
+    with pytest.raises(TypeError, match="booleans"):
+        ragged_column("z", offsets, values > 4)
 
 
 def test_a_game_pickles_as_its_modules() -> None:

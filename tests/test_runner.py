@@ -477,6 +477,21 @@ def test_the_warm_up_writes_nothing_and_leaves_a_failure_to_the_run(write_toml, 
     assert not (tmp_path / "out" / crooked.name).exists()
 
 
+def test_a_run_of_every_game_imports_neither_pandas_nor_matplotlib(write_toml, tmp_path: Path) -> None:
+    """Either would add a sixth of a second or more to every run's start-up (pyarrow.array imports pandas)."""
+    games = {"kintsugi": "random+uniform", "broken_beautiful": "random", "kaleido": "random",
+             "kunst_stuecke": "random", "witkacy": "random"}
+    paths = [write_toml(f'game = "{game}"\nplayers = 3\ngames = 4\nseed = 1\npool = ["{strategy}"]\n', game)
+             for game, strategy in games.items()]
+    script = PEAK_RSS.replace("resource.getrusage(resource.RUSAGE_SELF).ru_maxrss",
+                              "{'pandas', 'matplotlib'} & set(sys.modules)")
+    ran = subprocess.run([sys.executable, "-c", script, "run", *map(str, paths), "--out", str(tmp_path / "out"),
+                          "--jobs", "1", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[-1] == "set()"
+    assert len(list((tmp_path / "out").glob("*/manifest.json"))) == len(games)
+
+
 def test_a_runs_workers_are_not_restarted_for_the_memory_their_kernels_take() -> None:
     """Where psutil is installed (dask brings it), loky would restart a worker whose memory grew by 300 MB since its
     first task, as a leak: a worker that compiled and loaded a few games' kernels, which it would load again. The
