@@ -7,7 +7,6 @@ from collections.abc import Callable
 from statistics import median
 
 import numpy as np
-from joblib import Parallel, delayed
 
 Session = Callable[[np.random.Generator], tuple[Callable[[], object], Callable[[], object]]]
 
@@ -32,6 +31,8 @@ def compare(game: str, players: int, strategy: str, games: int, reference_games:
 def in_parallel(jobs: int, games: int, repeats: int, play: Callable[[int], object]) -> dict:
     """Games per second of `jobs` worker processes each playing `games` games with the batched engine at once
     (`play(seed)` plays one batch), the median over `repeats` after one warm-up round that starts the workers."""
+    from joblib import Parallel, delayed  # here: importing joblib would add to every command's start-up
+
     parallel = Parallel(n_jobs=jobs, backend="loky")
     rates = []
     for repeat in range(repeats + 1):

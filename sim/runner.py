@@ -33,10 +33,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from joblib.externals.loky import (
-    ProcessPoolExecutor,  # joblib's loky: it tells a killed worker from a failed task
-    process_executor,
-)
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -305,6 +301,8 @@ def _workers(backend: Backend, jobs: int) -> Iterator[tuple[Any, int]]:
         with _dask_workers(backend.scheduler, jobs) as workers:
             yield workers
         return
+    from joblib.externals.loky import ProcessPoolExecutor  # joblib's loky: it tells a killed worker from a failed task
+
     with _signals_held():
         executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(os.getpid(),))
     try:
@@ -445,6 +443,8 @@ def _start_worker(driver: int) -> None:
     # Where psutil is installed (dask brings it), loky restarts a worker whose memory grew by 300 MB since its first
     # task, as a leak; ours grow by what they compile and load for each game, and a restart loads it all again.
     # Without psutil loky collects garbage once a second instead, as it does here.
+    from joblib.externals.loky import process_executor
+
     process_executor._USE_PSUTIL = False
 
 

@@ -41,7 +41,7 @@ def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """ACCURACY per group (accuracy, accuracy_lo, accuracy_hi), with the games it rests on, its guesses, the
     correct ones and the mean chance level of its guesses (a `guess_chance` column; 1/3 without one). `by` may
     include "target_policy"."""
-    if "target_policy" in by:
+    if "target_policy" in by and "target_policy" not in rows.columns:
         rows = with_target_policy(rows)
     chance = pl.col("guess_chance").mean() if "guess_chance" in rows.columns else pl.lit(1 / 3)
     counts = rows.group_by(by).agg(correct=pl.col("guess_correct").sum(), chance=chance)
@@ -74,8 +74,8 @@ def changed_games(data: GameData) -> pl.DataFrame:
 
 
 def guessing(data: GameData) -> dict:
-    rows = with_policy_and_guesser(data.with_facts(data.rows, "guess_chance"))
-    return {"rows": rows, "by_target": guess_accuracy(rows, ["guesser", "target_policy"]),
+    rows = with_target_policy(with_policy_and_guesser(data.with_facts(data.rows, "guess_chance")))
+    return {"by_target": guess_accuracy(rows, ["guesser", "target_policy"]),
             "by_guesser": guess_accuracy(rows, ["guesser"]), "per_count": guess_accuracy(rows, ["players", "guesser"]),
             "panels": guess_accuracy(rows, ["players", "guesser", "target_policy"])}
 
