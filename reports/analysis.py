@@ -260,9 +260,12 @@ class Analysis:
         section.caveats += list(self.caveats(result, data) if callable(self.caveats) else self.caveats)
 
 
-def run_section(title: str, analyses: list[Analysis], data: GameData) -> Section:
-    """A section of the report: the analyses in order."""
+def run_section(title: str, analyses: list[Analysis], data: GameData,
+                analysed: Callable[[], None] | None = None) -> Section:
+    """A section of the report: the analyses in order; `analysed()` after each."""
     section = Section(title)
     for analysis in analyses:
         analysis.run(data, section)
+        if analysed:
+            analysed()
     return section

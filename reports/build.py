@@ -16,7 +16,7 @@ import re
 import secrets
 import shutil
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reports import generic
-from reports.analysis import GAME_KEY, GameData, Section, record, run_section
+from reports.analysis import GAME_KEY, Analysis, GameData, Section, record, run_section
 from reports.charts import chart_style
 from reports.findings import findings_file, section_numbers
 from reports.fmt import count, listing, yes
@@ -37,7 +37,6 @@ from reports.generic.ladder import is_ladder
 from reports.load import ResultsError, load_results
 from reports.overview import glossary, headlines, overview_opening, overview_row, rule_holes
 from reports.render import Finding, Page, Report, render_html, render_markdown, table
-from reports.spec import GameReport
 from sim.dataset import GAME_NAME  # a game's name as the registry writes it: also its page's
 
 GENERAL_CAVEATS = [
@@ -331,29 +330,34 @@ def analysed(games: dict[str, list[GameData]], progress: bool = False, draw: boo
 
 def run_units(units: list[tuple[str, GameData]], progress: bool) -> list[Section]:
     """Each unit's section, in the order of units, computed and drawn in worker processes (the largest first) when
-    there are PARALLEL_ROWS rows or more."""
+    there are PARALLEL_ROWS rows or more. The bar counts analyses: in this process each as it ends, so that a report
+    of one large experiment moves too; in workers a unit's all at once."""
     largest_first = sorted(range(len(units)), key=lambda k: -units[k][1].rows.height)
-    work = [delayed(drawn_section)(*units[k]) for k in largest_first]
+    sizes = [len(unit_analyses(*unit)[1]) for unit in units]
     rows = sum(data.rows.height for _, data in units)
-    jobs = min(len(work), os.cpu_count() or 1) if rows >= PARALLEL_ROWS else 1
-    done = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(work) if jobs > 1 else \
-        (job(*a, **k) for job, a, k in work)
-    columns = (TextColumn("report"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("sections analysed"),
+    jobs = min(len(units), os.cpu_count() or 1) if rows >= PARALLEL_ROWS else 1
+    columns = (TextColumn("report"), BarColumn(bar_width=20), MofNCompleteColumn(), TextColumn("analyses"),
                TimeElapsedColumn())
     console = Console(stderr=True)
     out: dict[int, Section] = {}
     with Progress(*columns, console=console, disable=not (progress and console.is_terminal)) as bar:
-        task = bar.add_task("report", total=len(work))
+        task = bar.add_task("report", total=sum(sizes))
+        if jobs > 1:
+            work = (delayed(drawn_section)(*units[k]) for k in largest_first)
+            done = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(work)
+        else:
+            done = (drawn_section(*units[k], lambda: bar.advance(task)) for k in largest_first)
         for k, section in zip(largest_first, done):
             out[k] = section
-            bar.advance(task)
+            if jobs > 1:
+                bar.advance(task, sizes[k])
     return [out[k] for k in range(len(units))]
 
 
-def drawn_section(name: str, data: GameData) -> Section:
-    """A unit's section with its charts drawn in the report's style."""
+def drawn_section(name: str, data: GameData, analysed: Callable[[], None] | None = None) -> Section:
+    """A unit's section with its charts drawn in the report's style; `analysed()` after each analysis."""
     with matplotlib.rc_context(chart_style()), quiet_numpy():
-        return section_of(name, data)
+        return section_of(name, data, analysed)
 
 
 @contextmanager
@@ -392,25 +396,24 @@ def section_units(name: str, experiments: list[GameData]) -> list[GameData]:
     return [*experiments, everything]
 
 
-def section_of(name: str, data: GameData) -> Section:
-    """The section of one experiment, or of a game's experiments compared."""
-    own = game_report(name)
+def section_of(name: str, data: GameData, analysed: Callable[[], None] | None = None) -> Section:
+    """The section of one experiment, what was played first, or of a game's experiments compared."""
+    title, analyses = unit_analyses(name, data)
+    section = run_section(title, analyses, data, analysed)
     if data.experiment is not None:
-        return experiment_section(data, own)
-    compared = [*generic.COMPARED, *own.compared]
-    return run_section(f"{data.title}: the experiments compared", compared, data)
-
-
-def experiment_section(data: GameData, own: GameReport) -> Section:
-    """One experiment: its question as the heading, what was played, then the generic and the game's analyses; a
-    skill ladder's own, rung by rung, in place of those that would pool its rungs."""
-    if is_ladder(data):
-        analyses = [*generic.LADDER, *own.ladder]
-    else:
-        analyses = [*generic.SEATS, *generic.STRATEGIES, *own.analyses, *(own.compared if data.alone else ())]
-    section = run_section(data.question, analyses, data)
-    section.findings.insert(0, what_was_played(data))
+        section.findings.insert(0, what_was_played(data))
     return section
+
+
+def unit_analyses(name: str, data: GameData) -> tuple[str, list[Analysis]]:
+    """A section's heading and analyses: an experiment's question, then the generic and the game's analyses (a skill
+    ladder's own, rung by rung, in place of those that would pool its rungs); or the game's experiments compared."""
+    own = game_report(name)
+    if data.experiment is None:
+        return f"{data.title}: the experiments compared", [*generic.COMPARED, *own.compared]
+    if is_ladder(data):
+        return data.question, [*generic.LADDER, *own.ladder]
+    return data.question, [*generic.SEATS, *generic.STRATEGIES, *own.analyses, *(own.compared if data.alone else ())]
 
 
 def what_was_played(data: GameData) -> Finding:

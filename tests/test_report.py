@@ -509,6 +509,29 @@ def test_a_report_analysed_in_worker_processes_is_the_report_analysed_in_one(two
         assert (side_by_side / name).read_text() == (joint_report.parent / name).read_text(), name
 
 
+def test_the_report_bar_counts_each_analysis_as_it_ends(results, tmp_path, monkeypatch):
+    """A report of one large experiment is one section: a bar of sections would stand still until its end."""
+    import io
+
+    from rich.console import Console
+
+    import reports.build
+
+    shown = io.StringIO()
+    monkeypatch.setattr(reports.build, "Console", lambda stderr: Console(file=shown, force_terminal=True,
+                                                                              color_system=None, width=100))
+    rows, manifests = load_results(results)
+    games = reports.build.game_data(rows, manifests, tmp_path)
+    units = [(name, data) for name, experiments in games.items() for data in experiments]
+    for _, data in units:
+        data.draw = False
+    total = sum(len(reports.build.unit_analyses(name, data)[1]) for name, data in units)
+    assert len(reports.build.run_units(units, progress=True)) == len(units)
+    counts = [int(done) for done in re.findall(rf"(\d+)/{total} analyses", shown.getvalue())]
+    assert total > 2 * len(units) and counts[-1] == total
+    assert len(set(counts)) > len(units) + 1  # more steps than one per section
+
+
 def test_head_to_head_counts_the_meetings_of_one_deal_together():
     """Ten deals of twenty games each, every game of a deal won by the same strategy: 200 meetings, but ten
     independent outcomes, so the interval is as wide as ten deals allow (rows as independent trials would give one
