@@ -331,7 +331,7 @@ def ragged_column(name: str, offsets: np.ndarray, values: np.ndarray) -> pl.Seri
 def _arrow(values: np.ndarray) -> pa.Array:
     if values.dtype == np.bool_:
         raise TypeError("Arrow packs booleans in bits: make a ragged column of numbers")
-    values = np.ascontiguousarray(values)
+    values = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))  # Arrow's buffers are native
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 

@@ -75,7 +75,7 @@ def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
 
     Uses rank, so it works whether a game counts high or low scores as better. The pairs (a row per seat and other
     seat) carry each strategy as its code, not its name: a tenth of their memory."""
-    names = pl.Enum(rows["strategy"].unique().sort())
+    names = pl.Enum(rows["strategy"].drop_nulls().unique().sort())
     pairs = (seat_pairs(rows.with_columns(pl.col("strategy").cast(names)),
                         [*dict.fromkeys([*cluster_columns(rows), "game_id", "strategy", "rank"])])
              .select(*cluster_columns(rows), "game_id", "strategy", "strategy_b", "rank", "rank_b")

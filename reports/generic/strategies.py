@@ -18,13 +18,11 @@ MEAN_SCORE_COLUMNS = ("mean_score", "mean_score_lo", "mean_score_hi")
 
 def mixed_games(rows: pl.DataFrame) -> pl.DataFrame:
     """The rows of the games where at least two strategies meet: a table of one strategy says nothing of strength.
-    All rows when no game mixes strategies (the strategy finding then says there is nothing to compare). Without
-    the game's list columns, which no comparison of strategies reads, where a copy is made."""
+    All rows when no game mixes strategies (the strategy finding then says there is nothing to compare)."""
     kinds = rows.lazy().group_by(GAME_KEY).agg(kinds=pl.col("strategy").n_unique()).collect(engine="streaming")
     if kinds.filter(pl.col("kinds") == 1).is_empty():
         return rows
-    flat = rows.select(name for name, dtype in rows.schema.items() if not isinstance(dtype, pl.List))
-    mixed = flat.join(kinds.filter(pl.col("kinds") > 1).select(GAME_KEY), on=GAME_KEY, how="semi")
+    mixed = rows.join(kinds.filter(pl.col("kinds") > 1).select(GAME_KEY), on=GAME_KEY, how="semi")
     return rows if mixed.is_empty() else mixed
 
 
