@@ -146,6 +146,24 @@ def test_a_hive_layout_refuses_a_game_that_is_no_name_before_reading_a_path(tmp_
     assert_user_error(result, f"'game' must be a game's name (lowercase letters, digits and '_'), got {game!r}")
 
 
+def test_a_part_holding_a_column_its_path_holds_is_refused_by_name(tmp_path: Path) -> None:
+    """A hive part keeps its game and player count in its path: one that holds them too was made by hand."""
+    import io
+
+    from sim.dataset import fingerprint
+
+    source = results(tmp_path / "res", title="Crafted")
+    part = next((source / "exp" / "parts").rglob("*.parquet"))
+    buffer = io.BytesIO()
+    pl.read_parquet(part).with_columns(players=pl.lit(3, pl.Int8)).write_parquet(buffer)
+    part.write_bytes(buffer.getvalue())
+    manifest = json.loads((source / "exp" / "manifest.json").read_text())
+    manifest["finished"][part.stem] |= fingerprint(buffer.getvalue())
+    (source / "exp" / "manifest.json").write_text(json.dumps(manifest))
+    result = invoke("report", source, "--json")
+    assert_user_error(result, f"part {part.stem} holds a column its path holds too: it was not written by atelier")
+
+
 # --- A killed report is finished or undone by the next ----------------------------------------------------------
 
 
