@@ -15,7 +15,7 @@ import polars as pl
 from reports.analysis import Analysis, GameData
 from reports.charts import finished_chart, palette, panels
 from reports.fmt import count, listing, num, num_ci
-from reports.kintsugi.guessing import with_policy_and_guesser, with_target_policy
+from reports.kintsugi.guessing import with_names, with_policy_and_guesser, with_target_policy
 from reports.render import Chart, Finding, table
 from reports.spec import Measure, measure_records, measured
 from reports.stats import cluster_columns
@@ -42,8 +42,8 @@ def belief_scores(data: GameData) -> dict | None:
         return None
     rows = with_target_policy(with_policy_and_guesser(with_brier(data.rows)))
     by = ["players", "guesser", "target_policy"]
-    return {"brier": measured(rows, [BRIER], by, everyone=False),
-            "guessers": measured(rows, [BRIER], ["players", "guesser"], everyone=False),
+    return {"brier": with_names(measured(rows, [BRIER], by, everyone=False)),
+            "guessers": with_names(measured(rows, [BRIER], ["players", "guesser"], everyone=False)),
             "entropy": entropy_by_turn(rows, by)}
 
 
@@ -52,7 +52,7 @@ def entropy_by_turn(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame | None:
     placed t times) summed a turn at a time (each turn's groups are its own); None where no
     neighbour placed."""
     kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
-    named = {c: pl.Enum(sorted(rows[c].unique().to_list())) for c in ("guesser", "target_policy")}  # 4 bytes a row
+    named = {c: pl.Enum(sorted(rows[c].unique().cast(pl.String).to_list())) for c in ("guesser", "target_policy")}
     entropy = pl.col("belief_entropy").list.get(pl.col("turn") - 1, null_on_oob=True)
     turns = int(rows["belief_entropy"].list.len().max() or 0)
     found = [measured(rows.lazy().select(*kept, "belief_entropy").cast(named).with_columns(turn=pl.lit(turn, pl.Int64))

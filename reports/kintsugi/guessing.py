@@ -6,6 +6,7 @@ strategies are named "policy+guesser", e.g. "camouflage@0.8+bayes". Every interv
 (matches in match mode; spec.measured): the guesses of one game share its board, so they are not independent."""
 
 import polars as pl
+import polars.selectors as cs
 from matplotlib.ticker import PercentFormatter
 
 from reports.analysis import GAME_KEY, Analysis, GameData, groups, seat_rows
@@ -21,9 +22,19 @@ CHANGED_AMONG = Measure("rate_correct", "Changed among those", pl.col("changed")
 
 
 def with_policy_and_guesser(rows: pl.DataFrame) -> pl.DataFrame:
-    """Split "policy+guesser" into two columns (a knob such as "@0.8" stays with its part)."""
-    parts = pl.col("strategy").str.split("+")
-    return rows.with_columns(policy=parts.list.first(), guesser=parts.list.last())
+    """Split "policy+guesser" into two columns (a knob such as "@0.8" stays with its part), each the code of its
+    name (a polars Enum of the names in sorted order: 4 bytes a row, and the split made once per strategy)."""
+    names = rows["strategy"].drop_nulls().unique().sort().to_list()
+    split = [name.split("+") for name in names]
+    strategy = pl.col("strategy").cast(pl.Enum(names))
+    return rows.with_columns(**{column: strategy.replace_strict(names, [parts[k] for parts in split],
+                                                                return_dtype=pl.Enum(sorted({p[k] for p in split})))
+                                for column, k in (("policy", 0), ("guesser", -1))})
+
+
+def with_names(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with its coded columns (with_policy_and_guesser's) as plain names again."""
+    return frame.with_columns(cs.enum().cast(pl.String))
 
 
 def with_target_policy(rows: pl.DataFrame) -> pl.DataFrame:
@@ -46,7 +57,7 @@ def guess_accuracy(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     chance = pl.col("guess_chance").mean() if "guess_chance" in rows.columns else pl.lit(1 / 3)
     counts = rows.group_by(by).agg(correct=pl.col("guess_correct").sum(), chance=chance)
     accuracy = measured(rows, [ACCURACY], by, everyone=False).rename({"n": "guesses"})
-    return accuracy.join(counts, on=by, nulls_equal=True).sort(by)
+    return with_names(accuracy.join(counts, on=by, nulls_equal=True)).sort(by)
 
 
 def accuracy_records(data: GameData, accuracy: pl.DataFrame, *about: str) -> list[dict]:
