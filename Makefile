@@ -3,7 +3,7 @@
 PYTHON ?= python3
 # Python keeps compiled bytecode beside the modules; where the environment turns that off, every process that
 # imports numba, polars, pandas and matplotlib compiles them from source again (about 6 s each on 2 cores). The
-# install compiles them once, so that `atelier` run outside make starts in a third of a second, not a second.
+# install compiles them once, so that `atelier` run outside make imports them in a third of a second, not over one.
 unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin

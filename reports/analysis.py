@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
 
 from reports.findings import rounded, unit_of
 from reports.load import ResultsError
@@ -191,6 +192,17 @@ def seat_pairs(rows: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     both = rows.select(*dict.fromkeys([*GAME_KEY, *columns])).with_row_index("_row")
     return (both.join(both, on=GAME_KEY, suffix="_b").filter(pl.col("_row") != pl.col("_row_b"))
             .select(*columns, *(pl.col(c if c in GAME_KEY else f"{c}_b").alias(f"{c}_b") for c in columns)))
+
+
+def sorted_names(names: pl.Series) -> pl.Enum:
+    """The distinct names as a polars Enum in sorted order: a column cast to it holds 4-byte codes, and sorts and
+    groups as its names do."""
+    return pl.Enum(names.drop_nulls().unique().sort())
+
+
+def with_names(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with its Enum-coded columns (sorted_names) as plain names again."""
+    return frame.with_columns(cs.enum().cast(pl.String))
 
 
 def groups(rows: pl.DataFrame, by: list[str]):

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GameData, partitions, record, seat_pairs
+from reports.analysis import GameData, partitions, record, seat_pairs, sorted_names, with_names
 from reports.charts import new_figure, save_chart
 from reports.fmt import count, pct
 from reports.generic.strategies import mixed_games
@@ -75,8 +75,7 @@ def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
 
     Uses rank, so it works whether a game counts high or low scores as better. The pairs (a row per seat and other
     seat) carry each strategy as its code, not its name: a tenth of their memory."""
-    names = pl.Enum(rows["strategy"].drop_nulls().unique().sort())
-    pairs = (seat_pairs(rows.with_columns(pl.col("strategy").cast(names)),
+    pairs = (seat_pairs(rows.with_columns(pl.col("strategy").cast(sorted_names(rows["strategy"]))),
                         [*dict.fromkeys([*cluster_columns(rows), "game_id", "strategy", "rank"])])
              .select(*cluster_columns(rows), "game_id", "strategy", "strategy_b", "rank", "rank_b")
              .filter(pl.col("strategy") != pl.col("strategy_b"))
@@ -85,7 +84,7 @@ def head_to_head(rows: pl.DataFrame) -> pl.DataFrame:
     by = ["strategy", "strategy_b"]
     shares = paired_ratio(pairs, pl.col("ahead"), ONE, by).select(*by, "lo", "hi", share="estimate")
     met = pairs.group_by(by).agg(meetings=pl.len(), ahead=pl.col("ahead").sum()).join(shares, on=by)
-    return met.with_columns(pl.col(by).cast(pl.String)).sort(by)
+    return with_names(met).sort(by)
 
 
 def head_to_head_table(matchups: pl.DataFrame, _) -> list:

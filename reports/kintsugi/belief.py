@@ -12,10 +12,10 @@ import math
 import numpy as np
 import polars as pl
 
-from reports.analysis import Analysis, GameData
+from reports.analysis import Analysis, GameData, with_names
 from reports.charts import finished_chart, palette, panels
 from reports.fmt import count, listing, num, num_ci
-from reports.kintsugi.guessing import with_names, with_policy_and_guesser, with_target_policy
+from reports.kintsugi.guessing import with_policy_and_guesser, with_target_policy
 from reports.render import Chart, Finding, table
 from reports.spec import Measure, measure_records, measured
 from reports.stats import cluster_columns
@@ -50,18 +50,17 @@ def belief_scores(data: GameData) -> dict | None:
 def entropy_by_turn(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame | None:
     """ENTROPY per group of `by` and turn: each turn's entropies (the t-th of every row's list, where its neighbour
     placed t times) summed a turn at a time (each turn's groups are its own); None where no
-    neighbour placed."""
+    neighbour placed. The guesser and the policy guessed come as codes (with_policy_and_guesser)."""
     kept = [*dict.fromkeys([*by, *cluster_columns(rows), "game_id"])]
-    named = {c: pl.Enum(sorted(rows[c].unique().cast(pl.String).to_list())) for c in ("guesser", "target_policy")}
     entropy = pl.col("belief_entropy").list.get(pl.col("turn") - 1, null_on_oob=True)
     turns = int(rows["belief_entropy"].list.len().max() or 0)
-    found = [measured(rows.lazy().select(*kept, "belief_entropy").cast(named).with_columns(turn=pl.lit(turn, pl.Int64))
+    found = [measured(rows.lazy().select(*kept, "belief_entropy").with_columns(turn=pl.lit(turn, pl.Int64))
                       .select(*kept, "turn", entropy=entropy)
                       .filter(pl.col("entropy").is_not_null() & pl.col("entropy").is_not_nan()),  # a seat whose
                       [ENTROPY], [*by, "turn"], everyone=False)  # neighbour placed less often than another's
              for turn in range(1, turns + 1)]
     found = [frame for frame in found if frame.height]
-    return pl.concat(found).sort([*by, "turn"]).cast(dict.fromkeys(named, pl.String)) if found else None
+    return with_names(pl.concat(found)).sort([*by, "turn"]) if found else None
 
 
 def last_entropy(result: dict) -> pl.DataFrame | None:

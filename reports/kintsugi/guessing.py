@@ -6,10 +6,9 @@ strategies are named "policy+guesser", e.g. "camouflage@0.8+bayes". Every interv
 (matches in match mode; spec.measured): the guesses of one game share its board, so they are not independent."""
 
 import polars as pl
-import polars.selectors as cs
 from matplotlib.ticker import PercentFormatter
 
-from reports.analysis import GAME_KEY, Analysis, GameData, groups, seat_rows
+from reports.analysis import GAME_KEY, Analysis, GameData, groups, seat_rows, sorted_names, with_names
 from reports.charts import aligned, bars_with_ci, finished_chart, panels
 from reports.fmt import at_counts, by_phrase, count, pct, pct_ci, pp, spread
 from reports.render import Chart, Finding, table
@@ -24,17 +23,13 @@ CHANGED_AMONG = Measure("rate_correct", "Changed among those", pl.col("changed")
 def with_policy_and_guesser(rows: pl.DataFrame) -> pl.DataFrame:
     """Split "policy+guesser" into two columns (a knob such as "@0.8" stays with its part), each the code of its
     name (a polars Enum of the names in sorted order: 4 bytes a row, and the split made once per strategy)."""
-    names = rows["strategy"].drop_nulls().unique().sort().to_list()
+    coded = sorted_names(rows["strategy"])
+    names = coded.categories.to_list()
     split = [name.split("+") for name in names]
-    strategy = pl.col("strategy").cast(pl.Enum(names))
+    strategy = pl.col("strategy").cast(coded)
     return rows.with_columns(**{column: strategy.replace_strict(names, [parts[k] for parts in split],
                                                                 return_dtype=pl.Enum(sorted({p[k] for p in split})))
                                 for column, k in (("policy", 0), ("guesser", -1))})
-
-
-def with_names(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame with its coded columns (with_policy_and_guesser's) as plain names again."""
-    return frame.with_columns(cs.enum().cast(pl.String))
 
 
 def with_target_policy(rows: pl.DataFrame) -> pl.DataFrame:
